@@ -1,0 +1,86 @@
+// Package federation is the wire layer shared by the inbox and the outbox:
+// the ids Herald mints, key handling, the SSRF-safe HTTP client, remote actor
+// and key fetching with a cache, and ActivityStreams parsing. HTTP
+// signatures live in the sub-package federation/signature.
+package federation
+
+import (
+	"net"
+	"strings"
+)
+
+// Instance knows this server's public scheme and host and builds every id
+// Herald mints from them, so no other package formats URLs by hand.
+type Instance struct {
+	Scheme string // "https", or "http" for loopback testing
+	Domain string // host[:port] as it appears in ids
+}
+
+// Base is scheme://domain with no trailing slash.
+func (i Instance) Base() string { return i.Scheme + "://" + i.Domain }
+
+// Host is the domain without its port.
+func (i Instance) Host() string {
+	if h, _, err := net.SplitHostPort(i.Domain); err == nil {
+		return h
+	}
+	return i.Domain
+}
+
+// ActorID is the id of a local actor.
+func (i Instance) ActorID(name string) string { return i.Base() + "/users/" + name }
+
+// KeyID is the id of a local actor's public key.
+func (i Instance) KeyID(name string) string { return i.ActorID(name) + "#main-key" }
+
+// InboxURL is a local actor's inbox.
+func (i Instance) InboxURL(name string) string { return i.ActorID(name) + "/inbox" }
+
+// OutboxURL is a local actor's outbox.
+func (i Instance) OutboxURL(name string) string { return i.ActorID(name) + "/outbox" }
+
+// FollowersURL is a local actor's followers collection.
+func (i Instance) FollowersURL(name string) string { return i.ActorID(name) + "/followers" }
+
+// FollowingURL is a local actor's following collection.
+func (i Instance) FollowingURL(name string) string { return i.ActorID(name) + "/following" }
+
+// ProfileURL is a local actor's HTML profile page (Mastodon's /@name form).
+func (i Instance) ProfileURL(name string) string { return i.Base() + "/@" + name }
+
+// SharedInboxURL is the server-wide inbox.
+func (i Instance) SharedInboxURL() string { return i.Base() + "/inbox" }
+
+// InstanceActorID is the id of the instance actor, which signs fetches.
+func (i Instance) InstanceActorID() string { return i.Base() + "/actor" }
+
+// InstanceKeyID is the id of the instance actor's key.
+func (i Instance) InstanceKeyID() string { return i.InstanceActorID() + "#main-key" }
+
+// LocalName returns the actor name if id is a local actor id (or key id,
+// fragment ignored).
+func (i Instance) LocalName(id string) (string, bool) {
+	if j := strings.IndexByte(id, '#'); j >= 0 {
+		id = id[:j]
+	}
+	rest, ok := strings.CutPrefix(id, i.Base()+"/users/")
+	if !ok || rest == "" || strings.ContainsAny(rest, "/?") {
+		return "", false
+	}
+	return rest, true
+}
+
+// IsLoopbackDomain reports whether domain (host[:port]) names this machine:
+// localhost or a loopback address. Such a domain defaults to http ids.
+func IsLoopbackDomain(domain string) bool {
+	h := domain
+	if hh, _, err := net.SplitHostPort(domain); err == nil {
+		h = hh
+	}
+	h = strings.Trim(h, "[]")
+	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

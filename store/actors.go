@@ -1,0 +1,176 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Actor is a local actor row.
+type Actor struct {
+	ID             int64
+	Name           string // preferredUsername
+	Type           string // Person, Service, Application or Group
+	DisplayName    string
+	Summary        string
+	ManualApproval bool
+	PrivateKeyPEM  string // never logged, never served
+	PublicKeyPEM   string
+	CreatedAt      time.Time
+}
+
+// ErrExists is returned when creating something that already exists.
+var ErrExists = errors.New("already exists")
+
+const actorColumns = `id, name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, created_at`
+
+func scanActor(row interface{ Scan(...any) error }) (*Actor, error) {
+	var a Actor
+	var created int64
+	err := row.Scan(&a.ID, &a.Name, &a.Type, &a.DisplayName, &a.Summary, &a.ManualApproval, &a.PrivateKeyPEM, &a.PublicKeyPEM, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	a.CreatedAt = time.Unix(created, 0).UTC()
+	return &a, nil
+}
+
+// HashToken is how bearer tokens are stored and looked up: hex SHA-256. A
+// token is 256 random bits, so a fast hash is enough (no password stretching
+// is needed against guessing).
+func HashToken(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
+}
+
+// CreateActor inserts a new local actor with the given token. It returns
+// ErrExists if the name is taken, and changes nothing in that case.
+func (db *DB) CreateActor(ctx context.Context, a *Actor, token string) error {
+	a.CreatedAt = db.Now().UTC().Truncate(time.Second)
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO actors(name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, token_hash, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO NOTHING`,
+			a.Name, a.Type, a.DisplayName, a.Summary, a.ManualApproval, a.PrivateKeyPEM, a.PublicKeyPEM, HashToken(token), a.CreatedAt.Unix())
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("actor %q: %w", a.Name, ErrExists)
+		}
+		a.ID, err = res.LastInsertId()
+		return err
+	})
+}
+
+// ActorByName returns the local actor with that name, or ErrNotFound.
+func (db *DB) ActorByName(ctx context.Context, name string) (*Actor, error) {
+	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE name = ?`, name))
+}
+
+// ActorByToken returns the actor whose bearer token this is, or ErrNotFound.
+func (db *DB) ActorByToken(ctx context.Context, token string) (*Actor, error) {
+	if strings.TrimSpace(token) == "" {
+		return nil, ErrNotFound
+	}
+	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE token_hash = ?`, HashToken(token)))
+}
+
+// SetActorToken replaces the actor's token; the old one stops working at once.
+func (db *DB) SetActorToken(ctx context.Context, name, token string) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE actors SET token_hash = ? WHERE name = ?`, HashToken(token), name)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("actor %q: %w", name, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// ActorSummary is an actor with its relationship counts, for listings.
+type ActorSummary struct {
+	Actor
+	Followers int
+	Following int
+}
+
+// ListActors returns every local actor by name with follower and following
+// counts (accepted relationships only).
+func (db *DB) ListActors(ctx context.Context) ([]ActorSummary, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+actorColumns+`,
+		(SELECT count(*) FROM followers f WHERE f.actor_id = actors.id AND f.state = 'accepted'),
+		(SELECT count(*) FROM following g WHERE g.actor_id = actors.id AND g.state = 'accepted')
+		FROM actors ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ActorSummary
+	for rows.Next() {
+		var s ActorSummary
+		var created int64
+		if err := rows.Scan(&s.ID, &s.Name, &s.Type, &s.DisplayName, &s.Summary, &s.ManualApproval, &s.PrivateKeyPEM, &s.PublicKeyPEM, &created, &s.Followers, &s.Following); err != nil {
+			return nil, err
+		}
+		s.CreatedAt = time.Unix(created, 0).UTC()
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// CountActors returns the number of local actors.
+func (db *DB) CountActors(ctx context.Context) (int, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM actors`).Scan(&n)
+	return n, err
+}
+
+// InstanceKey is the instance actor's key pair.
+type InstanceKey struct {
+	PrivateKeyPEM string
+	PublicKeyPEM  string
+	CreatedAt     time.Time
+}
+
+// InstanceActorKey returns the instance actor's key, creating it with gen on
+// first use. gen runs outside the transaction (RSA generation is slow) and a
+// concurrent creator's key wins, so every process sees the same key.
+func (db *DB) InstanceActorKey(ctx context.Context, gen func() (privPEM, pubPEM string, err error)) (*InstanceKey, error) {
+	get := func() (*InstanceKey, error) {
+		var k InstanceKey
+		var created int64
+		err := db.w.QueryRowContext(ctx, `SELECT private_key_pem, public_key_pem, created_at FROM instance_actor WHERE id = 1`).Scan(&k.PrivateKeyPEM, &k.PublicKeyPEM, &created)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		k.CreatedAt = time.Unix(created, 0).UTC()
+		return &k, err
+	}
+	k, err := get()
+	if !errors.Is(err, ErrNotFound) {
+		return k, err
+	}
+	priv, pub, err := gen()
+	if err != nil {
+		return nil, err
+	}
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO instance_actor(id, private_key_pem, public_key_pem, created_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+			priv, pub, db.Now().Unix())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return get()
+}

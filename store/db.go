@@ -1,0 +1,185 @@
+// Package store is Herald's database layer: it opens the SQLite file, applies
+// the embedded migrations in order, and offers typed queries, one file per
+// table family (actors.go, follows.go, remote_actors.go, ...).
+//
+// SQLite runs in WAL mode with one writer connection and a separate pool of
+// read-only connections, so readers never wait for the writer and writers
+// never fight each other for the lock. Admin commands open the same file while
+// `herald serve` runs; the busy timeout makes them wait their turn.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// DB is an open Herald database.
+type DB struct {
+	w    *sql.DB // the one writer connection; transactions begin IMMEDIATE
+	r    *sql.DB // read-only connections for queries outside transactions
+	path string
+	// Now is the clock used for timestamps the store writes itself. Tests
+	// replace it; everything else leaves it at time.Now.
+	Now func() time.Time
+}
+
+// ErrNotFound is returned by lookups that match no row.
+var ErrNotFound = errors.New("not found")
+
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		// IMMEDIATE takes the write lock at BEGIN, so a transaction never
+		// fails half-way with SQLITE_BUSY when another process (an admin
+		// command) holds it: it waits for the busy timeout instead.
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the SQLite database at path and applies any
+// migrations it has not seen yet.
+func Open(ctx context.Context, path string) (*DB, error) {
+	w, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := &DB{w: w, path: path, Now: time.Now}
+	if err := db.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	n := runtime.GOMAXPROCS(0) * 2
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	db.r = r
+	return db, nil
+}
+
+// Close closes both connection pools.
+func (db *DB) Close() error {
+	return errors.Join(db.r.Close(), db.w.Close())
+}
+
+// Path is the file the database was opened from.
+func (db *DB) Path() string { return db.path }
+
+// Ping checks that the database answers a query; /healthz uses it.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Write runs fn in one write transaction and commits it if fn returns nil.
+// Everything a request accepts goes through here, so "accepted" always means
+// "committed".
+func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Reader is the read-only pool, for queries that need no transaction.
+func (db *DB) Reader() *sql.DB { return db.r }
+
+// Writer is the single writer connection, for callers (the delivery
+// scheduler) that batch their own statements.
+func (db *DB) Writer() *sql.DB { return db.w }
+
+// migrate applies the embedded migrations/NNNN_name.sql files in name order,
+// each in its own transaction together with its row in schema_migrations, so a
+// crash can never leave a migration half-applied or applied but unrecorded.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		name TEXT PRIMARY KEY,
+		applied_at INTEGER NOT NULL
+	) STRICT`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		body, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = db.Write(ctx, func(tx *sql.Tx) error {
+			var seen int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, base).Scan(&seen); err != nil {
+				return err
+			}
+			if seen > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)`, base, db.Now().Unix())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+// Migrations lists the applied migrations in order.
+func (db *DB) Migrations(ctx context.Context) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
