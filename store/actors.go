@@ -174,3 +174,12 @@ func (db *DB) InstanceActorKey(ctx context.Context, gen func() (privPEM, pubPEM 
 	}
 	return get()
 }
+
+// ActorCounts returns how many accepted followers and followed accounts the
+// actor has.
+func (db *DB) ActorCounts(ctx context.Context, actorID int64) (followers, following int, err error) {
+	err = db.r.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM followers WHERE actor_id = ? AND state = 'accepted'),
+		(SELECT count(*) FROM following WHERE actor_id = ? AND state = 'accepted')`, actorID, actorID).Scan(&followers, &following)
+	return followers, following, err
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"regexp"
+	"text/tabwriter"
+
+	"herald/federation"
+	"herald/store"
+)
+
+var validName = regexp.MustCompile(`^[a-z0-9_]{1,30}$`)
+
+var actorTypes = map[string]bool{"Person": true, "Service": true, "Application": true, "Group": true}
+
+func (c *cli) actor(ctx context.Context, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(c.stderr, "herald: actor needs a subcommand: add, list or token")
+		return exitUsage
+	}
+	switch args[0] {
+	case "add":
+		return c.actorAdd(ctx, args[1:])
+	case "list":
+		return c.actorList(ctx, args[1:])
+	case "token":
+		return c.actorToken(ctx, args[1:])
+	default:
+		fmt.Fprintf(c.stderr, "herald: unknown actor subcommand %q (want add, list or token)\n", args[0])
+		return exitUsage
+	}
+}
+
+// newToken returns 256 random bits, URL-safe: long enough that storing only
+// a SHA-256 of it is safe.
+func newToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func (c *cli) actorAdd(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("actor add", flag.ContinueOnError)
+	var inst instanceFlags
+	inst.register(fs)
+	path := dbFlag(fs)
+	display := fs.String("name", "", "display name")
+	summary := fs.String("summary", "", "profile text (plain text)")
+	manual := fs.Bool("manual-approval", false, "approve followers by hand")
+	typ := fs.String("type", "Person", "actor type: Person, Service, Application or Group")
+	pos, err := c.parse(fs, args)
+	if err != nil {
+		return c.fail(err)
+	}
+	if !actorTypes[*typ] {
+		return c.fail(usageError{fmt.Sprintf("invalid --type %q: want Person, Service, Application or Group", *typ)})
+	}
+	if len(pos) != 1 {
+		return c.fail(usageError{"usage: herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]"})
+	}
+	name := pos[0]
+	if !validName.MatchString(name) {
+		fmt.Fprintf(c.stderr, "herald: invalid actor name %q: use 1 to 30 of a-z, 0-9 and _\n", name)
+		return exitFail
+	}
+	in, err := inst.instance()
+	if err != nil {
+		return c.fail(err)
+	}
+	db, err := openDB(ctx, *path)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer db.Close()
+	// Check first so a duplicate fails fast, before generating a key.
+	if _, err := db.ActorByName(ctx, name); err == nil {
+		fmt.Fprintf(c.stderr, "herald: actor %q already exists\n", name)
+		return exitFail
+	}
+	priv, pub, err := federation.GenerateKeyPEM()
+	if err != nil {
+		return c.fail(err)
+	}
+	token := newToken()
+	a := &store.Actor{Name: name, Type: *typ, DisplayName: *display, Summary: *summary, ManualApproval: *manual, PrivateKeyPEM: priv, PublicKeyPEM: pub}
+	if err := db.CreateActor(ctx, a, token); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			fmt.Fprintf(c.stderr, "herald: actor %q already exists\n", name)
+			return exitFail
+		}
+		return c.fail(err)
+	}
+	fmt.Fprintf(c.stdout, "actor: %s\nhandle: @%s@%s\ntoken: %s\n", in.ActorID(name), name, in.Domain, token)
+	fmt.Fprintln(c.stderr, "Keep the token: it is shown only once. `herald actor token NAME` issues a new one.")
+	return exitOK
+}
+
+func (c *cli) actorList(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("actor list", flag.ContinueOnError)
+	var inst instanceFlags
+	inst.register(fs)
+	path := dbFlag(fs)
+	pos, err := c.parse(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = usageError{"actor list takes no arguments"}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	in, err := inst.instance()
+	if err != nil {
+		return c.fail(err)
+	}
+	db, err := openDB(ctx, *path)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer db.Close()
+	actors, err := db.ListActors(ctx)
+	if err != nil {
+		return c.fail(err)
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTYPE\tFOLLOWERS\tFOLLOWING\tID")
+	for _, a := range actors {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", a.Name, a.Type, a.Followers, a.Following, in.ActorID(a.Name))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func (c *cli) actorToken(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("actor token", flag.ContinueOnError)
+	path := dbFlag(fs)
+	pos, err := c.parse(fs, args)
+	if err == nil && len(pos) != 1 {
+		err = usageError{"usage: herald actor token NAME"}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	db, err := openDB(ctx, *path)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer db.Close()
+	token := newToken()
+	if err := db.SetActorToken(ctx, pos[0], token); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			fmt.Fprintf(c.stderr, "herald: no actor named %q\n", pos[0])
+			return exitFail
+		}
+		return c.fail(err)
+	}
+	fmt.Fprintf(c.stdout, "token: %s\n", token)
+	return exitOK
+}

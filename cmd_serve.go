@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+
+	"herald/server"
+)
+
+func (c *cli) serve(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var inst instanceFlags
+	inst.register(fs)
+	path := dbFlag(fs)
+	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
+	pos, err := c.parse(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	in, err := inst.instance()
+	if err != nil {
+		return c.fail(err)
+	}
+	logger := slog.New(slog.NewTextHandler(c.stderr, nil))
+	db, err := openDB(ctx, *path)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer db.Close()
+	srv, err := server.New(ctx, server.Config{
+		Instance:            in,
+		Version:             versionString(),
+		Logger:              logger,
+		AllowPrivateNetwork: *allowPrivate,
+	}, db)
+	if err != nil {
+		return c.fail(err)
+	}
+	ln, err := net.Listen("tcp", inst.listen)
+	if err != nil {
+		return c.fail(fmt.Errorf("listen: %w", err))
+	}
+	if *allowPrivate {
+		logger.Warn("outbound requests may reach loopback and private addresses (--allow-private-network); never use this in production")
+	}
+	fmt.Fprintf(c.stdout, "herald %s serving %s on %s from %s\n", versionString(), in.Base(), ln.Addr(), db.Path())
+	if err := srv.Run(ctx, ln); err != nil {
+		return c.fail(err)
+	}
+	logger.Info("stopped")
+	return exitOK
+}

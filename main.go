@@ -1,0 +1,97 @@
+// Command herald is a single-binary ActivityPub server: actors that Mastodon
+// users can find and follow, a signed inbox, and an outbox that delivers every
+// activity to every follower's server.
+//
+// Usage:
+//
+//	herald serve [--listen ADDR] [--domain HOST] [--db FILE] ...
+//	herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]
+//	herald actor list
+//	herald actor token NAME
+//	herald migrate
+//	herald version
+//
+// Every flag can also be set with an environment variable: --listen is
+// HERALD_LISTEN, --allow-private-network is HERALD_ALLOW_PRIVATE_NETWORK.
+// Flags win over variables. See docs/configuration.md.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=..."; a plain
+// build reports the VCS revision when Go recorded one.
+var version = "0.1.0-dev"
+
+func versionString() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+				return version + "+" + s.Value[:7]
+			}
+		}
+	}
+	return version
+}
+
+// Exit codes: 0 success, 1 the command failed (a duplicate name, a database
+// error), 2 the command line was wrong (unknown flag, bad value).
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+const usage = `usage: herald <command> [flags]
+
+commands:
+  serve                 run the server
+  actor add NAME        create a local actor and print its bearer token
+  actor list            list local actors
+  actor token NAME      issue a new bearer token (the old one stops working)
+  migrate               apply database migrations and exit
+  version               print the version
+
+Run "herald <command> -h" for a command's flags.
+`
+
+// run is main without the process: it takes the arguments, the environment
+// and the output streams, and returns the exit code, so tests drive it
+// directly.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	env := &cli{getenv: getenv, stdout: stdout, stderr: stderr}
+	switch args[0] {
+	case "serve":
+		return env.serve(ctx, args[1:])
+	case "actor":
+		return env.actor(ctx, args[1:])
+	case "migrate":
+		return env.migrate(ctx, args[1:])
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "herald", versionString())
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "herald: unknown command %q (run \"herald help\")\n", args[0])
+		return exitUsage
+	}
+}

@@ -1,0 +1,78 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"herald/federation"
+	"herald/store"
+)
+
+// actor serves /users/{name} and /@{name}: the ActivityStreams document to
+// servers, a profile page to browsers.
+func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "name")
+	a, err := s.db.ActorByName(r.Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		s.writeError(w, r, http.StatusNotFound, "No such actor.")
+		return
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	inst := s.cfg.Instance
+	if federation.WantsActivityJSON(r) {
+		writeActivityJSON(w, http.StatusOK, federation.LocalActorDocument(inst, a))
+		return
+	}
+	followers, following, err := s.db.ActorCounts(r.Context(), a.ID)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	display := a.DisplayName
+	if display == "" {
+		display = a.Name
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Vary", "Accept")
+	s.pages.Render(w, "actor.html", map[string]any{
+		"Domain":         inst.Domain,
+		"DisplayName":    display,
+		"Handle":         "@" + a.Name + "@" + inst.Domain,
+		"Type":           a.Type,
+		"ManualApproval": a.ManualApproval,
+		"SummaryHTML":    federation.SummaryHTML(a.Summary),
+		"Followers":      followers,
+		"Following":      following,
+		"Since":          a.CreatedAt.Format("2 January 2006"),
+		"ID":             inst.ActorID(a.Name),
+	})
+}
+
+// instanceActor serves /actor, the Application that signs Herald's fetches.
+func (s *Server) instanceActor(w http.ResponseWriter, r *http.Request) {
+	doc := federation.InstanceActorDocument(s.cfg.Instance, s.instKey.PublicKeyPEM, s.instKey.CreatedAt)
+	if !federation.WantsActivityJSON(r) && acceptsHTML(r.Header.Get("Accept")) {
+		http.Redirect(w, r, "/status", http.StatusFound)
+		return
+	}
+	writeActivityJSON(w, http.StatusOK, doc)
+}
+
+// interact is the target of the WebFinger subscribe template.
+func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	s.pages.Render(w, "interact.html", map[string]any{
+		"Domain": s.cfg.Instance.Domain,
+		"URI":    r.URL.Query().Get("uri"),
+	})
+}
+
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
+	s.cfg.Logger.Error("request failed", "path", r.URL.Path, "err", err)
+	s.writeError(w, r, http.StatusInternalServerError, "Something went wrong on our side.")
+}

@@ -1,0 +1,60 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"herald/federation"
+)
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+// writeActivityJSON serves an ActivityStreams document.
+func writeActivityJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", federation.ContentType)
+	w.Header().Set("Vary", "Accept")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+// writeError answers with a JSON error to machines and an HTML page to
+// browsers, chosen by the Accept header.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	w.Header().Set("Vary", "Accept")
+	if wantsHTML(r) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(code)
+		s.pages.Render(w, "error.html", map[string]any{
+			"Domain":  s.cfg.Instance.Domain,
+			"Status":  http.StatusText(code),
+			"Message": msg,
+		})
+		return
+	}
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+// wantsHTML reports whether the client is a browser: it lists text/html and
+// did not ask for ActivityStreams.
+func wantsHTML(r *http.Request) bool {
+	return !federation.WantsActivityJSON(r) && acceptsHTML(r.Header.Get("Accept"))
+}
+
+func acceptsHTML(accept string) bool { return strings.Contains(accept, "text/html") }
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.writeError(w, r, http.StatusNotFound, "Nothing is here.")
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	s.writeError(w, r, http.StatusMethodNotAllowed, "Method not allowed.")
+}
+
+func notImplemented(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusNotImplemented, map[string]string{"error": "not implemented yet"})
+}

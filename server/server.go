@@ -1,0 +1,185 @@
+// Package server assembles Herald's HTTP surface: it builds the chi router
+// from the packages below it (webfinger, nodeinfo, and later inbox and
+// outbox), adds middleware (request ids, logging, panic recovery, body
+// limits), serves /metrics, /healthz and the status page, and runs the
+// listener with a graceful shutdown.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"herald/federation"
+	"herald/nodeinfo"
+	"herald/store"
+	"herald/web/templates"
+	"herald/webfinger"
+)
+
+// MaxBodyBytes caps every request body. ActivityPub documents are small;
+// Mastodon caps what it fetches at 1 MiB too.
+const MaxBodyBytes = 1 << 20
+
+// Config is what the server needs to know about itself.
+type Config struct {
+	Instance federation.Instance
+	Version  string
+	Logger   *slog.Logger
+	// Now is the clock; tests inject one. Defaults to time.Now.
+	Now func() time.Time
+	// AllowPrivateNetwork lets the outbound client reach loopback and
+	// private addresses (tests and local interop only).
+	AllowPrivateNetwork bool
+}
+
+// Server is Herald's HTTP server.
+type Server struct {
+	cfg      Config
+	db       *store.DB
+	pages    templates.Pages
+	registry *prometheus.Registry
+	started  time.Time
+	panels   []PanelFunc
+	router   chi.Router
+	instKey  *store.InstanceKey
+}
+
+// New builds the server and its router. It creates the instance actor's key
+// on first start.
+func New(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	pages, err := templates.Parse()
+	if err != nil {
+		return nil, err
+	}
+	key, err := db.InstanceActorKey(ctx, federation.GenerateKeyPEM)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, db: db, pages: pages, started: cfg.Now(), instKey: key}
+	s.registry = newRegistry(cfg.Version)
+	s.router = s.routes()
+	return s, nil
+}
+
+// Registry is where packages register their Prometheus metrics.
+func (s *Server) Registry() prometheus.Registerer { return s.registry }
+
+// ServeHTTP makes the server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+func (s *Server) routes() chi.Router {
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID)
+	r.Use(s.logRequests)
+	r.Use(s.recoverPanics)
+	r.Use(limitBody)
+
+	inst := s.cfg.Instance
+	wf := &webfinger.Handler{Instance: inst, Exists: s.actorExists}
+	r.Get("/.well-known/webfinger", wf.ServeHTTP)
+	r.Get("/.well-known/host-meta", webfinger.HostMeta(inst))
+	ni := &nodeinfo.Handler{Instance: inst, Version: s.cfg.Version, Usage: s.usage}
+	r.Get("/.well-known/nodeinfo", ni.WellKnown)
+	r.Get("/nodeinfo/2.0", ni.Document("2.0"))
+	r.Get("/nodeinfo/2.1", ni.Document("2.1"))
+
+	r.Get("/actor", s.instanceActor)
+	r.Get("/users/{name}", s.actor)
+	r.Get("/@{name}", s.actor)
+	r.Get("/authorize_interaction", s.interact)
+
+	// Filled in by the inbox and outbox issues; the routes exist now so that
+	// those only replace handlers.
+	r.Post("/inbox", notImplemented)
+	r.Post("/actor/inbox", notImplemented)
+	r.Get("/actor/outbox", notImplemented)
+	r.Post("/users/{name}/inbox", notImplemented)
+	r.Get("/users/{name}/inbox", notImplemented)
+	r.Get("/users/{name}/outbox", notImplemented)
+	r.Post("/users/{name}/outbox", notImplemented)
+	r.Get("/users/{name}/followers", notImplemented)
+	r.Get("/users/{name}/following", notImplemented)
+
+	r.Get("/healthz", s.healthz)
+	r.Handle("/metrics", metricsHandler(s.registry))
+	r.Get("/status", s.status)
+	r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/status", http.StatusFound) })
+
+	r.NotFound(s.notFound)
+	r.MethodNotAllowed(s.methodNotAllowed)
+	return r
+}
+
+func (s *Server) actorExists(ctx context.Context, name string) (bool, error) {
+	_, err := s.db.ActorByName(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (s *Server) usage(ctx context.Context) (nodeinfo.Usage, error) {
+	var u nodeinfo.Usage
+	n, err := s.db.CountActors(ctx)
+	if err != nil {
+		return u, err
+	}
+	// Every actor is driven by an app rather than a person logging in, so
+	// every actor counts as active.
+	u.Users.Total, u.Users.ActiveMonth, u.Users.ActiveHalfyear = n, n, n
+	return u, nil
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.db.Ping(ctx); err != nil {
+		s.cfg.Logger.Error("health check failed", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "error", "error": "database unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// Run serves on ln until ctx is cancelled, then shuts down gracefully,
+// giving requests in flight up to 10 seconds.
+func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

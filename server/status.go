@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Panel is one section of the status page: a titled table, or a sentence
+// when it has no rows. Later parts of Herald (the delivery queue, the
+// blocklist) add panels with AddPanel.
+type Panel struct {
+	Title   string
+	Columns []string
+	Rows    [][]string
+	Empty   string // shown when Rows is empty
+}
+
+// PanelFunc computes a panel for each render of the status page. It must not
+// return secrets: the page is public.
+type PanelFunc func(ctx context.Context) (Panel, error)
+
+// AddPanel adds a section to the status page. Call it before serving.
+func (s *Server) AddPanel(f PanelFunc) { s.panels = append(s.panels, f) }
+
+type statusActor struct {
+	URL, Handle, DisplayName, Type, Since string
+	Followers, Following                  int
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	inst := s.cfg.Instance
+	actors, err := s.db.ListActors(ctx)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	rows := make([]statusActor, 0, len(actors))
+	for _, a := range actors {
+		rows = append(rows, statusActor{
+			URL:         inst.ProfileURL(a.Name),
+			Handle:      "@" + a.Name + "@" + inst.Domain,
+			DisplayName: a.DisplayName,
+			Type:        a.Type,
+			Since:       a.CreatedAt.Format("2006-01-02"),
+			Followers:   a.Followers,
+			Following:   a.Following,
+		})
+	}
+	panels := make([]Panel, 0, len(s.panels))
+	for _, f := range s.panels {
+		p, err := f(ctx)
+		if err != nil {
+			s.internalError(w, r, err)
+			return
+		}
+		panels = append(panels, p)
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	s.pages.Render(w, "status.html", map[string]any{
+		"Domain":  inst.Domain,
+		"Version": s.cfg.Version,
+		"Uptime":  formatUptime(s.cfg.Now().Sub(s.started)),
+		"Actors":  rows,
+		"Panels":  panels,
+	})
+}
+
+// formatUptime renders a duration the way people read it: "3d 4h", "12m 5s".
+func formatUptime(d time.Duration) string {
+	d = d.Round(time.Second)
+	days := int(d / (24 * time.Hour))
+	d -= time.Duration(days) * 24 * time.Hour
+	h, m, sec := int(d/time.Hour), int(d/time.Minute)%60, int(d/time.Second)%60
+	switch {
+	case days > 0:
+		return fmt.Sprintf("%dd %dh", days, h)
+	case h > 0:
+		return fmt.Sprintf("%dh %dm", h, m)
+	case m > 0:
+		return fmt.Sprintf("%dm %ds", m, sec)
+	default:
+		return fmt.Sprintf("%ds", sec)
+	}
+}

@@ -1,0 +1,173 @@
+// Package webfinger serves /.well-known/webfinger and /.well-known/host-meta,
+// the lookups a Mastodon user's server makes to turn @alice@example.com into
+// an actor id.
+package webfinger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"herald/federation"
+)
+
+// JRD is a JSON Resource Descriptor (RFC 7033).
+type JRD struct {
+	Subject string   `json:"subject"`
+	Aliases []string `json:"aliases,omitempty"`
+	Links   []Link   `json:"links"`
+}
+
+// Link is one link of a JRD.
+type Link struct {
+	Rel      string `json:"rel"`
+	Type     string `json:"type,omitempty"`
+	Href     string `json:"href,omitempty"`
+	Template string `json:"template,omitempty"`
+}
+
+// ActorExists reports whether a local actor has this name.
+type ActorExists func(ctx context.Context, name string) (bool, error)
+
+// Handler answers WebFinger queries for local actors and the instance actor.
+type Handler struct {
+	Instance federation.Instance
+	Exists   ActorExists
+}
+
+// errBadResource means the resource parameter could not be understood (400);
+// errNotHere means it names no account of ours (404).
+var (
+	errBadResource = errors.New("malformed resource")
+	errNotHere     = errors.New("no such account here")
+)
+
+// parseResource extracts the local name a resource refers to. It accepts
+// acct:name@domain, name@domain (some clients omit the scheme), and the URL
+// of an actor or its profile page. The empty name with ok means the instance
+// actor.
+func (h *Handler) parseResource(res string) (name string, err error) {
+	inst := h.Instance
+	switch {
+	case strings.HasPrefix(res, "http://"), strings.HasPrefix(res, "https://"):
+		u, err := url.Parse(res)
+		if err != nil || u.Host == "" {
+			return "", errBadResource
+		}
+		if !strings.EqualFold(u.Host, inst.Domain) {
+			return "", errNotHere
+		}
+		path := strings.TrimSuffix(u.Path, "/")
+		switch {
+		case path == "/actor":
+			return "", nil
+		case strings.HasPrefix(path, "/users/"):
+			name = strings.TrimPrefix(path, "/users/")
+		case strings.HasPrefix(path, "/@"):
+			name = strings.TrimPrefix(path, "/@")
+		default:
+			return "", errNotHere
+		}
+		if strings.Contains(name, "/") {
+			return "", errNotHere
+		}
+		return name, nil
+	default:
+		acct := strings.TrimPrefix(res, "acct:")
+		acct = strings.TrimPrefix(acct, "@") // acct:@alice@host, seen in the wild
+		user, domain, ok := strings.Cut(acct, "@")
+		if !ok || user == "" || domain == "" || strings.ContainsAny(domain, "@/ ") || strings.ContainsAny(user, "/ ") {
+			return "", errBadResource
+		}
+		// Accept the domain with or without its port: servers differ on
+		// whether the acct: domain carries it.
+		if !strings.EqualFold(domain, inst.Domain) && !strings.EqualFold(domain, inst.Host()) {
+			return "", errNotHere
+		}
+		if strings.EqualFold(user, inst.Host()) {
+			return "", nil
+		}
+		return user, nil
+	}
+}
+
+// ServeHTTP answers GET /.well-known/webfinger?resource=...
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	res := r.URL.Query().Get("resource")
+	if res == "" {
+		writeError(w, http.StatusBadRequest, "missing resource parameter")
+		return
+	}
+	name, err := h.parseResource(res)
+	switch {
+	case errors.Is(err, errBadResource):
+		writeError(w, http.StatusBadRequest, "malformed resource: want acct:name@domain or an actor URL")
+		return
+	case err != nil:
+		writeError(w, http.StatusNotFound, "no such account")
+		return
+	}
+	inst := h.Instance
+	var jrd JRD
+	if name == "" {
+		id := inst.InstanceActorID()
+		jrd = JRD{
+			Subject: "acct:" + inst.Host() + "@" + inst.Domain,
+			Aliases: []string{id},
+			Links: []Link{
+				{Rel: "self", Type: "application/activity+json", Href: id},
+				{Rel: "http://webfinger.net/rel/profile-page", Type: "text/html", Href: inst.Base() + "/status"},
+			},
+		}
+	} else {
+		ok, err := h.Exists(r.Context(), name)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "lookup failed")
+			return
+		}
+		if !ok {
+			writeError(w, http.StatusNotFound, "no such account")
+			return
+		}
+		id := inst.ActorID(name)
+		jrd = JRD{
+			Subject: "acct:" + name + "@" + inst.Domain,
+			Aliases: []string{id, inst.ProfileURL(name)},
+			Links: []Link{
+				// Mastodon requires self's href to equal the actor id exactly.
+				{Rel: "self", Type: "application/activity+json", Href: id},
+				{Rel: "http://webfinger.net/rel/profile-page", Type: "text/html", Href: inst.ProfileURL(name)},
+				{Rel: "http://ostatus.org/schema/1.0/subscribe", Template: inst.Base() + "/authorize_interaction?uri={uri}"},
+			},
+		}
+	}
+	w.Header().Set("Content-Type", "application/jrd+json; charset=utf-8")
+	w.Header().Set("Cache-Control", "max-age=3600, public")
+	json.NewEncoder(w).Encode(jrd)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// HostMeta answers /.well-known/host-meta with the XRD that points older
+// clients at the WebFinger template.
+func HostMeta(inst federation.Instance) http.HandlerFunc {
+	body := fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
+<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">
+  <Link rel="lrdd" type="application/jrd+json" template="%s/.well-known/webfinger?resource={uri}"/>
+</XRD>
+`, inst.Base())
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xrd+xml; charset=utf-8")
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Write([]byte(body))
+	}
+}
