@@ -1,0 +1,287 @@
+package federation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Limits and defaults of the outbound client. They follow Mastodon's
+// app/lib/request.rb so remote servers see the same behaviour from Herald as
+// from the servers they already talk to.
+const (
+	// MaxDocumentSize caps the ActivityStreams documents Herald reads
+	// (actors, keys, objects): Mastodon's body_with_limit default.
+	MaxDocumentSize = 1 << 20
+	// MaxRedirects is how many redirects a GET follows.
+	MaxRedirects = 3
+
+	defaultConnectTimeout  = 5 * time.Second
+	defaultIOTimeout       = 10 * time.Second
+	defaultTimeout         = 30 * time.Second
+	defaultMaxConnsPerHost = 4
+)
+
+// Errors of the outbound client.
+var (
+	// ErrScheme is returned for a URL that is not https (or http, when the
+	// client allows it).
+	ErrScheme = errors.New("URL scheme not allowed")
+	// ErrTooManyRedirects is returned when a GET is redirected more than
+	// MaxRedirects times.
+	ErrTooManyRedirects = errors.New("too many redirects")
+	// ErrRedirectHost is returned when a request that must stay on its host
+	// (see WithSameHostRedirects) is redirected elsewhere.
+	ErrRedirectHost = errors.New("redirect to another host")
+	// ErrBodyTooLarge is returned by ReadBody when a body exceeds its cap.
+	ErrBodyTooLarge = errors.New("response body too large")
+)
+
+// ClientOptions configures NewClient. The zero value is the production
+// setting apart from UserAgent: guarded, https only, Mastodon's timeouts.
+type ClientOptions struct {
+	// AllowPrivate lifts the address guard entirely, for tests and local
+	// interop runs where the peers listen on loopback or a LAN.
+	AllowPrivate bool
+	// AllowHTTP permits plain-http URLs (insecure mode). Without it only
+	// https is fetched or posted to, on every redirect hop too.
+	AllowHTTP bool
+	// UserAgent is sent on every request that sets none itself; see
+	// UserAgent().
+	UserAgent string
+	// MaxConnsPerHost bounds concurrent connections to one host (default
+	// 4), so a fan-out never floods a small server. Idle connections kept
+	// per host match it.
+	MaxConnsPerHost int
+	// ConnectTimeout bounds the TCP connect (default 5 s).
+	ConnectTimeout time.Duration
+	// IOTimeout bounds the TLS handshake and the wait for response headers
+	// (default 10 s).
+	IOTimeout time.Duration
+	// Timeout bounds a whole request, redirects and body included (default
+	// 30 s).
+	Timeout time.Duration
+	// DialContext replaces the guarded dialer; benchmarks use it to map
+	// their host names to 127.0.0.1. Production leaves it nil. Unless
+	// AllowPrivate is set, the connection it returns is still checked (its
+	// TCP peer address) and closed before any byte is sent if forbidden.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Client is Herald's only way out to the network: every remote fetch and
+// every delivery goes through it, so the SSRF guard, the timeouts and the
+// redirect rules hold everywhere. It is safe for concurrent use.
+type Client struct {
+	opts ClientOptions
+	hc   *http.Client
+	tr   *http.Transport
+}
+
+// UserAgent formats Herald's User-Agent, "Herald/<version> (+<base>/)", where
+// base is the instance's scheme://domain. The URL lets remote admins find the
+// server that is calling them, as Mastodon's does.
+func UserAgent(version, base string) string {
+	return "Herald/" + version + " (+" + strings.TrimSuffix(base, "/") + "/)"
+}
+
+// NewClient builds a Client.
+func NewClient(opts ClientOptions) *Client {
+	if opts.MaxConnsPerHost <= 0 {
+		opts.MaxConnsPerHost = defaultMaxConnsPerHost
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = defaultConnectTimeout
+	}
+	if opts.IOTimeout <= 0 {
+		opts.IOTimeout = defaultIOTimeout
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = defaultTimeout
+	}
+	c := &Client{opts: opts}
+
+	dialer := &net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}
+	if !opts.AllowPrivate {
+		dialer.Control = guardControl
+	}
+	dial := dialer.DialContext
+	if opts.DialContext != nil {
+		dial = guardedOverride(opts.DialContext, opts.AllowPrivate)
+	}
+
+	c.tr = &http.Transport{
+		// Never a proxy: with one, the guard would check the proxy's
+		// address instead of the destination's.
+		Proxy:                 nil,
+		DialContext:           dial,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxConnsPerHost:       opts.MaxConnsPerHost,
+		MaxIdleConnsPerHost:   opts.MaxConnsPerHost,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   opts.IOTimeout,
+		ResponseHeaderTimeout: opts.IOTimeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	c.hc = &http.Client{
+		Transport:     c.tr,
+		Timeout:       opts.Timeout,
+		CheckRedirect: c.checkRedirect,
+	}
+	return c
+}
+
+// guardedOverride wraps a caller's dialer so the guard still applies to the
+// peer it reached.
+func guardedOverride(dial func(context.Context, string, string) (net.Conn, error), allowPrivate bool) func(context.Context, string, string) (net.Conn, error) {
+	if allowPrivate {
+		return dial
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+			if err := CheckAddr(ta.AddrPort().Addr()); err != nil {
+				conn.Close()
+				return nil, &net.OpError{Op: "dial", Net: network, Addr: ta, Err: err}
+			}
+		}
+		return conn, nil
+	}
+}
+
+// CheckURL applies the scheme rule: https, or http when AllowHTTP is set; and
+// a host must be present.
+func (c *Client) CheckURL(u *url.URL) error {
+	switch {
+	case u == nil:
+		return fmt.Errorf("%w: no URL", ErrScheme)
+	case u.Scheme == "https":
+	case u.Scheme == "http" && c.opts.AllowHTTP:
+	default:
+		return fmt.Errorf("%w: %q", ErrScheme, u.Scheme)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%w: no host in %q", ErrScheme, u.String())
+	}
+	return nil
+}
+
+// Do sends req. It refuses disallowed schemes before any network activity,
+// sets the User-Agent if req has none, and never follows a redirect of
+// anything but GET or HEAD: the 3xx response itself is returned, so a
+// delivery POST cannot be bounced to another target. The caller closes the
+// body, normally through ReadBody.
+func (c *Client) Do(req *http.Request) (*http.Response, error) {
+	if err := c.CheckURL(req.URL); err != nil {
+		return nil, err
+	}
+	if req.Header == nil {
+		req.Header = make(http.Header)
+	}
+	if req.Header.Get("User-Agent") == "" && c.opts.UserAgent != "" {
+		req.Header.Set("User-Agent", c.opts.UserAgent)
+	}
+	return c.hc.Do(req)
+}
+
+// CloseIdleConnections drops pooled keep-alive connections (shutdown, tests).
+func (c *Client) CloseIdleConnections() { c.tr.CloseIdleConnections() }
+
+// requestPolicy is per-request redirect behaviour, carried in the request's
+// context so the shared http.Client needs no per-call state.
+type requestPolicy struct {
+	sign     func(*http.Request) error
+	sameHost bool
+}
+
+type policyKey struct{}
+
+func policyFrom(ctx context.Context) requestPolicy {
+	p, _ := ctx.Value(policyKey{}).(requestPolicy)
+	return p
+}
+
+// WithSigner returns a context that makes the client re-sign every redirect
+// hop of a request made with it. A signature covers the host and path, so
+// the one on the original request would be wrong (and rejected) at the new
+// location.
+func WithSigner(ctx context.Context, sign func(*http.Request) error) context.Context {
+	p := policyFrom(ctx)
+	p.sign = sign
+	return context.WithValue(ctx, policyKey{}, p)
+}
+
+// WithSameHostRedirects returns a context whose requests may be redirected
+// only within the original host. Actor and key fetches use it: a document
+// is only trusted for its own host, and it keeps a fetch from being bounced
+// to a host that is blocked.
+func WithSameHostRedirects(ctx context.Context) context.Context {
+	p := policyFrom(ctx)
+	p.sameHost = true
+	return context.WithValue(ctx, policyKey{}, p)
+}
+
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	first := via[0]
+	if first.Method != http.MethodGet && first.Method != http.MethodHead {
+		return http.ErrUseLastResponse
+	}
+	if len(via) > MaxRedirects {
+		return fmt.Errorf("%w (more than %d)", ErrTooManyRedirects, MaxRedirects)
+	}
+	if err := c.CheckURL(req.URL); err != nil {
+		return err
+	}
+	p := policyFrom(req.Context())
+	if p.sameHost && !strings.EqualFold(req.URL.Host, first.URL.Host) {
+		return fmt.Errorf("%w: %s to %s", ErrRedirectHost, first.URL.Host, req.URL.Host)
+	}
+	if p.sign != nil {
+		for _, h := range []string{"Signature", "Signature-Input", "Authorization", "Date", "Digest", "Content-Digest"} {
+			req.Header.Del(h)
+		}
+		if err := p.sign(req); err != nil {
+			return fmt.Errorf("sign redirect: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReadBody reads r to the end, up to limit bytes, and closes it if it is an
+// io.Closer. A longer body is an error, never silently truncated: a cut
+// JSON document must not parse as something else.
+func ReadBody(r io.Reader, limit int64) ([]byte, error) {
+	if rc, ok := r.(io.Closer); ok {
+		defer rc.Close()
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%w (limit %d bytes)", ErrBodyTooLarge, limit)
+	}
+	return b, nil
+}
+
+// ReadResponse reads resp's body with ReadBody, failing early when the
+// declared Content-Length is already over the limit.
+func ReadResponse(resp *http.Response, limit int64) ([]byte, error) {
+	if resp.ContentLength > limit {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w (%d bytes declared, limit %d)", ErrBodyTooLarge, resp.ContentLength, limit)
+	}
+	return ReadBody(resp.Body, limit)
+}
+
+// IsForbiddenAddress reports whether err came from the address guard.
+func IsForbiddenAddress(err error) bool { return errors.Is(err, ErrForbiddenAddress) }
