@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RemoteActor is a cached remote actor row. Document holds the validated
+// actor JSON, so fields Herald starts to need later can be read from the
+// cache without a migration.
+type RemoteActor struct {
+	ID                string
+	Inbox             string
+	SharedInbox       string // "" when the actor has none
+	Followers         string
+	PreferredUsername string
+	Type              string
+	Document          []byte
+	FetchedAt         time.Time
+}
+
+// RemoteKey is a cached public key of a remote actor.
+type RemoteKey struct {
+	KeyID        string
+	ActorID      string
+	PublicKeyPEM string
+	FetchedAt    time.Time
+}
+
+// PutRemoteActor stores (or replaces) an actor and the keys its document
+// embeds, in one transaction. The actor's previously cached keys that are not
+// in keys are deleted: a key the actor no longer publishes must stop
+// verifying its signatures.
+func (db *DB) PutRemoteActor(ctx context.Context, a *RemoteActor, keys []RemoteKey) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		// An upsert, not INSERT OR REPLACE: REPLACE deletes the row first and
+		// the delete would cascade to the keys.
+		_, err := tx.ExecContext(ctx, `INSERT INTO remote_actors(id, inbox, shared_inbox, followers, preferred_username, type, document, fetched_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(id) DO UPDATE SET inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
+				followers = excluded.followers, preferred_username = excluded.preferred_username,
+				type = excluded.type, document = excluded.document, fetched_at = excluded.fetched_at`,
+			a.ID, a.Inbox, a.SharedInbox, a.Followers, a.PreferredUsername, a.Type, string(a.Document), a.FetchedAt.Unix())
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM remote_keys WHERE actor_id = ?`, a.ID); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if k.ActorID != a.ID {
+				return fmt.Errorf("key %s belongs to %s, not %s", k.KeyID, k.ActorID, a.ID)
+			}
+			if err := putKey(ctx, tx, &k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// PutRemoteKey stores one key, for keys served as documents of their own
+// rather than embedded in the actor. Its actor must already be cached.
+func (db *DB) PutRemoteKey(ctx context.Context, k *RemoteKey) error {
+	return db.Write(ctx, func(tx *sql.Tx) error { return putKey(ctx, tx, k) })
+}
+
+func putKey(ctx context.Context, tx *sql.Tx, k *RemoteKey) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO remote_keys(key_id, actor_id, public_key_pem, fetched_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT(key_id) DO UPDATE SET actor_id = excluded.actor_id, public_key_pem = excluded.public_key_pem, fetched_at = excluded.fetched_at`,
+		k.KeyID, k.ActorID, k.PublicKeyPEM, k.FetchedAt.Unix())
+	return err
+}
+
+// RemoteActorByID returns the cached actor, or ErrNotFound.
+func (db *DB) RemoteActorByID(ctx context.Context, id string) (*RemoteActor, error) {
+	var a RemoteActor
+	var doc string
+	var fetched int64
+	err := db.r.QueryRowContext(ctx, `SELECT id, inbox, shared_inbox, followers, preferred_username, type, document, fetched_at
+		FROM remote_actors WHERE id = ?`, id).
+		Scan(&a.ID, &a.Inbox, &a.SharedInbox, &a.Followers, &a.PreferredUsername, &a.Type, &doc, &fetched)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	a.Document = []byte(doc)
+	a.FetchedAt = time.Unix(fetched, 0).UTC()
+	return &a, nil
+}
+
+// RemoteKeyByID returns the cached key with exactly this id, or ErrNotFound.
+func (db *DB) RemoteKeyByID(ctx context.Context, keyID string) (*RemoteKey, error) {
+	var k RemoteKey
+	var fetched int64
+	err := db.r.QueryRowContext(ctx, `SELECT key_id, actor_id, public_key_pem, fetched_at FROM remote_keys WHERE key_id = ?`, keyID).
+		Scan(&k.KeyID, &k.ActorID, &k.PublicKeyPEM, &fetched)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	k.FetchedAt = time.Unix(fetched, 0).UTC()
+	return &k, nil
+}
+
+// RemoteKeysByActor returns an actor's cached keys, by key id.
+func (db *DB) RemoteKeysByActor(ctx context.Context, actorID string) ([]RemoteKey, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT key_id, actor_id, public_key_pem, fetched_at FROM remote_keys WHERE actor_id = ? ORDER BY key_id`, actorID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []RemoteKey
+	for rows.Next() {
+		var k RemoteKey
+		var fetched int64
+		if err := rows.Scan(&k.KeyID, &k.ActorID, &k.PublicKeyPEM, &fetched); err != nil {
+			return nil, err
+		}
+		k.FetchedAt = time.Unix(fetched, 0).UTC()
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// DeleteRemoteActor forgets an actor and its keys (a Delete of the actor, or
+// a 410 on refetch). Deleting an unknown actor is not an error.
+func (db *DB) DeleteRemoteActor(ctx context.Context, id string) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM remote_actors WHERE id = ?`, id)
+		return err
+	})
+}
