@@ -130,11 +130,16 @@ func (db *DB) RemoteKeysByActor(ctx context.Context, actorID string) ([]RemoteKe
 	return out, rows.Err()
 }
 
-// DeleteRemoteActor forgets an actor and its keys (a Delete of the actor, or
-// a 410 on refetch). Deleting an unknown actor is not an error.
+// DeleteRemoteActor forgets an actor and its keys (a 410 on refetch).
+// Deleting an unknown actor is not an error.
 func (db *DB) DeleteRemoteActor(ctx context.Context, id string) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM remote_actors WHERE id = ?`, id)
-		return err
-	})
+	return db.Write(ctx, func(tx *sql.Tx) error { return ForgetRemoteActor(ctx, tx, id) })
+}
+
+// ForgetRemoteActor is DeleteRemoteActor inside the caller's transaction, so
+// the inbox can drop the cached copy in the same commit as the Delete or
+// Update that made it stale. The keys go with it (ON DELETE CASCADE).
+func ForgetRemoteActor(ctx context.Context, tx *sql.Tx, id string) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM remote_actors WHERE id = ?`, id)
+	return err
 }
