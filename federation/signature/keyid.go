@@ -1,6 +1,11 @@
 package signature
 
-import "strings"
+import (
+	"net/http"
+	"strings"
+
+	"github.com/dunglas/httpsfv"
+)
 
 // SameKey reports whether two key ids name the same key document, ignoring
 // any #fragment: Mastodon's keyId is the actor URL plus "#main-key", while
@@ -16,4 +21,32 @@ func StripFragment(keyID string) string {
 		return keyID[:i]
 	}
 	return keyID
+}
+
+// KeyIDOf returns the key id a request's signature names, checking nothing
+// else, or "" when none can be read. It serves decisions that must not
+// depend on the verdict, such as applying a domain block before revealing
+// whether a signature was good, when Parse has failed. It is not an
+// identity: only a *Signed that passed Verify is.
+func KeyIDOf(r *http.Request) string {
+	if vals := r.Header.Values("Signature-Input"); len(vals) > 0 {
+		d, err := httpsfv.UnmarshalDictionary(vals)
+		if err != nil || len(d.Names()) == 0 {
+			return ""
+		}
+		m, _ := d.Get(d.Names()[0])
+		il, ok := m.(httpsfv.InnerList)
+		if !ok || il.Params == nil {
+			return ""
+		}
+		v, _ := il.Params.Get("keyid")
+		s, _ := v.(string)
+		return s
+	}
+	if vals := r.Header.Values("Signature"); len(vals) == 1 {
+		if p, err := parseCavageParams(vals[0]); err == nil {
+			return p.keyID
+		}
+	}
+	return ""
 }

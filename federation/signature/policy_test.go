@@ -126,7 +126,7 @@ func TestCavagePolicy(t *testing.T) {
 		date    time.Time
 		headers []string
 		params  map[string]string
-		target  string                    // (request-target) path; default RequestURI
+		target  string                       // (request-target) path; default RequestURI
 		mutate  func(*http.Request, *[]byte) // after signing
 		priv    crypto.Signer
 		pub     any
@@ -354,5 +354,30 @@ func TestReasonOf(t *testing.T) {
 		if r == "" || strings.ToLower(string(r)) != string(r) || strings.ContainsAny(string(r), " -") {
 			t.Errorf("reason %q is not a tidy label value", r)
 		}
+	}
+}
+
+func TestKeyIDOf(t *testing.T) {
+	k := testKeys(t)[0].key
+	for _, scheme := range []Scheme{Cavage, RFC9421} {
+		// A stale request: Parse fails, the key id is still readable.
+		req := newClientRequest(t, http.MethodPost, "https://b.example/inbox", testBody)
+		if err := Sign(req, []byte(testBody), k, scheme, fixedNow.Add(-3*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Parse(req, []byte(testBody), httpsOpts); ReasonOf(err) != ReasonDateWindow {
+			t.Fatalf("%s: %v", scheme, err)
+		}
+		if got := KeyIDOf(req); got != k.ID {
+			t.Errorf("%s: KeyIDOf = %q", scheme, got)
+		}
+	}
+	r, _ := http.NewRequest(http.MethodGet, "https://b.example/", nil)
+	if KeyIDOf(r) != "" {
+		t.Fatal("unsigned request has a key id")
+	}
+	r.Header.Set("Signature-Input", "sig1=(")
+	if KeyIDOf(r) != "" {
+		t.Fatal("unparseable Signature-Input has a key id")
 	}
 }

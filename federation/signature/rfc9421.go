@@ -42,9 +42,6 @@ func signRFC9421(req *http.Request, body []byte, key Key, now time.Time) error {
 		return errf(ReasonMalformed, "sign: key id %q is not a valid structured-field string", key.ID)
 	}
 	method := req.Method
-	if method == "" {
-		method = http.MethodGet
-	}
 	withBody := hasBody(method)
 	var digest string
 	if withBody {

@@ -194,3 +194,24 @@ func flip(c byte) byte {
 	}
 	return 'x'
 }
+
+// TestSignEmptyMethod: net/http sends an empty Method as GET, so the
+// signature must cover "get", not "".
+func TestSignEmptyMethod(t *testing.T) {
+	for _, k := range testKeys(t) {
+		for _, scheme := range []Scheme{Cavage, RFC9421} {
+			req := newClientRequest(t, http.MethodGet, "https://b.example/users/bob?x=1", "")
+			req.Method = ""
+			if err := Sign(req, nil, k.key, scheme, fixedNow); err != nil {
+				t.Fatal(err)
+			}
+			r, b, err := fromWire(toWire(t, req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := parseVerify(r, b, k.pub, httpsOpts); err != nil {
+				t.Errorf("%s/%s: %v", k.name, scheme, err)
+			}
+		}
+	}
+}

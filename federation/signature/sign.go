@@ -58,6 +58,10 @@ func Sign(req *http.Request, body []byte, key Key, scheme Scheme, now time.Time)
 	if req.Header == nil {
 		req.Header = make(http.Header)
 	}
+	if req.Method == "" {
+		// net/http sends "" as GET; the signature must say so too.
+		req.Method = http.MethodGet
+	}
 	for _, h := range signatureHeaders {
 		delete(req.Header, h)
 	}
@@ -74,7 +78,7 @@ func Sign(req *http.Request, body []byte, key Key, scheme Scheme, now time.Time)
 // hasBody reports whether requests with this method are signed with a body
 // digest. Only the safe methods we send without a body are exempt.
 func hasBody(method string) bool {
-	return method != http.MethodGet && method != http.MethodHead && method != ""
+	return method != http.MethodGet && method != http.MethodHead
 }
 
 // requestHost is the Host the Go client will put on the wire: req.Host when
