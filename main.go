@@ -8,6 +8,8 @@
 //	herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]
 //	herald actor list
 //	herald actor token NAME
+//	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
+//	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
 //	herald migrate
 //	herald version
 //
@@ -62,6 +64,13 @@ commands:
   actor add NAME        create a local actor and print its bearer token
   actor list            list local actors
   actor token NAME      issue a new bearer token (the old one stops working)
+  block DOMAIN          block a domain in both directions (--reason TEXT)
+  unblock DOMAIN        lift a block
+  blocks                list blocked domains
+  follows pending NAME  list follow requests waiting for approval
+  follows approve NAME FOLLOWER_ID
+  follows reject NAME FOLLOWER_ID
+                        answer a follow request (the Accept or Reject is queued)
   migrate               apply database migrations and exit
   version               print the version
 
@@ -82,6 +91,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.serve(ctx, args[1:])
 	case "actor":
 		return env.actor(ctx, args[1:])
+	case "block":
+		return env.block(ctx, args[1:])
+	case "unblock":
+		return env.unblock(ctx, args[1:])
+	case "blocks":
+		return env.blocks(ctx, args[1:])
+	case "follows":
+		return env.follows(ctx, args[1:])
 	case "migrate":
 		return env.migrate(ctx, args[1:])
 	case "version", "--version", "-version":

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"herald/federation"
+	"herald/inbox"
 	"herald/nodeinfo"
 	"herald/store"
 	"herald/web/templates"
@@ -50,6 +51,9 @@ type Server struct {
 	panels   []PanelFunc
 	router   chi.Router
 	instKey  *store.InstanceKey
+	client   *federation.Client
+	fetcher  *federation.Fetcher
+	inbox    *inbox.Handler
 }
 
 // New builds the server and its router. It creates the instance actor's key
@@ -71,6 +75,13 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, db: db, pages: pages, started: cfg.Now(), instKey: key}
 	s.registry = newRegistry(cfg.Version)
+	s.client = newClient(cfg)
+	if s.fetcher, err = newFetcher(cfg, db, s.client, key); err != nil {
+		return nil, err
+	}
+	s.inbox = s.newInbox()
+	s.AddPanel(s.blockedPanel)
+	s.AddPanel(s.dropsPanel)
 	s.router = s.routes()
 	return s, nil
 }
@@ -102,13 +113,14 @@ func (s *Server) routes() chi.Router {
 	r.Get("/@{name}", s.actor)
 	r.Get("/authorize_interaction", s.interact)
 
-	// Filled in by the inbox and outbox issues; the routes exist now so that
-	// those only replace handlers.
-	r.Post("/inbox", notImplemented)
-	r.Post("/actor/inbox", notImplemented)
+	r.Post("/inbox", s.inbox.ServeHTTP)
+	r.Post("/actor/inbox", s.inbox.ServeHTTP)
+	r.Post("/users/{name}/inbox", s.inbox.ServeHTTP)
+	r.Get("/users/{name}/inbox", s.inbox.Read)
+
+	// Filled in by the outbox issue; the routes exist now so that it only
+	// replaces handlers.
 	r.Get("/actor/outbox", notImplemented)
-	r.Post("/users/{name}/inbox", notImplemented)
-	r.Get("/users/{name}/inbox", notImplemented)
 	r.Get("/users/{name}/outbox", notImplemented)
 	r.Post("/users/{name}/outbox", notImplemented)
 	r.Get("/users/{name}/followers", notImplemented)

@@ -3,9 +3,9 @@ package server_test
 import (
 	"context"
 	"crypto"
-	"log/slog"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"

@@ -86,3 +86,28 @@ func formatUptime(d time.Duration) string {
 		return fmt.Sprintf("%ds", sec)
 	}
 }
+
+// blockedPanel lists the blocklist. The page is public, like the
+// operator's decision to block; no other detail of the blocked servers
+// appears.
+func (s *Server) blockedPanel(ctx context.Context) (Panel, error) {
+	list, err := s.db.BlockedDomains(ctx)
+	if err != nil {
+		return Panel{}, err
+	}
+	p := Panel{Title: "Blocked domains", Columns: []string{"Domain", "Since", "Reason"}, Empty: "No domains are blocked."}
+	for _, b := range list {
+		p.Rows = append(p.Rows, []string{b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason})
+	}
+	return p, nil
+}
+
+// dropsPanel shows the inbox requests answered 202 but not processed since
+// the server started, newest first.
+func (s *Server) dropsPanel(ctx context.Context) (Panel, error) {
+	p := Panel{Title: "Recent inbox drops", Columns: []string{"When", "Reason", "Host"}, Empty: "Nothing dropped since start."}
+	for _, d := range s.inbox.Metrics.RecentDrops() {
+		p.Rows = append(p.Rows, []string{d.At.UTC().Format("2006-01-02 15:04:05"), d.Reason, d.Host})
+	}
+	return p, nil
+}

@@ -27,6 +27,8 @@ CREATE TABLE instance_actor (
 CREATE TABLE followers (
 	actor_id     INTEGER NOT NULL REFERENCES actors(id) ON DELETE CASCADE,
 	follower     TEXT    NOT NULL,                 -- remote actor id (IRI)
+	host         TEXT    NOT NULL,                 -- lower-case host of follower, for domain blocks
+	origin       TEXT    NOT NULL,                 -- scheme://host[:port] of follower, for FEP-8fcf
 	inbox        TEXT    NOT NULL,
 	shared_inbox TEXT,
 	follow_id    TEXT,                             -- id of the Follow activity, when it had one
@@ -36,11 +38,14 @@ CREATE TABLE followers (
 ) STRICT;
 
 CREATE INDEX followers_follower ON followers(follower);
+CREATE INDEX followers_host ON followers(host);
+CREATE INDEX followers_origin ON followers(actor_id, origin);
 
 -- Remote actors a local actor follows.
 CREATE TABLE following (
 	actor_id   INTEGER NOT NULL REFERENCES actors(id) ON DELETE CASCADE,
 	target     TEXT    NOT NULL,                   -- remote actor id (IRI)
+	host       TEXT    NOT NULL,                   -- lower-case host of target, for domain blocks
 	follow_id  TEXT    NOT NULL,                   -- id of the Follow we sent
 	state      TEXT    NOT NULL CHECK (state IN ('pending', 'accepted')),
 	created_at INTEGER NOT NULL,
@@ -48,3 +53,5 @@ CREATE TABLE following (
 ) STRICT;
 
 CREATE INDEX following_target ON following(target);
+CREATE INDEX following_host ON following(host);
+CREATE UNIQUE INDEX following_follow_id ON following(follow_id);

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"herald/store"
+)
+
+// block adds a domain to the blocklist: from then on its requests are
+// dropped at the inbox, its actors are never fetched, and nothing is
+// delivered to it. Existing follows with it are removed.
+func (c *cli) block(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("block", flag.ContinueOnError)
+	path := dbFlag(fs)
+	reason := fs.String("reason", "", "why the domain is blocked (shown on the status page)")
+	pos, err := c.parse(fs, args)
+	if err == nil && len(pos) != 1 {
+		err = usageError{"usage: herald block DOMAIN [--reason TEXT]"}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	domain := store.NormalizeDomain(pos[0])
+	if err := validDomain(domain); err != nil || strings.Contains(domain, ":") {
+		fmt.Fprintf(c.stderr, "herald: invalid domain %q: give a host name such as bad.example\n", pos[0])
+		return exitFail
+	}
+	db, err := openDB(ctx, *path)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer db.Close()
+	removed, err := db.BlockDomain(ctx, domain, *reason)
+	if err != nil {
+		return c.fail(err)
+	}
+	fmt.Fprintf(c.stdout, "blocked %s (%d follow relationships removed)\n", domain, removed)
+	return exitOK
+}
+
+func (c *cli) unblock(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("unblock", flag.ContinueOnError)
+	path := dbFlag(fs)
+	pos, err := c.parse(fs, args)
+	if err == nil && len(pos) != 1 {
+		err = usageError{"usage: herald unblock DOMAIN"}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	db, err := openDB(ctx, *path)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer db.Close()
+	if err := db.UnblockDomain(ctx, pos[0]); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			fmt.Fprintf(c.stderr, "herald: %s is not blocked\n", store.NormalizeDomain(pos[0]))
+			return exitFail
+		}
+		return c.fail(err)
+	}
+	fmt.Fprintf(c.stdout, "unblocked %s\n", store.NormalizeDomain(pos[0]))
+	return exitOK
+}
+
+func (c *cli) blocks(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("blocks", flag.ContinueOnError)
+	path := dbFlag(fs)
+	pos, err := c.parse(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = usageError{"blocks takes no arguments"}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	db, err := openDB(ctx, *path)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer db.Close()
+	list, err := db.BlockedDomains(ctx)
+	if err != nil {
+		return c.fail(err)
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DOMAIN\tSINCE\tREASON")
+	for _, b := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason)
+	}
+	tw.Flush()
+	return exitOK
+}

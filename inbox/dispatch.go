@@ -1,0 +1,169 @@
+package inbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"herald/federation"
+	"herald/store"
+)
+
+// dispatch applies an activity inside the inbox transaction. It returns a
+// drop reason when the activity was valid but concerned nobody here.
+func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
+	switch a.typ {
+	case "Follow":
+		return h.follow(ctx, tx, a)
+	case "Undo":
+		switch h.innerType(a) {
+		case "Follow":
+			return h.undoFollow(ctx, tx, a)
+		case "":
+			// A referenced object: it is a Follow if it is one we hold.
+			n, err := store.RemoveFollower(ctx, tx, a.objectID, a.actor, 0)
+			if err != nil || n > 0 {
+				return "", err
+			}
+		}
+	case "Accept", "Reject":
+		if t := h.innerType(a); t == "Follow" || t == "" {
+			if handled, err := h.answerFollow(ctx, tx, a); handled || err != nil {
+				return "", err
+			}
+		}
+	case "Delete":
+		if a.objectID == a.actor {
+			return "", h.deleteActor(ctx, tx, a)
+		}
+		if _, err := store.MarkObjectDeleted(ctx, tx, a.objectID, a.actor, a.now); err != nil {
+			return "", err
+		}
+	case "Update":
+		if a.objectID == a.actor {
+			// The signed Update proves the actor changed; forget the cached
+			// copy and key so the next use fetches them afresh.
+			return "", store.ForgetRemoteActor(ctx, tx, a.actor)
+		}
+	case "Block":
+		if local := h.localActor(ctx, a.objectID); local != nil {
+			if _, err := store.RemoveRelations(ctx, tx, a.actor, local.ID); err != nil {
+				return "", err
+			}
+		}
+	}
+	return h.storeItem(ctx, tx, a)
+}
+
+// innerType is the type of the embedded object, "" when the object is only
+// referenced by id.
+func (h *Handler) innerType(a *activity) string {
+	if a.object != nil {
+		return federation.FirstString(a.object["type"])
+	}
+	return ""
+}
+
+// localActor returns the local actor an id names (an actor id or key id),
+// or nil.
+func (h *Handler) localActor(ctx context.Context, id string) *store.Actor {
+	name, ok := h.Instance.LocalName(id)
+	if !ok {
+		return nil
+	}
+	a, err := h.DB.ActorByName(ctx, name)
+	if err != nil {
+		return nil
+	}
+	return a
+}
+
+// ownerName returns the name of the local actor an IRI belongs to: the actor
+// itself or anything under /users/{name}/.
+func (h *Handler) ownerName(iri string) (string, bool) {
+	rest, ok := strings.CutPrefix(iri, h.Instance.Base()+"/users/")
+	if !ok {
+		return "", false
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	name, _, _ = strings.Cut(name, "#")
+	return name, name != ""
+}
+
+// recipients works out which local actors an activity is for: the owner of
+// the personal inbox it came to, every local actor it addresses or whose
+// object it concerns, and, when it is public or addressed to the sender's
+// followers, every local actor following the sender.
+func (h *Handler) recipients(ctx context.Context, tx *sql.Tx, a *activity) ([]int64, error) {
+	seen := map[int64]bool{}
+	var ids []int64
+	add := func(id int64) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if a.target != nil {
+		add(a.target.ID)
+	}
+	names := map[string]bool{}
+	toFollowers := false
+	for _, field := range []string{"to", "cc", "bto", "bcc", "audience"} {
+		for _, iri := range federation.IDs(a.doc[field]) {
+			if federation.IsPublic(iri) || strings.HasSuffix(iri, "/followers") && strings.HasPrefix(iri, a.actor) {
+				toFollowers = true
+			}
+			if name, ok := h.Instance.LocalName(iri); ok {
+				names[name] = true
+			}
+		}
+	}
+	if name, ok := h.ownerName(a.objectID); ok {
+		names[name] = true
+	}
+	for name := range names {
+		act, err := h.DB.ActorByName(ctx, name)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		add(act.ID)
+	}
+	if toFollowers {
+		followers, err := store.LocalFollowersOf(ctx, tx, a.actor)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range followers {
+			add(id)
+		}
+	}
+	return ids, nil
+}
+
+// storeItem keeps the activity for the apps of the local actors it is for.
+func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
+	rcpt, err := h.recipients(ctx, tx, a)
+	if err != nil {
+		return "", err
+	}
+	if len(rcpt) == 0 {
+		return DropUnaddressed, nil
+	}
+	_, err = store.AddInboxItem(ctx, tx, store.InboxItem{
+		IRI: a.id, Type: a.typ, Actor: a.actor, Object: a.objectID, Body: string(a.body), ReceivedAt: a.now,
+	}, rcpt)
+	return "", err
+}
+
+// deleteActor removes everything Herald holds about a deleted remote actor:
+// its follows both ways and its cached document and keys.
+func (h *Handler) deleteActor(ctx context.Context, tx *sql.Tx, a *activity) error {
+	if _, err := store.RemoveRelations(ctx, tx, a.actor, 0); err != nil {
+		return err
+	}
+	return store.ForgetRemoteActor(ctx, tx, a.actor)
+}

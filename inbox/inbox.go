@@ -1,0 +1,257 @@
+// Package inbox is Herald's signed inbox: POST /users/{name}/inbox and the
+// shared POST /inbox. Each request goes through one pipeline (limits,
+// signature parsing, blocklist, key fetch and verification, actor check,
+// replay defence, dispatch) and is accepted only once its effects are
+// committed in a single SQLite transaction. Anything that needs the network
+// afterwards (an Accept to send) is enqueued as a delivery row in that same
+// transaction, never sent inline.
+//
+// It also serves GET /users/{name}/inbox, the collection apps read with
+// their bearer token.
+package inbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"herald/federation"
+	"herald/federation/signature"
+	"herald/store"
+)
+
+// Handler runs the inbox pipeline.
+type Handler struct {
+	DB       *store.DB
+	Instance federation.Instance
+	Keys     *federation.Fetcher // remote keys and actors, cached
+	Metrics  *Metrics
+	Logger   *slog.Logger
+	Now      func() time.Time
+}
+
+// activity is the parsed request the dispatchers work on.
+type activity struct {
+	doc      map[string]any
+	body     []byte
+	id       string // the activity's id; may be empty
+	typ      string
+	actor    string         // the activity's actor (verified to be the signer)
+	objectID string         // id of the object, embedded or referenced
+	object   map[string]any // the embedded object, when there is one
+	target   *store.Actor   // the actor whose personal inbox this is; nil for the shared inbox
+	now      time.Time
+}
+
+// ServeHTTP handles POST /inbox and POST /users/{name}/inbox.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	now := h.Now()
+	a := &activity{now: now}
+	if name := chi.URLParam(r, "name"); name != "" {
+		t, err := h.DB.ActorByName(ctx, name)
+		if errors.Is(err, store.ErrNotFound) {
+			writeError(w, http.StatusNotFound, "no such actor")
+			return
+		}
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		a.target = t
+	}
+
+	// 1. Limits. Nothing is stored for a request refused here.
+	if !federation.IsActivityContentType(r.Header.Get("Content-Type")) {
+		writeError(w, http.StatusUnsupportedMediaType, "content type must be application/activity+json or application/ld+json")
+		return
+	}
+	body, err := federation.ReadBody(r.Body, 1<<20)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) || errors.Is(err, federation.ErrBodyTooLarge) {
+			writeError(w, http.StatusRequestEntityTooLarge, "body larger than 1 MiB")
+			return
+		}
+		writeError(w, http.StatusBadRequest, "could not read body")
+		return
+	}
+	doc, err := federation.ParseDocument(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
+		return
+	}
+	a.doc, a.body = doc, body
+	a.typ = federation.FirstString(doc["type"])
+	a.actor = federation.IDOf(doc["actor"])
+	if a.typ == "" || a.actor == "" {
+		writeError(w, http.StatusBadRequest, "activity needs a type and an actor")
+		return
+	}
+	a.id = federation.IDOf(doc["id"])
+	a.objectID = federation.IDOf(doc["object"])
+	a.object = federation.Object(doc["object"])
+
+	// 2. Signature syntax and the checks that need no key.
+	signed, perr := signature.Parse(r, body, signature.Options{Now: now, Scheme: h.Instance.Scheme})
+	switch reason := signature.ReasonOf(perr); {
+	case perr == nil:
+	case reason == signature.ReasonNoSignature:
+		h.Metrics.countVerifyFailure(string(reason))
+		writeError(w, http.StatusUnauthorized, "request not signed")
+		return
+	case reason == signature.ReasonMalformed:
+		h.Metrics.countVerifyFailure(string(reason))
+		writeError(w, http.StatusBadRequest, perr.Error())
+		return
+	}
+	keyID := signatureKeyID(r, signed)
+
+	// 3. Blocked domains: answered exactly like success, before anything
+	// else can tell the sender apart (no fetch, no verification verdict).
+	keyHost, _ := store.HostOf(keyID)
+	actorHost, _ := store.HostOf(a.actor)
+	for _, host := range []string{keyHost, actorHost} {
+		if host == "" {
+			continue
+		}
+		blocked, err := h.DB.IsBlocked(ctx, host)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if blocked {
+			h.drop(w, DropBlocked, host, now)
+			return
+		}
+	}
+	if perr != nil {
+		h.Metrics.countVerifyFailure(string(signature.ReasonOf(perr)))
+		writeError(w, http.StatusUnauthorized, perr.Error())
+		return
+	}
+
+	// 4. A Delete of an actor we never knew: nothing to undo, and fetching
+	// a deleted actor's key would only fail. Mastodon does the same.
+	if a.typ == "Delete" && a.objectID == a.actor {
+		if _, err := h.Keys.CachedActor(ctx, a.actor); err != nil {
+			h.drop(w, DropUnknownDelete, actorHost, now)
+			return
+		}
+	}
+
+	// 5. The key: cache or fetch; on a failed check refetch it once, since
+	// the actor may have rotated its key.
+	key, err := h.Keys.Key(ctx, keyID)
+	if errors.Is(err, federation.ErrBlocked) {
+		h.drop(w, DropBlocked, keyHost, now)
+		return
+	}
+	if err != nil {
+		h.Metrics.countVerifyFailure("key_unavailable")
+		h.Logger.Info("inbox: key unavailable", "key_id", keyID, "err", err)
+		writeError(w, http.StatusUnauthorized, "could not fetch the signing key")
+		return
+	}
+	if err := signed.Verify(key.Public); err != nil {
+		fresh, rerr := h.Keys.RefreshKey(ctx, keyID)
+		if rerr != nil || signed.Verify(fresh.Public) != nil {
+			h.Metrics.countVerifyFailure(string(signature.ReasonOf(err)))
+			writeError(w, http.StatusUnauthorized, "signature verification failed")
+			return
+		}
+		key = fresh
+	}
+
+	// 6. The signer must be the activity's actor.
+	if key.Owner != a.actor {
+		h.drop(w, DropActorMismatch, keyHost, now)
+		return
+	}
+
+	// 7 and 8. Replay defence and dispatch in one transaction.
+	dedupID := a.id
+	if dedupID == "" {
+		sum := sha256.Sum256(body)
+		dedupID = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	var outcome string
+	err = h.DB.Write(ctx, func(tx *sql.Tx) error {
+		outcome = ""
+		fresh, err := store.MarkProcessed(ctx, tx, dedupID, now)
+		if err != nil {
+			return err
+		}
+		if !fresh {
+			outcome = DropDuplicate
+			return nil
+		}
+		if err := store.RecordInbound(ctx, tx, hostPort(keyID), now); err != nil {
+			return err
+		}
+		outcome, err = h.dispatch(ctx, tx, a)
+		return err
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if outcome != "" {
+		h.drop(w, outcome, actorHost, now)
+		return
+	}
+	h.Metrics.countReceived(a.typ)
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// signatureKeyID returns the keyId of a parsed signature, or the keyId a
+// request names even when its signature failed a keyless check, so that the
+// blocklist can be applied before the verdict is revealed.
+func signatureKeyID(r *http.Request, s *signature.Signed) string {
+	if s != nil {
+		return s.KeyID
+	}
+	return signature.KeyIDOf(r)
+}
+
+// hostPort is the host[:port] of an IRI, lower case: the unit the delivery
+// tracker keys hosts by.
+func hostPort(iri string) string {
+	u, err := url.Parse(iri)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
+}
+
+// drop answers 202 with an empty body, the same as success, and counts why.
+func (h *Handler) drop(w http.ResponseWriter, reason, host string, now time.Time) {
+	h.Metrics.countDrop(reason, host, now)
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// fail answers 500 when Herald itself failed (the database): nothing was
+// committed, and the sender will retry.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	h.Logger.Error("inbox failed", "path", r.URL.Path, "err", err)
+	writeError(w, http.StatusInternalServerError, "internal error")
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}

@@ -1,0 +1,102 @@
+package inbox
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Drop reasons: the label values of federation_inbox_dropped_total. Every
+// dropped request is answered 202 like a success, so the sender learns
+// nothing; the counter is how the operator learns.
+const (
+	DropDuplicate     = "duplicate"
+	DropBlocked       = "blocked"
+	DropActorMismatch = "actor_mismatch"
+	DropUnknownDelete = "unknown_delete"
+	DropInvalid       = "invalid"
+	DropUnaddressed   = "unaddressed"
+)
+
+// knownTypes bounds the type label of federation_inbox_received_total;
+// anything else is counted as "other" so a sender cannot grow the series.
+var knownTypes = map[string]bool{
+	"Create": true, "Update": true, "Delete": true, "Follow": true, "Accept": true, "Reject": true,
+	"Undo": true, "Announce": true, "Like": true, "EmojiReact": true, "Block": true, "Add": true,
+	"Remove": true, "Move": true, "Flag": true,
+}
+
+// Metrics are the inbox's Prometheus metrics and the recent drops the
+// status page shows.
+type Metrics struct {
+	received       *prometheus.CounterVec
+	dropped        *prometheus.CounterVec
+	verifyFailures *prometheus.CounterVec
+
+	mu     sync.Mutex
+	recent []Drop // newest last, at most maxRecent
+}
+
+// Drop is one dropped request, for the status page.
+type Drop struct {
+	At     time.Time
+	Reason string
+	Host   string
+}
+
+const maxRecent = 20
+
+// NewMetrics creates the inbox metrics and registers them with reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		received: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "federation_inbox_received_total",
+			Help: "Activities accepted by the inbox (signature verified, not a duplicate), by activity type.",
+		}, []string{"type"}),
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "federation_inbox_dropped_total",
+			Help: "Inbox requests answered 202 but not processed, by reason.",
+		}, []string{"reason"}),
+		verifyFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "federation_inbox_verify_failures_total",
+			Help: "Inbox requests refused because their HTTP signature did not verify, by reason.",
+		}, []string{"reason"}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.received, m.dropped, m.verifyFailures)
+	}
+	return m
+}
+
+func (m *Metrics) countReceived(typ string) {
+	if !knownTypes[typ] {
+		typ = "other"
+	}
+	m.received.WithLabelValues(typ).Inc()
+}
+
+func (m *Metrics) countDrop(reason, host string, now time.Time) {
+	m.dropped.WithLabelValues(reason).Inc()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recent = append(m.recent, Drop{At: now, Reason: reason, Host: host})
+	if len(m.recent) > maxRecent {
+		m.recent = m.recent[len(m.recent)-maxRecent:]
+	}
+}
+
+func (m *Metrics) countVerifyFailure(reason string) {
+	m.verifyFailures.WithLabelValues(reason).Inc()
+}
+
+// RecentDrops returns the latest drops, newest first.
+func (m *Metrics) RecentDrops() []Drop {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Drop, len(m.recent))
+	for i, d := range m.recent {
+		out[len(out)-1-i] = d
+	}
+	return out
+}

@@ -1,0 +1,129 @@
+package inbox
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"herald/federation"
+	"herald/store"
+)
+
+// Page sizes for GET /users/{name}/inbox.
+const (
+	defaultPageSize = 20
+	maxPageSize     = 100
+)
+
+// Read serves GET /users/{name}/inbox to the actor's app: an
+// OrderedCollection of what arrived, newest first. Without a page parameter
+// it answers the collection with totalItems and a link to the first page;
+// ?page=true, ?max_id=N and ?min_id=N answer OrderedCollectionPages whose
+// items are the activities as received.
+func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	name := chi.URLParam(r, "name")
+	owner, err := h.DB.ActorByName(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no such actor")
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="herald"`)
+		writeError(w, http.StatusUnauthorized, "a bearer token is required")
+		return
+	}
+	caller, err := h.DB.ActorByToken(ctx, strings.TrimSpace(token))
+	if errors.Is(err, store.ErrNotFound) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="herald", error="invalid_token"`)
+		writeError(w, http.StatusUnauthorized, "invalid token")
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if caller.ID != owner.ID {
+		writeError(w, http.StatusForbidden, "this token belongs to another actor")
+		return
+	}
+
+	q := r.URL.Query()
+	base := h.Instance.InboxURL(name)
+	limit := defaultPageSize
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			writeError(w, http.StatusBadRequest, "limit must be a positive integer")
+			return
+		}
+		limit = min(n, maxPageSize)
+	}
+	var maxID, minID int64
+	for _, p := range []struct {
+		name string
+		dst  *int64
+	}{{"max_id", &maxID}, {"min_id", &minID}} {
+		if s := q.Get(p.name); s != "" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n < 1 {
+				writeError(w, http.StatusBadRequest, p.name+" must be a positive integer")
+				return
+			}
+			*p.dst = n
+		}
+	}
+	w.Header().Set("Cache-Control", "private, no-store")
+	if q.Get("page") == "" && maxID == 0 && minID == 0 {
+		total, err := h.DB.InboxCount(ctx, owner.ID)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		writeCollection(w, map[string]any{
+			"@context":   "https://www.w3.org/ns/activitystreams",
+			"id":         base,
+			"type":       "OrderedCollection",
+			"totalItems": total,
+			"first":      base + "?page=true",
+		})
+		return
+	}
+	items, err := h.DB.InboxPage(ctx, owner.ID, maxID, minID, limit)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ordered := make([]json.RawMessage, 0, len(items))
+	for _, it := range items {
+		ordered = append(ordered, json.RawMessage(it.Body))
+	}
+	page := map[string]any{
+		"@context":     "https://www.w3.org/ns/activitystreams",
+		"id":           base + "?" + r.URL.RawQuery,
+		"type":         "OrderedCollectionPage",
+		"partOf":       base,
+		"orderedItems": ordered,
+	}
+	if len(items) > 0 {
+		page["prev"] = base + "?min_id=" + strconv.FormatInt(items[0].ID, 10)
+		if len(items) == limit {
+			page["next"] = base + "?max_id=" + strconv.FormatInt(items[len(items)-1].ID, 10)
+		}
+	}
+	writeCollection(w, page)
+}
+
+func writeCollection(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", federation.ContentType)
+	json.NewEncoder(w).Encode(v)
+}

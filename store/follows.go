@@ -1,0 +1,215 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Follow states.
+const (
+	StatePending  = "pending"
+	StateAccepted = "accepted"
+)
+
+// Follower is a remote actor following a local one.
+type Follower struct {
+	ActorID     int64  // the local actor followed
+	Follower    string // remote actor id
+	Inbox       string
+	SharedInbox string // empty when the remote server has none
+	FollowID    string // the Follow activity's id; empty when it had none
+	State       string
+	CreatedAt   time.Time
+}
+
+// UpsertFollower records a Follow. A new follower gets f.State; an existing
+// one keeps its state (a repeated Follow does not undo an approval) but takes
+// the new Follow id and inboxes. It returns the state now stored and whether
+// the row is new.
+func UpsertFollower(ctx context.Context, tx *sql.Tx, f Follower, now time.Time) (state string, created bool, err error) {
+	host, err := HostOf(f.Follower)
+	if err != nil {
+		return "", false, err
+	}
+	origin, _ := OriginOf(f.Follower)
+	err = tx.QueryRowContext(ctx, `SELECT state FROM followers WHERE actor_id = ? AND follower = ?`, f.ActorID, f.Follower).Scan(&state)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = tx.ExecContext(ctx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, follow_id, state, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			f.ActorID, f.Follower, host, origin, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.State, now.Unix())
+		return f.State, true, err
+	case err != nil:
+		return "", false, err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE followers SET inbox = ?, shared_inbox = ?, follow_id = coalesce(?, follow_id)
+		WHERE actor_id = ? AND follower = ?`, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.ActorID, f.Follower)
+	return state, false, err
+}
+
+// RemoveFollower deletes a follow relationship matched by the Follow's id or,
+// when that matches nothing, by (follower, local actor): Mastodon's FEP-8fcf
+// Undo carries no Follow id. actorID 0 skips the fallback. It returns how many
+// rows went.
+func RemoveFollower(ctx context.Context, tx *sql.Tx, followID, follower string, actorID int64) (int64, error) {
+	if followID != "" {
+		res, err := tx.ExecContext(ctx, `DELETE FROM followers WHERE follow_id = ? AND follower = ?`, followID, follower)
+		if err != nil {
+			return 0, err
+		}
+		if n, _ := res.RowsAffected(); n > 0 || actorID == 0 {
+			return n, nil
+		}
+	}
+	if actorID == 0 {
+		return 0, nil
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM followers WHERE actor_id = ? AND follower = ?`, actorID, follower)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// FollowerRow returns one follower of a local actor, or ErrNotFound.
+func FollowerRow(ctx context.Context, tx *sql.Tx, actorID int64, follower string) (*Follower, error) {
+	f := Follower{ActorID: actorID, Follower: follower}
+	var shared, followID sql.NullString
+	var created int64
+	err := tx.QueryRowContext(ctx, `SELECT inbox, shared_inbox, follow_id, state, created_at FROM followers WHERE actor_id = ? AND follower = ?`,
+		actorID, follower).Scan(&f.Inbox, &shared, &followID, &f.State, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	f.SharedInbox, f.FollowID, f.CreatedAt = shared.String, followID.String, time.Unix(created, 0).UTC()
+	return &f, err
+}
+
+// SetFollowerState changes a follower's state (pending to accepted).
+func SetFollowerState(ctx context.Context, tx *sql.Tx, actorID int64, follower, state string) error {
+	res, err := tx.ExecContext(ctx, `UPDATE followers SET state = ? WHERE actor_id = ? AND follower = ?`, state, actorID, follower)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Followers lists a local actor's followers in one state, oldest first.
+func (db *DB) Followers(ctx context.Context, actorID int64, state string) ([]Follower, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT follower, inbox, shared_inbox, follow_id, state, created_at FROM followers
+		WHERE actor_id = ? AND state = ? ORDER BY created_at, follower`, actorID, state)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Follower
+	for rows.Next() {
+		f := Follower{ActorID: actorID}
+		var shared, followID sql.NullString
+		var created int64
+		if err := rows.Scan(&f.Follower, &f.Inbox, &shared, &followID, &f.State, &created); err != nil {
+			return nil, err
+		}
+		f.SharedInbox, f.FollowID, f.CreatedAt = shared.String, followID.String, time.Unix(created, 0).UTC()
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// Following is a remote actor a local actor follows (or asked to).
+type Following struct {
+	ActorID  int64
+	Target   string
+	FollowID string
+	State    string
+}
+
+// AddFollowing records a Follow a local actor sent, pending until Accept.
+func AddFollowing(ctx context.Context, tx *sql.Tx, f Following, now time.Time) error {
+	host, err := HostOf(f.Target)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO following(actor_id, target, host, follow_id, state, created_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT(actor_id, target) DO UPDATE SET follow_id = excluded.follow_id`,
+		f.ActorID, f.Target, host, f.FollowID, f.State, now.Unix())
+	return err
+}
+
+// ResolveFollowing applies the target's answer to a Follow a local actor
+// sent: accept marks it accepted, otherwise (Reject) it is removed. The
+// Follow is matched by its id or, failing that, by (local actor, target):
+// some servers answer with a fresh object. Only the target itself can answer.
+// It returns how many rows changed.
+func ResolveFollowing(ctx context.Context, tx *sql.Tx, followID string, actorID int64, target string, accept bool) (int64, error) {
+	var q string
+	if accept {
+		q = `UPDATE following SET state = 'accepted' WHERE target = ? AND `
+	} else {
+		q = `DELETE FROM following WHERE target = ? AND `
+	}
+	if followID != "" {
+		res, err := tx.ExecContext(ctx, q+`follow_id = ?`, target, followID)
+		if err != nil {
+			return 0, err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			return n, nil
+		}
+	}
+	if actorID == 0 {
+		return 0, nil
+	}
+	res, err := tx.ExecContext(ctx, q+`actor_id = ?`, target, actorID)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// RemoveRelations deletes every follow relationship, both ways, between a
+// remote actor and local actors; actorID 0 means all local actors (the remote
+// actor was deleted). It returns how many rows went.
+func RemoveRelations(ctx context.Context, tx *sql.Tx, remote string, actorID int64) (int64, error) {
+	var total int64
+	for _, q := range []string{`DELETE FROM followers WHERE follower = ?`, `DELETE FROM following WHERE target = ?`} {
+		args := []any{remote}
+		if actorID != 0 {
+			q += ` AND actor_id = ?`
+			args = append(args, actorID)
+		}
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return 0, err
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}
+
+// LocalFollowersOf returns the ids of local actors with an accepted follow of
+// remote: who a shared-inbox delivery from remote is for.
+func LocalFollowersOf(ctx context.Context, tx *sql.Tx, remote string) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT actor_id FROM following WHERE target = ? AND state = 'accepted'`, remote)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

@@ -1,0 +1,28 @@
+-- Activities Herald sends, stored once; deliveries reference them.
+CREATE TABLE activities (
+	id         INTEGER PRIMARY KEY,
+	iri        TEXT    NOT NULL UNIQUE,
+	actor_id   INTEGER REFERENCES actors(id) ON DELETE CASCADE, -- sender; NULL means the instance actor
+	type       TEXT    NOT NULL,
+	body       TEXT    NOT NULL,                   -- JSON as sent (bto and bcc stripped)
+	created_at INTEGER NOT NULL
+) STRICT;
+
+-- One row per (activity, inbox). Times are unix milliseconds.
+CREATE TABLE deliveries (
+	id          INTEGER PRIMARY KEY,
+	activity_id INTEGER NOT NULL REFERENCES activities(id) ON DELETE CASCADE,
+	inbox       TEXT    NOT NULL,
+	host        TEXT    NOT NULL,                  -- host[:port] of inbox: per-host queues and breakers
+	state       TEXT    NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'leased', 'done', 'failed')),
+	attempts    INTEGER NOT NULL DEFAULT 0,
+	next_at     INTEGER NOT NULL,                  -- when it is due
+	lease_until INTEGER,                           -- while leased: when the lease expires
+	enqueued_at INTEGER NOT NULL,
+	last_status INTEGER,
+	last_error  TEXT,
+	UNIQUE (activity_id, inbox)
+) STRICT;
+
+CREATE INDEX deliveries_due ON deliveries(state, next_at);
+CREATE INDEX deliveries_host ON deliveries(host, state);
