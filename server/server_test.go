@@ -280,13 +280,14 @@ func TestErrorStatuses(t *testing.T) {
 			}
 		}
 	}
-	res, err := ts.Client().Post(ts.URL+"/users/alice/inbox", as2, strings.NewReader("{}"))
+	// The inbox is routed: an unsigned activity is refused as unsigned.
+	res, err := ts.Client().Post(ts.URL+"/users/alice/inbox", as2, strings.NewReader(`{"type":"Create","actor":"https://x.example/u"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	if res.StatusCode != 501 {
-		t.Errorf("inbox POST: %d", res.StatusCode)
+	if res.StatusCode != 401 {
+		t.Errorf("unsigned inbox POST: %d", res.StatusCode)
 	}
 }
 
