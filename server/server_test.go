@@ -281,7 +281,7 @@ func TestErrorStatuses(t *testing.T) {
 		}
 	}
 	// The inbox is routed: an unsigned activity is refused as unsigned.
-	res, err := ts.Client().Post(ts.URL+"/users/alice/inbox", as2, strings.NewReader(`{"type":"Create","actor":"https://x.example/u"}`))
+	res, err := ts.Client().Post(ts.URL+"/users/alice/inbox", as2, strings.NewReader(`{"@context":"https://www.w3.org/ns/activitystreams","type":"Create","actor":"https://x.example/u"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
