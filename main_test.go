@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"herald/store"
 )
 
 // runCLI runs herald with args and an environment, returning the exit code
@@ -156,4 +159,81 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+func TestCLIBlocklist(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "h.db")
+	steps := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"block", "--db", db}, 2, "usage"},
+		{[]string{"block", "https://bad.example/", "--db", db}, 1, "invalid domain"},
+		{[]string{"block", "Bad.Example.", "--reason", "spam", "--db", db}, 0, "blocked bad.example"},
+		{[]string{"blocks", "--db", db}, 0, "bad.example"},
+		{[]string{"unblock", "bad.example", "--db", db}, 0, "unblocked bad.example"},
+		{[]string{"unblock", "bad.example", "--db", db}, 1, "not blocked"},
+	}
+	for _, s := range steps {
+		code, out, errOut := runCLI(t, nil, s.args...)
+		if code != s.code || !strings.Contains(out+errOut, s.out) {
+			t.Errorf("%v: exit %d, %q %q", s.args, code, out, errOut)
+		}
+	}
+}
+
+func TestCLIFollowRequests(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	if code, _, errOut := runCLI(t, nil, "actor", "add", "carol", "--manual-approval", "--db", path); code != 0 {
+		t.Fatal(errOut)
+	}
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carol, _ := db.ActorByName(ctx, "carol")
+	for _, f := range []string{"https://a.example/users/bob", "https://b.example/users/dan"} {
+		err = db.Write(ctx, func(tx *sql.Tx) error {
+			_, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: carol.ID, Follower: f, Inbox: f + "/inbox", FollowID: f + "/follow/1", State: store.StatePending}, time.Now())
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	steps := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"follows"}, 2, "subcommand"},
+		{[]string{"follows", "pending", "nobody", "--db", path}, 1, "no actor"},
+		{[]string{"follows", "pending", "carol", "--db", path}, 0, "https://b.example/users/dan"},
+		{[]string{"follows", "approve", "carol", "https://x.example/users/none", "--db", path}, 1, "no pending follow request"},
+		{[]string{"follows", "approve", "carol", "https://a.example/users/bob", "--db", path}, 0, "approved"},
+		{[]string{"follows", "approve", "carol", "https://a.example/users/bob", "--db", path}, 1, "no pending"},
+		{[]string{"follows", "reject", "carol", "https://b.example/users/dan", "--db", path}, 0, "rejected"},
+	}
+	for _, s := range steps {
+		code, out, errOut := runCLI(t, nil, s.args...)
+		if code != s.code || !strings.Contains(out+errOut, s.out) {
+			t.Errorf("%v: exit %d, %q %q", s.args, code, out, errOut)
+		}
+	}
+	db, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var accepted, followers int
+	db.Reader().QueryRow(`SELECT count(*) FROM followers WHERE state = 'accepted'`).Scan(&followers)
+	db.Reader().QueryRow(`SELECT count(*) FROM deliveries d JOIN activities a ON a.id = d.activity_id
+		WHERE (a.type = 'Accept' AND d.inbox = 'https://a.example/users/bob/inbox' AND a.body LIKE '%follow/1%')
+		   OR (a.type = 'Reject' AND d.inbox = 'https://b.example/users/dan/inbox')`).Scan(&accepted)
+	if followers != 1 || accepted != 2 {
+		t.Errorf("accepted followers %d, queued answers %d", followers, accepted)
+	}
 }

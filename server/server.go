@@ -178,6 +178,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
 	}
+	jobs, stopJobs := context.WithCancel(ctx)
+	defer stopJobs()
+	go s.runSweeps(jobs)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

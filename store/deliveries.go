@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -30,7 +31,8 @@ func InboxHost(inbox string) (string, error) {
 
 // EnqueueActivity stores a and one queued delivery per distinct inbox, due
 // now, inside the caller's transaction, so an activity is accepted only
-// together with every delivery it needs. It returns the activity's row id.
+// together with every delivery it needs. Inboxes on blocked domains are left
+// out. It returns the activity's row id.
 func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []string, now time.Time) (int64, error) {
 	var actor any
 	if a.ActorID != 0 {
@@ -51,17 +53,37 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 		return 0, err
 	}
 	defer stmt.Close()
+	blocked, err := tx.PrepareContext(ctx, `SELECT count(*) FROM blocked_domains WHERE domain = ?`)
+	if err != nil {
+		return 0, err
+	}
+	defer blocked.Close()
 	ms := now.UnixMilli()
 	for _, inbox := range inboxes {
 		host, err := InboxHost(inbox)
 		if err != nil {
 			return 0, err
 		}
+		var isBlocked int
+		if err := blocked.QueryRowContext(ctx, NormalizeDomain(hostname(host))).Scan(&isBlocked); err != nil {
+			return 0, err
+		}
+		if isBlocked > 0 {
+			continue
+		}
 		if _, err := stmt.ExecContext(ctx, id, inbox, host, ms, ms); err != nil {
 			return 0, err
 		}
 	}
 	return id, nil
+}
+
+// hostname strips the port from host[:port].
+func hostname(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return strings.Trim(h, "[]")
+	}
+	return hostport
 }
 
 // DeliveryCounts returns how many deliveries are in each state.

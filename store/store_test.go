@@ -2,9 +2,12 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"herald/store"
 )
@@ -107,5 +110,58 @@ func TestInstanceActorKeyCreatedOnce(t *testing.T) {
 	}
 	if calls != 1 || k1.PublicKeyPEM != k2.PublicKeyPEM {
 		t.Errorf("calls %d, keys %q %q", calls, k1.PublicKeyPEM, k2.PublicKeyPEM)
+	}
+}
+
+func TestSweepProcessed(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	now := time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return now }
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		for i, age := range []time.Duration{31 * 24 * time.Hour, 29 * 24 * time.Hour} {
+			if _, err := store.MarkProcessed(ctx, tx, fmt.Sprint("id", i), now.Add(-age)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.SweepProcessed(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("swept %d %v", n, err)
+	}
+	// The younger id still blocks a replay.
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		fresh, err := store.MarkProcessed(ctx, tx, "id1", now)
+		if fresh {
+			t.Error("a 29-day-old id was forgotten")
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEnqueueSkipsBlockedDomains(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	if _, err := db.BlockDomain(ctx, "bad.example", ""); err != nil {
+		t.Fatal(err)
+	}
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: "https://h.example/a/1", Type: "Create", Body: []byte("{}")},
+			[]string{"https://good.example/inbox", "https://bad.example:8443/inbox", "https://good.example/inbox"}, time.Now())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, err := db.DeliveryCounts(ctx)
+	if err != nil || counts["queued"] != 1 {
+		t.Errorf("queued %v %v, want only good.example once", counts, err)
 	}
 }
