@@ -142,6 +142,9 @@ func parseCavage(r *http.Request, now time.Time) (*Signed, error) {
 		s.components = []string{"date"}
 	}
 
+	if len(s.components) > maxComponents {
+		return nil, errf(ReasonMalformed, "%d signed headers, more than %d", len(s.components), maxComponents)
+	}
 	if s.sig, err = decodeSignature(p.signature); err != nil {
 		return nil, err
 	}

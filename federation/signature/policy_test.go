@@ -191,6 +191,9 @@ func TestCavagePolicy(t *testing.T) {
 		{name: "bad signature", mutate: func(r *http.Request, b *[]byte) {
 			r.Header.Set("Signature", strings.Replace(r.Header.Get("Signature"), `signature="`, `signature="AAAA`, 1))
 		}, want: ReasonBadSignature},
+		{name: "too many headers", mutate: func(r *http.Request, b *[]byte) {
+			r.Header.Set("Signature", strings.Replace(r.Header.Get("Signature"), `headers="`, `headers="`+strings.Repeat("date ", 70), 1))
+		}, want: ReasonMalformed},
 		{name: "no signature", mutate: func(r *http.Request, b *[]byte) { r.Header.Del("Signature") }, want: ReasonNoSignature},
 	}
 	for _, c := range tests {
@@ -285,6 +288,7 @@ func TestRFC9421Policy(t *testing.T) {
 		{name: "Signature not bytes", mutate: func(r *http.Request, b *[]byte) { r.Header.Set("Signature", `sig1="abc"`) }, want: ReasonMalformed},
 		{name: "duplicate component", components: []string{"@method", "@target-uri", "content-digest", "@method"}, want: ReasonMalformed},
 		{name: "uppercase field name", components: []string{"@method", "@target-uri", "content-digest", "Date"}, want: ReasonMalformed},
+		{name: "too many components", components: manyFields(70), want: ReasonMalformed},
 		{name: "covered header absent", components: []string{"@method", "@target-uri", "content-digest", "x-absent"}, want: ReasonMissingComponent},
 		{name: "first label wins", mutate: func(r *http.Request, b *[]byte) {
 			r.Header.Set("Signature-Input", r.Header.Get("Signature-Input")+`, sig2=("@method");created=1;keyid="x"`)
@@ -380,4 +384,13 @@ func TestKeyIDOf(t *testing.T) {
 	if KeyIDOf(r) != "" {
 		t.Fatal("unparseable Signature-Input has a key id")
 	}
+}
+
+// manyFields covers the standard components plus n distinct headers.
+func manyFields(n int) []string {
+	c := []string{"@method", "@target-uri", "content-digest"}
+	for i := range n {
+		c = append(c, "x-h"+strconv.Itoa(i))
+	}
+	return c
 }

@@ -223,6 +223,9 @@ func parseRFC9421(r *http.Request, opts Options, now time.Time) (*Signed, error)
 	if scheme == "" {
 		scheme = "https"
 	}
+	if len(il.Items) > maxComponents {
+		return nil, errf(ReasonMalformed, "%d covered components, more than %d", len(il.Items), maxComponents)
+	}
 	s.components = make([]string, 0, len(il.Items))
 	base := make([]byte, 0, 512)
 	for _, it := range il.Items {

@@ -23,6 +23,11 @@ const (
 	maxValidity     = 12 * time.Hour
 )
 
+// maxComponents bounds the covered components of one signature. Real
+// signatures cover fewer than ten; the bound keeps a hostile header list
+// from costing quadratic time or megabytes of signature base.
+const maxComponents = 64
+
 // Options configures Parse.
 type Options struct {
 	// Now is the clock. Zero means time.Now(); tests inject a fixed time.
