@@ -1,0 +1,228 @@
+package interop
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
+// start runs a fresh Herald (with alice) and a fresh peer for one test, so a
+// key or spec Fedify cached in one test cannot leak into another.
+func setup(t *testing.T, opts PeerOptions) (*Herald, *Peer) {
+	t.Helper()
+	RequirePeer(t) // before building Herald, so a skip costs nothing
+	p := StartPeer(t, opts)
+	h := StartHerald(t, "alice")
+	return h, p
+}
+
+// noVerifyFailures checks that Herald refused no signature: Fedify would
+// have double-knocked past a refusal, hiding it from the peer's answer.
+func noVerifyFailures(t *testing.T, h *Herald) {
+	t.Helper()
+	if n := h.Metric(t, "federation_inbox_verify_failures_total"); n != 0 {
+		t.Errorf("federation_inbox_verify_failures_total = %v, want 0", n)
+	}
+}
+
+// onePost checks that Fedify delivered to inbox in exactly one request,
+// signed with scheme, that Herald answered 202.
+func onePost(t *testing.T, p *Peer, inbox, scheme string) {
+	t.Helper()
+	posts := p.PostsTo(t, inbox)
+	if len(posts) != 1 {
+		t.Fatalf("Fedify made %d POSTs to %s, want 1 (a second one is a double-knock): %+v", len(posts), inbox, posts)
+	}
+	if posts[0].Scheme != scheme || posts[0].Status != 202 {
+		t.Errorf("POST %s: scheme %q status %d, want %q 202", inbox, posts[0].Scheme, posts[0].Status, scheme)
+	}
+}
+
+func TestFedifyResolvesHeraldActor(t *testing.T) {
+	h, p := setup(t, PeerOptions{})
+	alice := h.ActorID("alice")
+
+	l := p.Lookup(t, alice)
+	if want := "acct:alice@" + h.Domain; l.WebFinger.Subject != want {
+		t.Errorf("WebFinger subject = %q, want %q", l.WebFinger.Subject, want)
+	}
+	self := ""
+	for _, link := range l.WebFinger.Links {
+		if link.Rel == "self" && link.Type == "application/activity+json" {
+			self = link.Href
+		}
+	}
+	if self != alice {
+		t.Errorf("WebFinger self link = %q, want %q", self, alice)
+	}
+	if !l.IsActor || !strings.HasSuffix(l.Type, "#Person") {
+		t.Errorf("Fedify parsed a %q (actor %v), want a Person", l.Type, l.IsActor)
+	}
+	if l.Object["id"] != alice || l.Object["inbox"] != alice+"/inbox" {
+		t.Errorf("id %v inbox %v, want %s and its /inbox", l.Object["id"], l.Object["inbox"], alice)
+	}
+	if ep, _ := l.Object["endpoints"].(map[string]any); ep["sharedInbox"] != h.URL+"/inbox" {
+		t.Errorf("endpoints = %v, want sharedInbox %s/inbox", l.Object["endpoints"], h.URL)
+	}
+	if l.PublicKey == nil {
+		t.Fatal("Fedify found no public key on the actor")
+	}
+	if l.PublicKey.ID != alice+"#main-key" || l.PublicKey.Owner != alice || l.PublicKey.Algorithm != "RSASSA-PKCS1-v1_5" {
+		t.Errorf("public key = %+v, want id %s#main-key owned by it, RSA", *l.PublicKey, alice)
+	}
+}
+
+func TestFedifyFollowsHerald(t *testing.T) {
+	for _, tc := range []struct{ name, knock, scheme string }{
+		{"rfc9421", "", "rfc9421"},
+		{"cavage", "cavage", "draft-cavage"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, p := setup(t, PeerOptions{FirstKnock: tc.knock})
+			alice := h.ActorID("alice")
+
+			sent := p.Follow(t, alice)
+			if sent.Target != alice {
+				t.Fatalf("peer followed %q, want %q", sent.Target, alice)
+			}
+			// Fedify without a queue delivers before /control/follow answers,
+			// and Herald answers only after committing: no waiting needed.
+			onePost(t, p, alice+"/inbox", tc.scheme)
+			noVerifyFailures(t, h)
+
+			var inbox, followID, state string
+			err := h.DB(t).Reader().QueryRow(
+				`SELECT inbox, follow_id, state FROM followers WHERE follower = ?`, p.ActorID,
+			).Scan(&inbox, &followID, &state)
+			if err != nil {
+				t.Fatalf("follower row for %s: %v", p.ActorID, err)
+			}
+			if inbox != p.Inbox || followID != sent.FollowID || state != "accepted" {
+				t.Errorf("follower row = inbox %q follow %q state %q, want %q %q accepted", inbox, followID, state, p.Inbox, sent.FollowID)
+			}
+
+			var body string
+			err = h.DB(t).Reader().QueryRow(`
+				SELECT a.body FROM deliveries d JOIN activities a ON a.id = d.activity_id
+				WHERE a.type = 'Accept' AND d.inbox = ?`, p.Inbox).Scan(&body)
+			if err != nil {
+				t.Fatalf("queued Accept delivery to %s: %v", p.Inbox, err)
+			}
+			var accept struct {
+				Actor  string `json:"actor"`
+				Object struct {
+					ID     string `json:"id"`
+					Type   string `json:"type"`
+					Actor  string `json:"actor"`
+					Object string `json:"object"`
+				} `json:"object"`
+			}
+			if err := json.Unmarshal([]byte(body), &accept); err != nil {
+				t.Fatalf("Accept body %s: %v", body, err)
+			}
+			if accept.Actor != alice || accept.Object.ID != sent.FollowID || accept.Object.Actor != p.ActorID || accept.Object.Object != alice {
+				t.Errorf("queued Accept %s does not embed the peer's Follow %s", body, sent.FollowID)
+			}
+		})
+	}
+}
+
+func TestFedifyUnfollowsHerald(t *testing.T) {
+	h, p := setup(t, PeerOptions{})
+	alice := h.ActorID("alice")
+
+	p.Follow(t, alice)
+	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = ?`, p.ActorID); n != 1 {
+		t.Fatalf("%d follower rows after Follow, want 1", n)
+	}
+	p.Unfollow(t, alice)
+	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+		t.Errorf("%d follower rows after Undo(Follow), want 0", n)
+	}
+	posts := p.PostsTo(t, alice+"/inbox")
+	if len(posts) != 2 || posts[1].Status != 202 {
+		t.Errorf("Fedify's POSTs to alice's inbox: %+v, want Follow and Undo, both 202", posts)
+	}
+	noVerifyFailures(t, h)
+}
+
+func TestFedifyCreateNoteReachesHeraldInbox(t *testing.T) {
+	h, p := setup(t, PeerOptions{})
+	alice := h.ActorID("alice")
+
+	sent := p.SendNote(t, alice, "Hello from <b>Fedify</b>")
+	onePost(t, p, alice+"/inbox", "rfc9421")
+	noVerifyFailures(t, h)
+
+	var found map[string]any
+	for _, item := range h.InboxItems(t, "alice") {
+		if item["id"] == sent.ID {
+			found = item
+		}
+	}
+	if found == nil {
+		t.Fatalf("Create %s is not in alice's inbox", sent.ID)
+	}
+	note, _ := found["object"].(map[string]any)
+	if found["type"] != "Create" || found["actor"] != p.ActorID || note["type"] != "Note" || note["content"] != "Hello from <b>Fedify</b>" {
+		t.Errorf("inbox item = %v, want the peer's Create(Note)", found)
+	}
+}
+
+func TestFedifyActivitiesReachHeraldOnce(t *testing.T) {
+	h, p := setup(t, PeerOptions{})
+	alice := h.ActorID("alice")
+
+	like := map[string]any{
+		"id":     p.URL + "/likes/1",
+		"type":   "Like",
+		"object": alice,
+		"to":     alice,
+	}
+	p.Send(t, alice, like)
+	p.Send(t, alice, like) // a redelivery: accepted, no second item
+	p.Send(t, alice, map[string]any{
+		"type":   "Announce",
+		"object": alice,
+		"to":     []string{alice, "https://www.w3.org/ns/activitystreams#Public"},
+	})
+	// The shared inbox too.
+	var s Sent
+	p.Post(t, "/control/send", map[string]any{"target": alice, "note": "to the shared inbox", "sharedInbox": true}, &s)
+
+	posts := p.PostsTo(t, alice+"/inbox")
+	shared := p.PostsTo(t, h.URL+"/inbox")
+	if len(posts) != 3 || len(shared) != 1 {
+		t.Fatalf("Fedify POSTed %d times to alice's inbox and %d to the shared one, want 3 and 1", len(posts), len(shared))
+	}
+	for _, o := range append(posts, shared...) {
+		if o.Status != 202 {
+			t.Errorf("POST %s answered %d, want 202", o.URL, o.Status)
+		}
+	}
+	noVerifyFailures(t, h)
+	if n := h.Metric(t, "federation_inbox_dropped_total"); n != 1 {
+		t.Errorf("federation_inbox_dropped_total = %v, want 1 (the duplicate Like)", n)
+	}
+
+	types := map[string]int{}
+	Eventually(t, 5*time.Second, func() error {
+		clear(types)
+		for _, item := range h.InboxItems(t, "alice") {
+			types[item["type"].(string)]++
+		}
+		if types["Like"] != 1 || types["Announce"] != 1 || types["Create"] != 1 {
+			return fmt.Errorf("alice's inbox holds %v, want one Like, one Announce, one Create", types)
+		}
+		return nil
+	})
+}
