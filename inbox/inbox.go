@@ -38,6 +38,8 @@ type Handler struct {
 	Metrics  *Metrics
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// Wake tells the delivery scheduler that rows were queued (an Accept).
+	Wake func()
 }
 
 // activity is the parsed request the dispatchers work on.
@@ -211,6 +213,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.Metrics.countReceived(a.typ)
+	if h.Wake != nil {
+		h.Wake()
+	}
 	w.WriteHeader(http.StatusAccepted)
 }
 

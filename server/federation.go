@@ -7,6 +7,7 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/inbox"
+	"herald/outbox/delivery"
 	"herald/store"
 )
 
@@ -53,5 +54,18 @@ func (s *Server) newInbox() *inbox.Handler {
 		Metrics:  inbox.NewMetrics(s.registry),
 		Logger:   s.cfg.Logger,
 		Now:      s.cfg.Now,
+		Wake:     s.runner.Wake,
 	}
+}
+
+// newRunner builds the delivery scheduler and registers its metrics.
+func (s *Server) newRunner() *delivery.Runner {
+	return delivery.New(delivery.Config{
+		DB:       s.db,
+		Client:   s.client,
+		Instance: s.cfg.Instance,
+		Logger:   s.cfg.Logger,
+		Metrics:  delivery.NewMetrics(s.registry, s.db),
+		Now:      s.cfg.Now,
+	})
 }

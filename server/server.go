@@ -20,6 +20,7 @@ import (
 	"herald/federation"
 	"herald/inbox"
 	"herald/nodeinfo"
+	"herald/outbox/delivery"
 	"herald/store"
 	"herald/web/templates"
 	"herald/webfinger"
@@ -54,6 +55,7 @@ type Server struct {
 	client   *federation.Client
 	fetcher  *federation.Fetcher
 	inbox    *inbox.Handler
+	runner   *delivery.Runner
 }
 
 // New builds the server and its router. It creates the instance actor's key
@@ -79,7 +81,12 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	if s.fetcher, err = newFetcher(cfg, db, s.client, key); err != nil {
 		return nil, err
 	}
+	s.runner = s.newRunner()
 	s.inbox = s.newInbox()
+	s.AddPanel(s.queuePanel)
+	s.AddPanel(s.failedPanel)
+	s.AddPanel(s.circuitPanel)
+	s.AddPanel(s.unavailablePanel)
 	s.AddPanel(s.blockedPanel)
 	s.AddPanel(s.dropsPanel)
 	s.router = s.routes()
@@ -181,20 +188,23 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	jobs, stopJobs := context.WithCancel(ctx)
 	defer stopJobs()
 	go s.runSweeps(jobs)
+	runnerDone := make(chan error, 1)
+	go func() { runnerDone <- s.runner.Run(jobs) }()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
+	var serveErr error
 	select {
-	case err := <-errc:
-		return err
+	case serveErr = <-errc:
 	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		serveErr = hs.Shutdown(shutdownCtx)
+		if err := <-errc; serveErr == nil && !errors.Is(err, http.ErrServerClosed) {
+			serveErr = err
+		}
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdownCtx); err != nil {
-		return err
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	// Stop the scheduler: attempts in flight get up to 10 s, the rest go
+	// back to the queue for the next start.
+	stopJobs()
+	return errors.Join(serveErr, <-runnerDone)
 }

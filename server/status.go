@@ -111,3 +111,68 @@ func (s *Server) dropsPanel(ctx context.Context) (Panel, error) {
 	}
 	return p, nil
 }
+
+// queuePanel shows the delivery queue by state and how long the oldest due
+// row has waited.
+func (s *Server) queuePanel(ctx context.Context) (Panel, error) {
+	counts, err := s.db.DeliveryCounts(ctx)
+	if err != nil {
+		return Panel{}, err
+	}
+	oldest := "nothing queued"
+	if t, ok, err := s.db.OldestDue(ctx); err != nil {
+		return Panel{}, err
+	} else if ok {
+		if wait := s.cfg.Now().Sub(t); wait > 0 {
+			oldest = "due since " + t.Format("2006-01-02 15:04:05") + " UTC (" + formatUptime(wait) + " ago)"
+		} else {
+			oldest = "next due " + t.Format("2006-01-02 15:04:05") + " UTC"
+		}
+	}
+	return Panel{Title: "Delivery queue", Columns: []string{"Queued", "In flight", "Done (7 days)", "Failed (30 days)", "Oldest queued"},
+		Rows: [][]string{{fmt.Sprint(counts["queued"]), fmt.Sprint(counts["leased"]), fmt.Sprint(counts["done"]), fmt.Sprint(counts["failed"]), oldest}}}, nil
+}
+
+// failedPanel lists the latest deliveries Herald gave up on.
+func (s *Server) failedPanel(ctx context.Context) (Panel, error) {
+	list, err := s.db.FailedDeliveries(ctx, "", 20)
+	if err != nil {
+		return Panel{}, err
+	}
+	p := Panel{Title: "Failed deliveries (latest 20)", Columns: []string{"When", "Inbox", "Attempts", "Last error"},
+		Empty: "No failed deliveries. `herald deliveries retry` requeues failed ones."}
+	for _, f := range list {
+		p.Rows = append(p.Rows, []string{f.FailedAt.Format("2006-01-02 15:04"), f.Inbox, fmt.Sprint(f.Attempts), f.LastError})
+	}
+	return p, nil
+}
+
+// circuitPanel lists hosts whose circuit breaker is open.
+func (s *Server) circuitPanel(ctx context.Context) (Panel, error) {
+	p := Panel{Title: "Open circuits", Columns: []string{"Host", "State", "Until"}, Empty: "All circuits closed."}
+	for _, c := range s.runner.OpenCircuits() {
+		state := "open"
+		if c.Probing {
+			state = "half-open (probing)"
+		}
+		p.Rows = append(p.Rows, []string{c.Host, state, c.OpenUntil.UTC().Format("15:04:05")})
+	}
+	return p, nil
+}
+
+// unavailablePanel lists hosts Herald stopped delivering to.
+func (s *Server) unavailablePanel(ctx context.Context) (Panel, error) {
+	list, err := s.db.UnavailableHosts(ctx)
+	if err != nil {
+		return Panel{}, err
+	}
+	p := Panel{Title: "Unavailable domains", Columns: []string{"Host", "Since", "State", "Last error"}, Empty: "No unavailable domains."}
+	for _, h := range list {
+		state := "skipped"
+		if h.Probation {
+			state = "probation (it contacted us)"
+		}
+		p.Rows = append(p.Rows, []string{h.Host, h.UnavailableSince.Format("2006-01-02"), state, h.LastError})
+	}
+	return p, nil
+}

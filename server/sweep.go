@@ -9,18 +9,27 @@ import (
 // a retention of days, so hourly is plenty.
 const sweepInterval = time.Hour
 
-// runSweeps deletes expired rows (processed activity ids older than 30 days)
-// once at start and then every sweepInterval, until ctx ends.
+// runSweeps deletes expired rows (processed activity ids older than 30 days,
+// done deliveries older than 7 days, failed ones older than 30) once at start
+// and then every sweepInterval, until ctx ends.
 func (s *Server) runSweeps(ctx context.Context) {
 	t := time.NewTicker(sweepInterval)
 	defer t.Stop()
 	for {
-		if n, err := s.db.SweepProcessed(ctx); err != nil {
-			if ctx.Err() == nil {
-				s.cfg.Logger.Error("sweep processed activities", "err", err)
+		for _, sweep := range []struct {
+			what string
+			fn   func(context.Context) (int64, error)
+		}{
+			{"processed activity ids", s.db.SweepProcessed},
+			{"finished deliveries", s.db.SweepDeliveries},
+		} {
+			if n, err := sweep.fn(ctx); err != nil {
+				if ctx.Err() == nil {
+					s.cfg.Logger.Error("sweep "+sweep.what, "err", err)
+				}
+			} else if n > 0 {
+				s.cfg.Logger.Info("swept "+sweep.what, "rows", n)
 			}
-		} else if n > 0 {
-			s.cfg.Logger.Info("swept processed activity ids", "rows", n)
 		}
 		select {
 		case <-ctx.Done():

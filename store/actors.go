@@ -183,3 +183,8 @@ func (db *DB) ActorCounts(ctx context.Context, actorID int64) (followers, follow
 		(SELECT count(*) FROM following WHERE actor_id = ? AND state = 'accepted')`, actorID, actorID).Scan(&followers, &following)
 	return followers, following, err
 }
+
+// ActorByID returns the local actor with that row id, or ErrNotFound.
+func (db *DB) ActorByID(ctx context.Context, id int64) (*Actor, error) {
+	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE id = ?`, id))
+}

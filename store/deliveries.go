@@ -3,11 +3,28 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"strings"
 	"time"
+)
+
+// Delivery lanes. The low lane carries wide, cheap fan-outs (the Delete of
+// an actor) and never takes capacity the normal lane needs.
+const (
+	LaneNormal = 0
+	LaneLow    = 1
+)
+
+// Delivery states.
+const (
+	DeliveryQueued = "queued"
+	DeliveryLeased = "leased"
+	DeliveryDone   = "done"
+	DeliveryFailed = "failed"
 )
 
 // OutActivity is an activity Herald sends, stored once for all its
@@ -17,6 +34,15 @@ type OutActivity struct {
 	Type    string
 	ActorID int64  // the local sender; 0 means the instance actor
 	Body    []byte // the JSON to send
+	Lane    int    // LaneNormal or LaneLow
+}
+
+// EnqueueResult says what EnqueueActivity did with each inbox.
+type EnqueueResult struct {
+	ActivityID         int64
+	Queued             int // delivery rows inserted
+	SkippedBlocked     int // inboxes on blocked domains
+	SkippedUnavailable int // inboxes on hosts marked unavailable (and not on probation)
 }
 
 // InboxHost returns the host[:port] of an inbox URL in lower case: the key
@@ -29,61 +55,184 @@ func InboxHost(inbox string) (string, error) {
 	return strings.ToLower(u.Host), nil
 }
 
-// EnqueueActivity stores a and one queued delivery per distinct inbox, due
-// now, inside the caller's transaction, so an activity is accepted only
-// together with every delivery it needs. Inboxes on blocked domains are left
-// out. It returns the activity's row id.
-func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []string, now time.Time) (int64, error) {
+// hostname strips the port from host[:port].
+func hostname(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
+}
+
+// EnqueueActivity stores a once and one queued delivery per distinct inbox,
+// due now, inside the caller's transaction, so an activity is accepted only
+// together with every delivery it needs. Inboxes on blocked domains and on
+// unavailable hosts are left out (and counted). Each host is looked up once,
+// however many inboxes it has.
+func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []string, now time.Time) (EnqueueResult, error) {
+	var res EnqueueResult
 	var actor any
 	if a.ActorID != 0 {
 		actor = a.ActorID
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)`,
+	r, err := tx.ExecContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)`,
 		a.IRI, actor, a.Type, string(a.Body), now.Unix())
 	if err != nil {
-		return 0, fmt.Errorf("store activity %s: %w", a.IRI, err)
+		return res, fmt.Errorf("store activity %s: %w", a.IRI, err)
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, err
+	if res.ActivityID, err = r.LastInsertId(); err != nil {
+		return res, err
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(activity_id, inbox, host, next_at, enqueued_at) VALUES (?, ?, ?, ?, ?)
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(activity_id, inbox, host, lane, next_at, enqueued_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(activity_id, inbox) DO NOTHING`)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
-	defer stmt.Close()
-	blocked, err := tx.PrepareContext(ctx, `SELECT count(*) FROM blocked_domains WHERE domain = ?`)
+	defer insert.Close()
+	check, err := tx.PrepareContext(ctx, `SELECT
+		EXISTS (SELECT 1 FROM blocked_domains WHERE domain = ?),
+		EXISTS (SELECT 1 FROM hosts WHERE host = ? AND unavailable_since IS NOT NULL AND probation = 0)`)
 	if err != nil {
-		return 0, err
+		return res, err
 	}
-	defer blocked.Close()
+	defer check.Close()
+	type verdict struct{ blocked, unavailable bool }
+	verdicts := map[string]verdict{}
 	ms := now.UnixMilli()
 	for _, inbox := range inboxes {
 		host, err := InboxHost(inbox)
 		if err != nil {
-			return 0, err
+			return res, err
 		}
-		var isBlocked int
-		if err := blocked.QueryRowContext(ctx, NormalizeDomain(hostname(host))).Scan(&isBlocked); err != nil {
-			return 0, err
+		v, ok := verdicts[host]
+		if !ok {
+			if err := check.QueryRowContext(ctx, NormalizeDomain(hostname(host)), host).Scan(&v.blocked, &v.unavailable); err != nil {
+				return res, err
+			}
+			verdicts[host] = v
 		}
-		if isBlocked > 0 {
+		switch {
+		case v.blocked:
+			res.SkippedBlocked++
+			continue
+		case v.unavailable:
+			res.SkippedUnavailable++
 			continue
 		}
-		if _, err := stmt.ExecContext(ctx, id, inbox, host, ms, ms); err != nil {
-			return 0, err
+		r, err := insert.ExecContext(ctx, res.ActivityID, inbox, host, a.Lane, ms, ms, ms)
+		if err != nil {
+			return res, err
+		}
+		if n, _ := r.RowsAffected(); n > 0 {
+			res.Queued++
 		}
 	}
-	return id, nil
+	return res, nil
 }
 
-// hostname strips the port from host[:port].
-func hostname(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return strings.Trim(h, "[]")
+// Claimed is a delivery leased to the runner.
+type Claimed struct {
+	ID          int64
+	ActivityID  int64
+	Inbox       string
+	Host        string
+	Lane        int
+	Attempts    int   // attempts made before this one
+	EnqueuedAt  int64 // unix ms
+	FirstTryAt  int64 // unix ms of the first attempt, 0 if none yet
+	LeaseExpiry int64 // unix ms
+}
+
+// ClaimDeliveries leases up to limit due deliveries of one lane, oldest due
+// first, skipping the hosts in exclude (hosts whose queues are full). A
+// leased row belongs to this process until its lease expires; a crash
+// returns it to the queue by expiry (ExpireLeases), so nothing is lost.
+func (db *DB) ClaimDeliveries(ctx context.Context, lane, limit int, exclude []string, now time.Time, lease time.Duration) ([]Claimed, error) {
+	if limit <= 0 {
+		return nil, nil
 	}
-	return hostport
+	if exclude == nil {
+		exclude = []string{}
+	}
+	excl, _ := json.Marshal(exclude)
+	ms := now.UnixMilli()
+	until := now.Add(lease).UnixMilli()
+	rows, err := db.w.QueryContext(ctx, `UPDATE deliveries SET state = 'leased', lease_until = ?1, updated_at = ?2
+		WHERE id IN (SELECT id FROM deliveries
+			WHERE state = 'queued' AND lane = ?3 AND next_at <= ?2 AND host NOT IN (SELECT value FROM json_each(?4))
+			ORDER BY next_at LIMIT ?5)
+		RETURNING id, activity_id, inbox, host, lane, attempts, enqueued_at, coalesce(first_attempt_at, 0)`,
+		until, ms, lane, string(excl), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Claimed
+	for rows.Next() {
+		c := Claimed{LeaseExpiry: until}
+		if err := rows.Scan(&c.ID, &c.ActivityID, &c.Inbox, &c.Host, &c.Lane, &c.Attempts, &c.EnqueuedAt, &c.FirstTryAt); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// ExpireLeases returns deliveries whose lease ran out (their runner died)
+// to the queue, due at once. It returns how many came back.
+func (db *DB) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
+	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, updated_at = ?1
+		WHERE state = 'leased' AND lease_until < ?1`, now.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	return r.RowsAffected()
+}
+
+// ReleaseDeliveries returns leased rows to the queue unattempted, keeping
+// their due time: a graceful shutdown hands back what it did not start.
+func (db *DB) ReleaseDeliveries(ctx context.Context, ids []int64, now time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(ids)
+	_, err := db.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, updated_at = ?
+		WHERE state = 'leased' AND id IN (SELECT value FROM json_each(?))`, now.UnixMilli(), string(b))
+	return err
+}
+
+// HoldHost moves every queued delivery to host that is due before until to
+// until, without spending an attempt: what an open circuit breaker does.
+// It returns how many rows it moved.
+func (db *DB) HoldHost(ctx context.Context, host string, until, now time.Time) (int64, error) {
+	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET next_at = ?, updated_at = ? WHERE host = ? AND state = 'queued' AND next_at < ?`,
+		until.UnixMilli(), now.UnixMilli(), host, until.UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	return r.RowsAffected()
+}
+
+// NextDue returns when the earliest queued delivery of a lane is due, or
+// ok=false when the queue is empty.
+func (db *DB) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err error) {
+	var ms sql.NullInt64
+	err = db.w.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = ?`, lane).Scan(&ms)
+	if err != nil || !ms.Valid {
+		return time.Time{}, false, err
+	}
+	return time.UnixMilli(ms.Int64), true, nil
+}
+
+// DeliveryActivity returns what the runner needs to send an activity: its
+// sender (0 for the instance actor) and body.
+func (db *DB) DeliveryActivity(ctx context.Context, id int64) (actorID int64, body []byte, err error) {
+	var actor sql.NullInt64
+	var s string
+	err = db.r.QueryRowContext(ctx, `SELECT actor_id, body FROM activities WHERE id = ?`, id).Scan(&actor, &s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, ErrNotFound
+	}
+	return actor.Int64, []byte(s), err
 }
 
 // DeliveryCounts returns how many deliveries are in each state.
@@ -103,4 +252,185 @@ func (db *DB) DeliveryCounts(ctx context.Context) (map[string]int, error) {
 		out[s] = n
 	}
 	return out, rows.Err()
+}
+
+// DeliveryResult is the outcome of one attempt, written back by
+// ApplyDeliveryResults.
+type DeliveryResult struct {
+	ID       int64
+	Host     string
+	Inbox    string
+	State    string // DeliveryQueued (retry later), DeliveryDone or DeliveryFailed
+	Attempts int    // attempts made, this one included; unchanged for a release
+	NextAt   time.Time
+	Status   int    // HTTP status, 0 for a network error or no attempt
+	Error    string // what went wrong, "" on success
+	// Attempted is false for rows handed back without an attempt (held by
+	// a circuit breaker, skipped): they do not touch first_attempt_at.
+	Attempted bool
+	// HostOutcome feeds the unavailable-domain tracker: "success",
+	// "failure" (a retryable failure) or "" (no evidence either way).
+	HostOutcome string
+	// Gone is set for a 410 from a personal inbox: the follower with that
+	// inbox is removed.
+	Gone bool
+}
+
+// ApplyDeliveryResults writes a batch of results in one transaction (group
+// commit): the delivery rows, the per-host failure days and unavailability,
+// and follower removals for 410s. It returns the hosts that became
+// unavailable in this batch.
+func (db *DB) ApplyDeliveryResults(ctx context.Context, results []DeliveryResult, now time.Time) (newlyUnavailable []string, err error) {
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		newlyUnavailable = newlyUnavailable[:0]
+		upd, err := tx.PrepareContext(ctx, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_until = NULL,
+			last_status = ?, last_error = ?, updated_at = ?,
+			first_attempt_at = CASE WHEN ? THEN coalesce(first_attempt_at, ?) ELSE first_attempt_at END
+			WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer upd.Close()
+		ms := now.UnixMilli()
+		type evidence struct {
+			succeeded bool
+			lastError string // of a retryable failure; "" if none
+		}
+		hosts := map[string]*evidence{}
+		for _, r := range results {
+			var status any
+			if r.Status != 0 {
+				status = r.Status
+			}
+			if _, err := upd.ExecContext(ctx, r.State, r.Attempts, r.NextAt.UnixMilli(), status, nullString(r.Error), ms, r.Attempted, ms, r.ID); err != nil {
+				return err
+			}
+			if r.Gone {
+				if err := RemoveFollowersByInbox(ctx, tx, r.Inbox); err != nil {
+					return err
+				}
+			}
+			if r.HostOutcome == "" {
+				continue
+			}
+			e := hosts[r.Host]
+			if e == nil {
+				e = &evidence{}
+				hosts[r.Host] = e
+			}
+			if r.HostOutcome == "success" {
+				e.succeeded = true
+			} else {
+				e.lastError = r.Error
+			}
+		}
+		for host, e := range hosts {
+			// One success in a batch outweighs failures to the same host.
+			if e.succeeded {
+				if err := hostSucceeded(ctx, tx, host); err != nil {
+					return err
+				}
+				continue
+			}
+			became, err := hostFailed(ctx, tx, host, e.lastError, now)
+			if err != nil {
+				return err
+			}
+			if became {
+				newlyUnavailable = append(newlyUnavailable, host)
+			}
+		}
+		return nil
+	})
+	return newlyUnavailable, err
+}
+
+// Retention of finished deliveries.
+const (
+	DoneRetention   = 7 * 24 * time.Hour
+	FailedRetention = 30 * 24 * time.Hour
+)
+
+// SweepDeliveries deletes done deliveries older than DoneRetention and failed
+// ones older than FailedRetention.
+func (db *DB) SweepDeliveries(ctx context.Context) (int64, error) {
+	var n int64
+	now := db.Now()
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM deliveries WHERE (state = 'done' AND updated_at < ?) OR (state = 'failed' AND updated_at < ?)`,
+			now.Add(-DoneRetention).UnixMilli(), now.Add(-FailedRetention).UnixMilli())
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// FailedDelivery is a delivery Herald gave up on, kept for the operator.
+type FailedDelivery struct {
+	ID         int64
+	Activity   string // activity id
+	Inbox      string
+	Host       string
+	Attempts   int
+	LastStatus int
+	LastError  string
+	FailedAt   time.Time
+}
+
+// FailedDeliveries lists failed deliveries, newest first, at most limit
+// (0 for all), optionally for one host.
+func (db *DB) FailedDeliveries(ctx context.Context, host string, limit int) ([]FailedDelivery, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT d.id, a.iri, d.inbox, d.host, d.attempts, coalesce(d.last_status, 0), coalesce(d.last_error, ''), d.updated_at
+		FROM deliveries d JOIN activities a ON a.id = d.activity_id
+		WHERE d.state = 'failed' AND (? = '' OR d.host = ?) ORDER BY d.updated_at DESC, d.id DESC LIMIT ?`, host, host, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []FailedDelivery
+	for rows.Next() {
+		var f FailedDelivery
+		var at int64
+		if err := rows.Scan(&f.ID, &f.Activity, &f.Inbox, &f.Host, &f.Attempts, &f.LastStatus, &f.LastError, &at); err != nil {
+			return nil, err
+		}
+		f.FailedAt = time.UnixMilli(at).UTC()
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// RequeueFailed puts failed deliveries back in the queue, due now, with a
+// fresh retry budget: those of one host, or one delivery by id (host ""),
+// or all of them (host "" and id 0). It returns how many.
+func (db *DB) RequeueFailed(ctx context.Context, host string, id int64) (int64, error) {
+	var n int64
+	now := db.Now().UnixMilli()
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = ?1, updated_at = ?1
+			WHERE state = 'failed' AND (?2 = '' OR host = ?2) AND (?3 = 0 OR id = ?3)`, now, host, id)
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// OldestDue returns the due time of the longest-waiting queued delivery, or
+// ok=false when none is queued.
+func (db *DB) OldestDue(ctx context.Context) (t time.Time, ok bool, err error) {
+	var ms sql.NullInt64
+	err = db.r.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued'`).Scan(&ms)
+	if err != nil || !ms.Valid {
+		return time.Time{}, false, err
+	}
+	return time.UnixMilli(ms.Int64).UTC(), true, nil
 }

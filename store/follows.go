@@ -73,6 +73,14 @@ func RemoveFollower(ctx context.Context, tx *sql.Tx, followID, follower string, 
 	return res.RowsAffected()
 }
 
+// RemoveFollowersByInbox removes the followers whose personal inbox is
+// inbox: it answered 410 Gone. A shared inbox matches no row here, so a 410
+// from one removes nobody.
+func RemoveFollowersByInbox(ctx context.Context, tx *sql.Tx, inbox string) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM followers WHERE inbox = ? AND coalesce(shared_inbox, '') != inbox`, inbox)
+	return err
+}
+
 // FollowerRow returns one follower of a local actor, or ErrNotFound.
 func FollowerRow(ctx context.Context, tx *sql.Tx, actorID int64, follower string) (*Follower, error) {
 	f := Follower{ActorID: actorID, Follower: follower}
@@ -213,3 +221,23 @@ func LocalFollowersOf(ctx context.Context, tx *sql.Tx, remote string) ([]int64, 
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// FollowerInboxes returns where to deliver to a local actor's accepted
+// followers: each follower's shared inbox when it has one, else its own
+// inbox, without duplicates.
+func FollowerInboxes(ctx context.Context, tx *sql.Tx, actorID int64) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT coalesce(shared_inbox, inbox) FROM followers WHERE actor_id = ? AND state = 'accepted'`, actorID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

@@ -7,10 +7,115 @@ import (
 )
 
 // RecordInbound notes, inside the inbox transaction, that host (host[:port])
-// just sent a correctly signed request: evidence that it is alive, which the
-// delivery scheduler's unavailable-domain tracker reads.
+// just sent a correctly signed request: evidence that it is alive. An
+// unavailable host goes on probation: deliveries to it resume, the first
+// success clears it and the first failure makes it unavailable again.
+// (Mastodon clears everything on any inbound request, so a server that can
+// send but not receive is retried forever: mastodon/mastodon#31118.)
 func RecordInbound(ctx context.Context, tx *sql.Tx, host string, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, last_inbound_at) VALUES (?, ?)
-		ON CONFLICT(host) DO UPDATE SET last_inbound_at = excluded.last_inbound_at`, host, now.Unix())
+		ON CONFLICT(host) DO UPDATE SET last_inbound_at = excluded.last_inbound_at,
+			probation = CASE WHEN unavailable_since IS NOT NULL THEN 1 ELSE probation END`, host, now.Unix())
 	return err
+}
+
+// UnavailableAfterDays is how many distinct UTC days of failed deliveries
+// make a host unavailable (Mastodon's DeliveryFailureTracker threshold).
+const UnavailableAfterDays = 7
+
+// hostSucceeded clears a host's failure record: any successful delivery
+// proves it is alive (Mastodon's track_success!).
+func hostSucceeded(ctx context.Context, tx *sql.Tx, host string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM host_failures WHERE host = ?`, host); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = NULL, probation = 0 WHERE host = ? AND (unavailable_since IS NOT NULL OR probation != 0)`, host)
+	return err
+}
+
+// hostFailed records today as a failing day for host. A host failing on
+// UnavailableAfterDays distinct days becomes unavailable; a host on
+// probation becomes unavailable again at the first failure. It reports
+// whether the host became unavailable now.
+func hostFailed(ctx context.Context, tx *sql.Tx, host, lastErr string, now time.Time) (bool, error) {
+	day := now.UTC().Unix() / 86400
+	if _, err := tx.ExecContext(ctx, `INSERT INTO host_failures(host, day) VALUES (?, ?) ON CONFLICT DO NOTHING`, host, day); err != nil {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, last_error, last_failure_at) VALUES (?, ?, ?)
+		ON CONFLICT(host) DO UPDATE SET last_error = excluded.last_error, last_failure_at = excluded.last_failure_at`,
+		host, nullString(lastErr), now.Unix()); err != nil {
+		return false, err
+	}
+	var days int
+	var unavailable, probation bool
+	err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM host_failures WHERE host = ?1),
+		unavailable_since IS NOT NULL, probation != 0 FROM hosts WHERE host = ?1`, host).Scan(&days, &unavailable, &probation)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case probation:
+		_, err = tx.ExecContext(ctx, `UPDATE hosts SET probation = 0 WHERE host = ?`, host)
+		return true, err
+	case !unavailable && days >= UnavailableAfterDays:
+		_, err = tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = ? WHERE host = ?`, now.Unix(), host)
+		return true, err
+	}
+	return false, nil
+}
+
+// HostStatus is what the status page and the CLI show about a host.
+type HostStatus struct {
+	Host             string
+	UnavailableSince time.Time // zero if available
+	Probation        bool
+	LastError        string
+	LastFailureAt    time.Time
+	FailingDays      int
+}
+
+// UnavailableHosts lists hosts marked unavailable (on probation or not),
+// longest unavailable first.
+func (db *DB) UnavailableHosts(ctx context.Context) ([]HostStatus, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT host, unavailable_since, probation, coalesce(last_error, ''), coalesce(last_failure_at, 0),
+		(SELECT count(*) FROM host_failures f WHERE f.host = hosts.host)
+		FROM hosts WHERE unavailable_since IS NOT NULL ORDER BY unavailable_since, host`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []HostStatus
+	for rows.Next() {
+		var h HostStatus
+		var since, failure int64
+		if err := rows.Scan(&h.Host, &since, &h.Probation, &h.LastError, &failure, &h.FailingDays); err != nil {
+			return nil, err
+		}
+		h.UnavailableSince = time.Unix(since, 0).UTC()
+		if failure > 0 {
+			h.LastFailureAt = time.Unix(failure, 0).UTC()
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// SkippedHosts returns the hosts whose deliveries are skipped: unavailable
+// and not on probation.
+func (db *DB) SkippedHosts(ctx context.Context) (map[string]bool, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND probation = 0`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		out[h] = true
+	}
+	return out, rows.Err()
 }

@@ -37,9 +37,22 @@ CREATE TABLE inbox_recipients (
 	PRIMARY KEY (actor_id, item_id)
 ) STRICT, WITHOUT ROWID;
 
--- What Herald knows about each remote host (host[:port]). The inbox records
--- evidence that a host is alive; the delivery scheduler adds its own columns.
+-- What Herald knows about each remote host (host[:port]): evidence that it
+-- is alive (the inbox) and whether deliveries to it are worth trying (the
+-- delivery scheduler). See outbox/delivery/hosts.go for the rules.
 CREATE TABLE hosts (
-	host            TEXT    PRIMARY KEY,
-	last_inbound_at INTEGER                        -- last correctly signed request from it
+	host              TEXT    PRIMARY KEY,
+	last_inbound_at   INTEGER,                     -- last correctly signed request from it
+	unavailable_since INTEGER,                     -- failing on 7 distinct days; deliveries skipped
+	probation         INTEGER NOT NULL DEFAULT 0,  -- unavailable, but it spoke to us: try again
+	last_error        TEXT,
+	last_failure_at   INTEGER
+) STRICT, WITHOUT ROWID;
+
+-- The UTC days on which deliveries to a host failed (retryable failures).
+-- Cleared by any success.
+CREATE TABLE host_failures (
+	host TEXT    NOT NULL,
+	day  INTEGER NOT NULL,                         -- days since the Unix epoch
+	PRIMARY KEY (host, day)
 ) STRICT, WITHOUT ROWID;

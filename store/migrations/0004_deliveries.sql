@@ -15,14 +15,17 @@ CREATE TABLE deliveries (
 	inbox       TEXT    NOT NULL,
 	host        TEXT    NOT NULL,                  -- host[:port] of inbox: per-host queues and breakers
 	state       TEXT    NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'leased', 'done', 'failed')),
+	lane        INTEGER NOT NULL DEFAULT 0,        -- 0 normal, 1 low priority (wide, cheap fan-outs)
 	attempts    INTEGER NOT NULL DEFAULT 0,
 	next_at     INTEGER NOT NULL,                  -- when it is due
 	lease_until INTEGER,                           -- while leased: when the lease expires
 	enqueued_at INTEGER NOT NULL,
+	first_attempt_at INTEGER,
+	updated_at  INTEGER NOT NULL DEFAULT 0,        -- last state change, for sweeps and the page
 	last_status INTEGER,
 	last_error  TEXT,
 	UNIQUE (activity_id, inbox)
 ) STRICT;
 
-CREATE INDEX deliveries_due ON deliveries(state, next_at);
+CREATE INDEX deliveries_due ON deliveries(state, lane, next_at);
 CREATE INDEX deliveries_host ON deliveries(host, state);

@@ -1,0 +1,215 @@
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"time"
+
+	"herald/federation/signature"
+	"herald/store"
+)
+
+// work runs one claimed delivery and records its result.
+func (r *Runner) work(ctx context.Context, c store.Claimed) {
+	defer r.workers.Done()
+	res := r.process(ctx, c)
+	r.done(c, res)
+}
+
+// release is the result for a row handed back unattempted, due now.
+func (r *Runner) release(c store.Claimed) store.DeliveryResult {
+	return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryQueued, Attempts: c.Attempts, NextAt: r.cfg.Now()}
+}
+
+// process waits for a per-host slot and an in-flight slot, decides whether
+// the row may be attempted (skipped host, block, open circuit), makes the
+// attempt and classifies it.
+func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryResult {
+	r.mu.Lock()
+	hostSlot := r.hostSlots[c.Host]
+	r.mu.Unlock()
+	select {
+	case hostSlot <- struct{}{}:
+	case <-r.stopping:
+		return r.release(c)
+	}
+	defer func() { <-hostSlot }()
+	select {
+	case r.inFlight <- struct{}{}:
+	case <-r.stopping:
+		return r.release(c)
+	}
+	defer func() { <-r.inFlight }()
+
+	m := r.cfg.Metrics
+	now := r.cfg.Now()
+	r.mu.Lock()
+	skipped := r.skipped[c.Host]
+	r.mu.Unlock()
+	if skipped {
+		m.delivery("skipped_unavailable")
+		return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: c.Attempts, NextAt: now,
+			Error: "skipped: host unavailable (failing on " + fmt.Sprint(store.UnavailableAfterDays) + " days)"}
+	}
+	if blocked, err := r.cfg.DB.IsBlocked(ctx, hostname(c.Host)); err != nil {
+		return r.release(c)
+	} else if blocked {
+		m.delivery("skipped_blocked")
+		return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: c.Attempts, NextAt: now,
+			Error: "skipped: domain blocked"}
+	}
+	if ok, until := r.breaker.admit(c.Host, now); !ok {
+		m.delivery("held_circuit")
+		return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryQueued, Attempts: c.Attempts, NextAt: until,
+			Error: "held: circuit open"}
+	}
+
+	if c.FirstTryAt == 0 {
+		m.queueLatency.Observe(float64(now.UnixMilli()-c.EnqueuedAt) / 1000)
+	}
+	start := time.Now()
+	status, retryAfter, err := r.attempt(ctx, c)
+	m.duration.Observe(time.Since(start).Seconds())
+	if err != nil && (errors.Is(err, errStopping) || ctx.Err() != nil) {
+		// Cut off by shutdown: no verdict on the host, no attempt spent.
+		return r.release(c)
+	}
+	now = r.cfg.Now()
+	return r.result(c, status, retryAfter, err, now)
+}
+
+// result classifies an attempt and decides what happens to the row next.
+func (r *Runner) result(c store.Claimed, status int, retryAfter string, err error, now time.Time) store.DeliveryResult {
+	m := r.cfg.Metrics
+	res := store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, Attempts: c.Attempts + 1, Status: status, Attempted: true, NextAt: now}
+	outcome := Classify(status, err)
+	failed := outcome == Retry && countsForBreaker(status, err)
+	alive := err == nil && status < 500
+	if opened, until := r.breaker.record(c.Host, failed, alive, now); opened {
+		r.cfg.Logger.Warn("delivery: circuit open", "host", c.Host, "until", until)
+		if _, err := r.cfg.DB.HoldHost(context.Background(), c.Host, until, now); err != nil {
+			r.cfg.Logger.Error("delivery: hold host", "host", c.Host, "err", err)
+		}
+	}
+	switch outcome {
+	case Success:
+		m.delivery("success")
+		res.State, res.HostOutcome = store.DeliveryDone, "success"
+		return res
+	case Permanent:
+		m.delivery("permanent")
+		res.State, res.Error = store.DeliveryFailed, fmt.Sprintf("HTTP %d (permanent)", status)
+		res.Gone = status == http.StatusGone
+		return res
+	}
+	if err != nil {
+		res.Error = describeError(err)
+	} else {
+		res.Error = fmt.Sprintf("HTTP %d", status)
+	}
+	res.HostOutcome = "failure"
+	budget := MaxRetries
+	if c.Lane == store.LaneLow {
+		budget = MaxRetriesLowLane
+	}
+	if c.Attempts >= budget {
+		m.delivery("failed")
+		res.State = store.DeliveryFailed
+		res.Error = "retries spent; last: " + res.Error
+		return res
+	}
+	m.delivery("retry")
+	res.State = store.DeliveryQueued
+	res.NextAt = now.Add(RetryDelay(c.Attempts, r.cfg.Jitter()))
+	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		if t, ok := RetryAfter(retryAfter, now); ok && t.After(res.NextAt) {
+			res.NextAt = t
+		}
+	}
+	return res
+}
+
+// attempt POSTs the activity, signed with the scheme that last worked for
+// the host (draft-cavage until one did). On a 400 or 401 it re-sends at
+// once with the other scheme before the attempt counts: some servers accept
+// only RFC 9421, others only draft-cavage. The scheme that succeeds is
+// remembered for the host.
+func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retryAfter string, err error) {
+	act, err := r.bodies.get(ctx, c.ActivityID)
+	if err != nil {
+		return 0, "", fmt.Errorf("load activity: %w", err)
+	}
+	key, err := r.keys.get(ctx, act.actorID)
+	if err != nil {
+		return 0, "", fmt.Errorf("load signing key: %w", err)
+	}
+	r.mu.Lock()
+	scheme, known := r.schemes[c.Host]
+	r.mu.Unlock()
+	if !known {
+		scheme = signature.Cavage
+	}
+	status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme)
+	if err == nil && (status == http.StatusBadRequest || status == http.StatusUnauthorized) {
+		scheme = other(scheme)
+		status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme)
+	}
+
+	if err == nil && status >= 200 && status < 300 {
+		r.mu.Lock()
+		r.schemes[c.Host] = scheme
+		r.mu.Unlock()
+	}
+	return status, retryAfter, err
+}
+
+func other(s signature.Scheme) signature.Scheme {
+	if s == signature.Cavage {
+		return signature.RFC9421
+	}
+	return signature.Cavage
+}
+
+// errStopping ends an attempt that was still waiting for a worker slot when
+// shutdown began.
+var errStopping = errors.New("shutting down")
+
+// post sends one signed POST and returns the status and Retry-After. It
+// holds a global worker slot while it signs, connects and writes the
+// request, and gives it back once the request is written: waiting for an
+// answer costs nothing, and a host that never answers must not hold a slot
+// that other hosts need. The response body is drained (up to a limit) so
+// the connection is reused.
+func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signature.Key, scheme signature.Scheme) (int, string, error) {
+	select {
+	case r.global <- struct{}{}:
+	case <-r.stopping:
+		return 0, "", errStopping
+	}
+	var once sync.Once
+	free := func() { once.Do(func() { <-r.global }) }
+	defer free()
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { free() },
+	}), http.MethodPost, inbox, bytes.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", "application/activity+json")
+	if err := signature.Sign(req, body, key, scheme, r.cfg.Now()); err != nil {
+		return 0, "", err
+	}
+	resp, err := r.cfg.Client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Retry-After"), nil
+}

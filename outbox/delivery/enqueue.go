@@ -1,0 +1,108 @@
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"herald/federation"
+	"herald/store"
+)
+
+// Audience is who an activity is delivered to.
+type Audience struct {
+	// FollowersOf is the local actor (row id) whose accepted followers
+	// receive the activity; 0 for none. Each follower is reached through
+	// its shared inbox when it has one, so a host with a thousand followers
+	// gets one delivery.
+	FollowersOf int64
+	// Inboxes are explicit recipients' inboxes, already resolved (see
+	// ResolveInboxes).
+	Inboxes []string
+}
+
+// Enqueue stores the activity once with one delivery row per distinct inbox
+// of its audience, inside tx. bto and bcc are removed from the body first:
+// they name recipients that recipients must not see. Inboxes on blocked
+// domains and unavailable hosts are dropped (and counted). Call Wake after
+// the transaction commits.
+func (r *Runner) Enqueue(ctx context.Context, tx *sql.Tx, a store.OutActivity, aud Audience, now time.Time) (store.EnqueueResult, error) {
+	body, err := StripBlindRecipients(a.Body)
+	if err != nil {
+		return store.EnqueueResult{}, err
+	}
+	a.Body = body
+	inboxes := append([]string(nil), aud.Inboxes...)
+	if aud.FollowersOf != 0 {
+		f, err := store.FollowerInboxes(ctx, tx, aud.FollowersOf)
+		if err != nil {
+			return store.EnqueueResult{}, err
+		}
+		inboxes = append(inboxes, f...)
+	}
+	res, err := store.EnqueueActivity(ctx, tx, a, dedupe(inboxes), now)
+	if err != nil {
+		return res, err
+	}
+	m := r.cfg.Metrics
+	m.total.WithLabelValues("skipped_blocked").Add(float64(res.SkippedBlocked))
+	m.total.WithLabelValues("skipped_unavailable").Add(float64(res.SkippedUnavailable))
+	return res, nil
+}
+
+func dedupe(ss []string) []string {
+	seen := make(map[string]bool, len(ss))
+	out := ss[:0]
+	for _, s := range ss {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// StripBlindRecipients removes bto and bcc from an activity and from its
+// embedded object. A body without them is returned unchanged.
+func StripBlindRecipients(body []byte) ([]byte, error) {
+	if !bytes.Contains(body, []byte(`"bto"`)) && !bytes.Contains(body, []byte(`"bcc"`)) {
+		return body, nil
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, err
+	}
+	delete(doc, "bto")
+	delete(doc, "bcc")
+	if obj, ok := doc["object"].(map[string]any); ok {
+		delete(obj, "bto")
+		delete(obj, "bcc")
+	}
+	return json.Marshal(doc)
+}
+
+// ResolveInboxes turns explicit recipients (actor ids) into inboxes through
+// the actor cache, fetching the ones it lacks. Call it before opening the
+// enqueuing transaction: it may use the network. Recipients that cannot be
+// resolved (gone, blocked, unreachable) are returned in failed.
+func ResolveInboxes(ctx context.Context, f *federation.Fetcher, actorIDs []string) (inboxes []string, failed map[string]error) {
+	failed = map[string]error{}
+	for _, id := range dedupe(append([]string(nil), actorIDs...)) {
+		a, err := f.Actor(ctx, id)
+		if err != nil {
+			failed[id] = err
+			continue
+		}
+		if a.SharedInbox != "" {
+			inboxes = append(inboxes, a.SharedInbox)
+		} else if a.Inbox != "" {
+			inboxes = append(inboxes, a.Inbox)
+		} else {
+			failed[id] = errors.New("actor has no inbox")
+		}
+	}
+	return inboxes, failed
+}

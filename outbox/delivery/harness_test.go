@@ -1,0 +1,231 @@
+package delivery_test
+
+import (
+	"context"
+	"crypto"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"herald/federation"
+	"herald/federation/signature"
+	"herald/outbox/delivery"
+	"herald/store"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// env is a runner on a real database with an injected clock and a local
+// actor, alice, whose deliveries go to loopback inbox servers.
+type env struct {
+	db     *store.DB
+	runner *delivery.Runner
+	inst   federation.Instance
+	alice  *store.Actor
+	pub    crypto.PublicKey
+	mu     sync.Mutex
+	now    time.Time
+	seq    int
+}
+
+func (e *env) clock() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.now
+}
+
+func (e *env) advance(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.now = e.now.Add(d)
+}
+
+func newEnv(t *testing.T, configure func(*delivery.Config)) *env {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, t.TempDir()+"/herald.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e := &env{db: db, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), inst: federation.Instance{Scheme: "http", Domain: "herald.test"}}
+	db.Now = e.clock
+	priv, pub, err := federation.GenerateKeyPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.alice = &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: priv, PublicKeyPEM: pub}
+	if err := db.CreateActor(ctx, e.alice, "tok"); err != nil {
+		t.Fatal(err)
+	}
+	e.pub, _ = federation.ParsePublicKeyPEM(pub)
+	cfg := delivery.Config{
+		DB:       db,
+		Client:   federation.NewClient(federation.ClientOptions{AllowPrivate: true, AllowHTTP: true}),
+		Instance: e.inst,
+		Logger:   quiet,
+		Now:      e.clock,
+		Jitter:   func() float64 { return 0 },
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	e.runner = delivery.New(cfg)
+	return e
+}
+
+// enqueue queues one new activity by alice to inboxes and returns the
+// delivery row ids by inbox.
+func (e *env) enqueue(t *testing.T, lane int, inboxes ...string) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	e.seq++
+	iri := fmt.Sprintf("%s/activities/%d", e.inst.ActorID("alice"), e.seq)
+	body := fmt.Sprintf(`{"@context":"https://www.w3.org/ns/activitystreams","id":%q,"type":"Create","actor":%q,"object":{"type":"Note","content":"hi"}}`, iri, e.inst.ActorID("alice"))
+	var res store.EnqueueResult
+	err := e.db.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		res, err = e.runner.Enqueue(ctx, tx, store.OutActivity{IRI: iri, Type: "Create", ActorID: e.alice.ID, Body: []byte(body), Lane: lane},
+			delivery.Audience{Inboxes: inboxes}, e.clock())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{}
+	rows, err := e.db.Reader().Query(`SELECT id, inbox FROM deliveries WHERE activity_id = ?`, res.ActivityID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var inbox string
+		rows.Scan(&id, &inbox)
+		ids[inbox] = id
+	}
+	return ids
+}
+
+// row is a delivery row as the tests inspect it.
+type row struct {
+	State      string
+	Attempts   int
+	NextAt     time.Time
+	LastStatus int
+	LastError  string
+}
+
+func (e *env) row(t *testing.T, id int64) row {
+	t.Helper()
+	var r row
+	var next int64
+	err := e.db.Reader().QueryRow(`SELECT state, attempts, next_at, coalesce(last_status, 0), coalesce(last_error, '') FROM deliveries WHERE id = ?`, id).
+		Scan(&r.State, &r.Attempts, &next, &r.LastStatus, &r.LastError)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.NextAt = time.UnixMilli(next).UTC()
+	return r
+}
+
+func (e *env) step(t *testing.T) int {
+	t.Helper()
+	n, err := e.runner.Step(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// inbox is a loopback inbox server on its own address. It verifies every
+// signature with alice's key and answers as scripted.
+type inbox struct {
+	*httptest.Server
+	host string // host:port
+	url  string // the inbox URL
+
+	mu          sync.Mutex
+	answers     []int // statuses to give, in order; then 202
+	retryAfter  string
+	rfc9421Only bool
+	schemes     []signature.Scheme // scheme of every request received
+	gate        chan struct{}      // if set, requests wait for it to close
+
+	inFlight, maxInFlight, received atomic.Int64
+}
+
+func newInbox(t *testing.T, e *env, ip string) *inbox {
+	t.Helper()
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &inbox{}
+	in.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := in.inFlight.Add(1)
+		defer in.inFlight.Add(-1)
+		for {
+			m := in.maxInFlight.Load()
+			if n <= m || in.maxInFlight.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		in.received.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		s, err := signature.Parse(r, body, signature.Options{Now: e.clock(), Scheme: "http"})
+		if err == nil {
+			err = s.Verify(e.pub)
+		}
+		in.mu.Lock()
+		if s != nil {
+			in.schemes = append(in.schemes, s.Scheme)
+		}
+		gate := in.gate
+		status := http.StatusAccepted
+		switch {
+		case err != nil:
+			status = http.StatusUnauthorized
+		case in.rfc9421Only && s.Scheme != signature.RFC9421:
+			status = http.StatusUnauthorized
+		case len(in.answers) > 0:
+			status, in.answers = in.answers[0], in.answers[1:]
+		}
+		retryAfter := in.retryAfter
+		in.mu.Unlock()
+		if gate != nil {
+			<-gate
+		}
+		if retryAfter != "" {
+			w.Header().Set("Retry-After", retryAfter)
+		}
+		w.WriteHeader(status)
+	}))
+	in.Listener.Close()
+	in.Listener = ln
+	in.Start()
+	t.Cleanup(in.Close)
+	in.host = ln.Addr().String()
+	in.url = "http://" + in.host + "/inbox"
+	return in
+}
+
+func (in *inbox) script(statuses ...int) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.answers = append(in.answers, statuses...)
+}
+
+func (in *inbox) receivedSchemes() []signature.Scheme {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]signature.Scheme(nil), in.schemes...)
+}

@@ -1,0 +1,87 @@
+package delivery
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"herald/store"
+)
+
+// Metrics are the delivery scheduler's Prometheus metrics.
+type Metrics struct {
+	total        *prometheus.CounterVec
+	queueLatency prometheus.Histogram
+	duration     prometheus.Histogram
+	runner       *Runner // for the open-circuit gauge; set by New
+}
+
+// deliveryOutcomes are the label values of federation_delivery_total,
+// registered up front so every series exists from the start.
+var deliveryOutcomes = []string{"success", "retry", "permanent", "failed", "skipped_blocked", "skipped_unavailable", "held_circuit"}
+
+// NewMetrics creates the metrics and registers them with reg (nil: not
+// registered). db feeds the gauges read from the queue at scrape time.
+func NewMetrics(reg prometheus.Registerer, db *store.DB) *Metrics {
+	m := &Metrics{
+		total: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "federation_delivery_total",
+			Help: "Delivery attempts and decisions, by outcome: success, retry, permanent, failed (retries spent), skipped_blocked, skipped_unavailable, held_circuit.",
+		}, []string{"outcome"}),
+		queueLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "federation_queue_latency_seconds",
+			Help:    "Time from enqueue to a delivery's first attempt.",
+			Buckets: []float64{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300},
+		}),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "federation_delivery_duration_seconds",
+			Help:    "Duration of one delivery attempt (both knocks when double-knocking).",
+			Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+		}),
+	}
+	for _, o := range deliveryOutcomes {
+		m.total.WithLabelValues(o)
+	}
+	if reg != nil {
+		reg.MustRegister(m.total, m.queueLatency, m.duration, &queueCollector{db: db, m: m})
+	}
+	return m
+}
+
+func (m *Metrics) delivery(outcome string) { m.total.WithLabelValues(outcome).Inc() }
+
+// queueCollector reads the queue's gauges from the database at scrape time,
+// so they are right whichever process changed the queue.
+type queueCollector struct {
+	db *store.DB
+	m  *Metrics
+}
+
+var (
+	depthDesc       = prometheus.NewDesc("federation_queue_depth", "Deliveries in the queue, by state (queued, leased, done, failed).", []string{"state"}, nil)
+	unavailableDesc = prometheus.NewDesc("federation_unavailable_domains", "Hosts marked unavailable (failing on 7 distinct days).", nil, nil)
+	circuitDesc     = prometheus.NewDesc("federation_circuit_open", "Hosts whose circuit breaker is open or half-open.", nil, nil)
+)
+
+func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- depthDesc
+	ch <- unavailableDesc
+	ch <- circuitDesc
+}
+
+func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if counts, err := c.db.DeliveryCounts(ctx); err == nil {
+		for _, s := range []string{store.DeliveryQueued, store.DeliveryLeased, store.DeliveryDone, store.DeliveryFailed} {
+			ch <- prometheus.MustNewConstMetric(depthDesc, prometheus.GaugeValue, float64(counts[s]), s)
+		}
+	}
+	if hosts, err := c.db.UnavailableHosts(ctx); err == nil {
+		ch <- prometheus.MustNewConstMetric(unavailableDesc, prometheus.GaugeValue, float64(len(hosts)))
+	}
+	if c.m.runner != nil {
+		ch <- prometheus.MustNewConstMetric(circuitDesc, prometheus.GaugeValue, float64(len(c.m.runner.OpenCircuits())))
+	}
+}

@@ -1,0 +1,259 @@
+package delivery_test
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"herald/federation/signature"
+	"herald/outbox/delivery"
+	"herald/store"
+)
+
+func TestRetryThenSuccess(t *testing.T) {
+	e := newEnv(t, nil)
+	in := newInbox(t, e, "127.0.2.1")
+	in.script(500)
+	id := e.enqueue(t, store.LaneNormal, in.url)[in.url]
+	if n := e.step(t); n != 1 {
+		t.Fatalf("step ran %d", n)
+	}
+	r := e.row(t, id)
+	if r.State != "queued" || r.Attempts != 1 || r.LastStatus != 500 || !r.NextAt.Equal(e.clock().Add(15*time.Second)) {
+		t.Fatalf("after a 500: %+v", r)
+	}
+	// Not due yet: nothing happens.
+	e.advance(14 * time.Second)
+	if n := e.step(t); n != 0 {
+		t.Fatalf("ran %d before due", n)
+	}
+	e.advance(time.Second)
+	e.step(t)
+	if r := e.row(t, id); r.State != "done" || r.Attempts != 2 || r.LastStatus != 202 {
+		t.Fatalf("after success: %+v", r)
+	}
+	if in.received.Load() != 2 {
+		t.Errorf("received %d", in.received.Load())
+	}
+}
+
+func TestRetriesSpent(t *testing.T) {
+	for _, c := range []struct {
+		lane, attempts int
+	}{{store.LaneNormal, delivery.MaxRetries + 1}, {store.LaneLow, delivery.MaxRetriesLowLane + 1}} {
+		e := newEnv(t, nil)
+		in := newInbox(t, e, "127.0.2.2")
+		in.script(503, 503, 503, 503, 503, 503, 503, 503, 503, 503, 503, 503, 503, 503, 503, 503, 503, 503, 503)
+		id := e.enqueue(t, c.lane, in.url)[in.url]
+		for i := 0; i < c.attempts; i++ {
+			if n := e.step(t); n != 1 {
+				t.Fatalf("lane %d attempt %d: step ran %d", c.lane, i+1, n)
+			}
+			r := e.row(t, id)
+			if i < c.attempts-1 {
+				if want := e.clock().Add(delivery.RetryDelay(i, 0)); r.State != "queued" || !r.NextAt.Equal(want) {
+					t.Fatalf("lane %d attempt %d: %+v, want due %v", c.lane, i+1, r, want)
+				}
+				e.advance(delivery.RetryDelay(i, 0))
+				// The breaker must not hold this lone row: bypass it by
+				// letting its cool-off pass.
+				e.advance(time.Minute)
+			}
+		}
+		r := e.row(t, id)
+		if r.State != "failed" || r.Attempts != c.attempts || !strings.Contains(r.LastError, "retries spent") {
+			t.Errorf("lane %d: %+v", c.lane, r)
+		}
+		if e.step(t) != 0 {
+			t.Error("a failed row ran again")
+		}
+	}
+}
+
+func TestRetryAfterSetsNextAttempt(t *testing.T) {
+	e := newEnv(t, nil)
+	in := newInbox(t, e, "127.0.2.3")
+	in.script(429, 503)
+	in.retryAfter = "3600"
+	id := e.enqueue(t, store.LaneNormal, in.url)[in.url]
+	e.step(t)
+	if r := e.row(t, id); !r.NextAt.Equal(e.clock().Add(time.Hour)) {
+		t.Fatalf("429 with Retry-After 3600: due %v", r.NextAt)
+	}
+	e.advance(time.Hour)
+	in.retryAfter = e.clock().Add(2 * time.Hour).Format(http.TimeFormat)
+	e.step(t)
+	if r := e.row(t, id); !r.NextAt.Equal(e.clock().Add(2 * time.Hour)) {
+		t.Fatalf("503 with a Retry-After date: due %v", r.NextAt)
+	}
+}
+
+func TestPermanentAndGone(t *testing.T) {
+	e := newEnv(t, nil)
+	personal := newInbox(t, e, "127.0.2.4")
+	shared := newInbox(t, e, "127.0.2.5")
+	ctx := context.Background()
+	// bob's personal inbox; carol and dan share a shared inbox.
+	err := e.db.Write(ctx, func(tx *sql.Tx) error {
+		for _, f := range []store.Follower{
+			{ActorID: e.alice.ID, Follower: "http://" + personal.host + "/users/bob", Inbox: personal.url, State: store.StateAccepted},
+			{ActorID: e.alice.ID, Follower: "http://" + shared.host + "/users/carol", Inbox: "http://" + shared.host + "/users/carol/inbox", SharedInbox: shared.url, State: store.StateAccepted},
+		} {
+			if _, _, err := store.UpsertFollower(ctx, tx, f, e.clock()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	personal.script(410)
+	shared.script(410)
+	ids := e.enqueue(t, store.LaneNormal, personal.url, shared.url)
+	e.step(t)
+	for _, u := range []string{personal.url, shared.url} {
+		if r := e.row(t, ids[u]); r.State != "failed" || r.LastStatus != 410 || r.Attempts != 1 {
+			t.Errorf("%s: %+v", u, r)
+		}
+	}
+	var left []string
+	rows, _ := e.db.Reader().Query(`SELECT follower FROM followers`)
+	for rows.Next() {
+		var f string
+		rows.Scan(&f)
+		left = append(left, f)
+	}
+	rows.Close()
+	if len(left) != 1 || !strings.HasSuffix(left[0], "/users/carol") {
+		t.Errorf("followers left %v: want only carol (a 410 from a shared inbox removes nobody)", left)
+	}
+	// 404 is permanent too, and is kept as failed.
+	nf := newInbox(t, e, "127.0.2.6")
+	nf.script(404)
+	id := e.enqueue(t, store.LaneNormal, nf.url)[nf.url]
+	e.step(t)
+	if r := e.row(t, id); r.State != "failed" || r.LastStatus != 404 {
+		t.Errorf("404: %+v", r)
+	}
+	if list, _ := e.db.FailedDeliveries(ctx, "", 0); len(list) != 3 {
+		t.Errorf("failed deliveries listed: %d", len(list))
+	}
+	// Requeued by host, it goes out again.
+	if n, err := e.db.RequeueFailed(ctx, nf.host, 0); err != nil || n != 1 {
+		t.Fatalf("requeue: %d %v", n, err)
+	}
+	e.step(t)
+	if r := e.row(t, id); r.State != "done" {
+		t.Errorf("after requeue: %+v", r)
+	}
+}
+
+func TestDoubleKnock(t *testing.T) {
+	e := newEnv(t, nil)
+	in := newInbox(t, e, "127.0.2.7")
+	in.rfc9421Only = true
+	id := e.enqueue(t, store.LaneNormal, in.url)[in.url]
+	e.step(t)
+	if r := e.row(t, id); r.State != "done" || r.Attempts != 1 {
+		t.Fatalf("double knock: %+v", r)
+	}
+	if got := in.receivedSchemes(); len(got) != 2 || got[0] != signature.Cavage || got[1] != signature.RFC9421 {
+		t.Fatalf("schemes %v", got)
+	}
+	// The host is remembered: the next delivery leads with RFC 9421.
+	id = e.enqueue(t, store.LaneNormal, in.url)[in.url]
+	e.step(t)
+	if got := in.receivedSchemes(); len(got) != 3 || got[2] != signature.RFC9421 {
+		t.Fatalf("schemes %v", got)
+	}
+	if r := e.row(t, id); r.State != "done" {
+		t.Fatalf("second: %+v", r)
+	}
+}
+
+func TestCircuitBreaker(t *testing.T) {
+	e := newEnv(t, func(c *delivery.Config) { c.PerHostCap = 1; c.BreakerThreshold = 3 })
+	in := newInbox(t, e, "127.0.2.8")
+	in.script(500, 500, 500, 500)
+	var ids []int64
+	for i := 0; i < 5; i++ {
+		for _, id := range e.enqueue(t, store.LaneNormal, in.url) {
+			ids = append(ids, id)
+		}
+	}
+	e.step(t)
+	// Three failures open the circuit; the other two rows are held for
+	// the cool-off without spending an attempt.
+	if got := in.received.Load(); got != 3 {
+		t.Fatalf("received %d, want 3", got)
+	}
+	openUntil := e.clock().Add(delivery.DefaultBreakerCoolOff)
+	held := 0
+	for _, id := range ids {
+		r := e.row(t, id)
+		if r.Attempts == 0 {
+			held++
+			if r.State != "queued" || !r.NextAt.Equal(openUntil) {
+				t.Errorf("held row %+v, want due %v", r, openUntil)
+			}
+		}
+	}
+	if held != 2 || len(e.runner.OpenCircuits()) != 1 {
+		t.Fatalf("held %d, open circuits %v", held, e.runner.OpenCircuits())
+	}
+	// After the cool-off one probe goes; it fails (the fourth 500) and
+	// the circuit opens again.
+	e.advance(delivery.DefaultBreakerCoolOff)
+	e.step(t)
+	if got := in.received.Load(); got != 4 {
+		t.Fatalf("probe: received %d, want 4", got)
+	}
+	// The next probe succeeds and closes it; everything due goes out.
+	e.advance(delivery.DefaultBreakerCoolOff)
+	for e.step(t) > 0 {
+	}
+	e.advance(time.Hour)
+	for e.step(t) > 0 {
+	}
+	if len(e.runner.OpenCircuits()) != 0 {
+		t.Errorf("circuit still open: %v", e.runner.OpenCircuits())
+	}
+	for _, id := range ids {
+		if r := e.row(t, id); r.State != "done" {
+			t.Errorf("row %d: %+v", id, r)
+		}
+	}
+}
+
+func TestPerHostCapNeverExceeded(t *testing.T) {
+	e := newEnv(t, nil)
+	in := newInbox(t, e, "127.0.2.9")
+	in.gate = make(chan struct{})
+	var ids []int64
+	for i := 0; i < 20; i++ {
+		for _, id := range e.enqueue(t, store.LaneNormal, in.url) {
+			ids = append(ids, id)
+		}
+	}
+	done := make(chan struct{})
+	go func() { e.step(t); close(done) }()
+	// Let requests pile up against the gate, then open it.
+	for in.inFlight.Load() < 4 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(in.gate)
+	<-done
+	if m := in.maxInFlight.Load(); m != 4 {
+		t.Errorf("max concurrent requests to one host: %d, want 4", m)
+	}
+	for _, id := range ids {
+		if r := e.row(t, id); r.State != "done" {
+			t.Fatalf("row %+v", r)
+		}
+	}
+}

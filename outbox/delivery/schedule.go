@@ -1,0 +1,104 @@
+package delivery
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Retry budgets: Mastodon's DeliveryWorker retries 16 times over about two
+// days; its low-priority worker (used for the second wave of an account
+// deletion) 8 times over about two hours.
+const (
+	MaxRetries        = 16
+	MaxRetriesLowLane = 8
+)
+
+// RetryDelay is the one place the retry schedule lives: the wait before
+// retry n (counting from 0) is n⁴ + 15 s plus up to half of n⁴ as jitter,
+// Mastodon's DeliveryWorker schedule. jitter is a random number in [0, 1).
+// Retries 0..15 wait 15 s, 16 s, 31 s, 96 s, 271 s, ... 50 640 s (plus
+// jitter): about 2.1 days before the last one.
+func RetryDelay(n int, jitter float64) time.Duration {
+	p := float64(n) * float64(n) * float64(n) * float64(n)
+	return time.Duration((p + 15 + jitter*0.5*p) * float64(time.Second))
+}
+
+// Outcome is how an attempt ended.
+type Outcome int
+
+// The outcomes, as Mastodon classifies responses (response_error_unsalvageable?).
+const (
+	Success   Outcome = iota // 2xx
+	Permanent                // 404, 410, 501 and every other 4xx except 401, 408, 429: giving up
+	Retry                    // 401, 408, 429, 5xx except 501, timeouts and connection errors
+)
+
+func (o Outcome) String() string {
+	return [...]string{"success", "permanent", "retry"}[o]
+}
+
+// Classify maps an HTTP status (or a transport error, with status 0) to an
+// outcome. 401 is retryable: it often means the receiver could not fetch
+// our key yet.
+func Classify(status int, err error) Outcome {
+	switch {
+	case err != nil:
+		return Retry
+	case status >= 200 && status < 300:
+		return Success
+	case status == http.StatusNotImplemented:
+		return Permanent
+	case status == http.StatusUnauthorized, status == http.StatusRequestTimeout, status == http.StatusTooManyRequests:
+		return Retry
+	case status >= 400 && status < 500:
+		return Permanent
+	default:
+		return Retry
+	}
+}
+
+// countsForBreaker reports whether a failure counts toward opening a host's
+// circuit: network errors and 5xx do; 429 (the host is alive and pacing us)
+// and permanent 4xx do not.
+func countsForBreaker(status int, err error) bool {
+	if err != nil {
+		return !errors.Is(err, context.Canceled)
+	}
+	return status >= 500
+}
+
+// RetryAfter parses a Retry-After header (delay-seconds or an HTTP date)
+// into the earliest time to try again.
+func RetryAfter(h string, now time.Time) (time.Time, bool) {
+	if h == "" {
+		return time.Time{}, false
+	}
+	if secs, err := strconv.Atoi(h); err == nil {
+		if secs < 0 {
+			return time.Time{}, false
+		}
+		return now.Add(time.Duration(secs) * time.Second), true
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return t, true
+	}
+	return time.Time{}, false
+}
+
+// describeError turns a transport error into a short, stable text for the
+// page and the CLI.
+func describeError(err error) string {
+	var ne net.Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timeout: " + err.Error()
+	default:
+		return err.Error()
+	}
+}
