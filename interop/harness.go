@@ -589,6 +589,33 @@ func (p *Peer) PostsTo(t testing.TB, inboxURL string) []Outgoing {
 	return out
 }
 
+// Request is one request the peer served outside its inboxes and control
+// API (actor, key and WebFinger fetches).
+type Request struct {
+	Method   string            `json:"method"`
+	Path     string            `json:"path"`
+	Scheme   string            `json:"scheme"`
+	Headers  map[string]string `json:"headers"`
+	Accept   string            `json:"accept"`
+	Status   int               `json:"status"`
+	SignedBy string            `json:"signedBy"`
+}
+
+// Requests lists the requests the peer served, oldest first.
+func (p *Peer) Requests(t testing.TB) []Request {
+	t.Helper()
+	var r []Request
+	p.Get(t, "/control/requests", &r)
+	return r
+}
+
+// AuthorizedFetch makes the peer's actor document answer only GETs whose
+// signature Fedify verifies (401 otherwise), or lifts that.
+func (p *Peer) AuthorizedFetch(t testing.TB, on bool) {
+	t.Helper()
+	p.Post(t, "/control/authorized-fetch", map[string]any{"on": on}, nil)
+}
+
 // Following is the peer's record of a Follow it sent.
 type Following struct {
 	Target   string `json:"target"`

@@ -3,6 +3,7 @@ package interop
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -225,4 +226,63 @@ func TestFedifyActivitiesReachHeraldOnce(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// Fedify signs the GETs it makes for a personal inbox (key and actor
+// fetches) with RFC 9421 over the URL with its #fragment, which is not sent.
+// Herald must still serve them.
+func TestFedifySignedGetWithFragment(t *testing.T) {
+	h, p := setup(t, PeerOptions{})
+	keyID := h.ActorID("alice") + "#main-key"
+
+	var doc struct {
+		DocumentURL string         `json:"documentUrl"`
+		Document    map[string]any `json:"document"`
+	}
+	p.Get(t, "/control/fetch?url="+url.QueryEscape(keyID), &doc)
+	if doc.Document["id"] != h.ActorID("alice") {
+		t.Errorf("signed fetch of %s gave %v, want alice's actor", keyID, doc.Document["id"])
+	}
+	var gets []Outgoing
+	for _, o := range p.Outgoing(t) {
+		if o.Method == "GET" && o.URL == keyID {
+			gets = append(gets, o)
+		}
+	}
+	if len(gets) != 1 || gets[0].Scheme != "rfc9421" || gets[0].Status != 200 {
+		t.Fatalf("Fedify's GETs of %s: %+v, want one RFC 9421 signed GET answered 200", keyID, gets)
+	}
+	if !strings.Contains(gets[0].Headers["signature-input"], `"@target-uri"`) {
+		t.Errorf("Signature-Input %q does not cover @target-uri", gets[0].Headers["signature-input"])
+	}
+}
+
+// With authorized fetch on, Fedify serves its actor only to a GET whose
+// signature it verifies: Herald's signed fetch of the peer (to verify the
+// peer's Follow) must pass Fedify's verifier.
+func TestHeraldSignedFetchPassesFedifyAuthorizedFetch(t *testing.T) {
+	h, p := setup(t, PeerOptions{})
+	p.AuthorizedFetch(t, true)
+
+	p.Follow(t, h.ActorID("alice"))
+	onePost(t, p, h.ActorID("alice")+"/inbox", "rfc9421")
+	noVerifyFailures(t, h)
+
+	var fetches []Request
+	for _, r := range p.Requests(t) {
+		if r.Method == "GET" && r.Path == "/users/peer" {
+			fetches = append(fetches, r)
+		}
+	}
+	if len(fetches) == 0 {
+		t.Fatal("Herald never fetched the peer's actor")
+	}
+	for _, r := range fetches {
+		if r.Status != 200 || r.SignedBy != h.URL+"/actor" {
+			t.Errorf("Herald's GET /users/peer (%s): status %d, signed by %q; want 200 signed by %s/actor", r.Scheme, r.Status, r.SignedBy, h.URL)
+		}
+	}
+	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = ?`, p.ActorID); n != 1 {
+		t.Errorf("%d follower rows, want 1", n)
+	}
 }

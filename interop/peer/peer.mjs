@@ -99,6 +99,8 @@ const followers = new Map();
 const following = new Map();
 /** Forced answers for the next inbox POSTs. */
 let forced = { status: 0, count: 0, headers: {} };
+/** Whether the actor document answers only signed GETs (authorized fetch). */
+let authorizedFetch = false;
 /** Signature schemes the inbox lets through to Fedify; others get 401. */
 let acceptedSchemes = new Set(["rfc9421", "draft-cavage"]);
 
@@ -177,7 +179,16 @@ federation
   })
   .setKeyPairsDispatcher((_ctx, identifier) =>
     identifier === NAME ? keyPairs : []
-  );
+  )
+  .authorize(async (ctx, _identifier) => {
+    if (!authorizedFetch) return true;
+    // Fedify verifies the GET's signature and fetches the key's owner.
+    const owner = await ctx.getSignedKeyOwner();
+    if (ctx.data?.request != null) {
+      ctx.data.request.signedBy = owner?.id?.href ?? null;
+    }
+    return owner != null;
+  });
 
 federation
   .setFollowersDispatcher(
@@ -355,6 +366,15 @@ async function control(req, url) {
       }
       return json(200, out);
     }
+    case "GET /control/fetch": {
+      // A GET signed with the peer actor's key, as Fedify signs its key and
+      // actor fetches from a personal inbox (double-knock included).
+      const target = url.searchParams.get("url");
+      if (!target) throw new HttpError(400, "url is required");
+      const loader = await ctx.getDocumentLoader({ identifier: NAME });
+      const doc = await loader(target);
+      return json(200, { documentUrl: doc.documentUrl, document: doc.document });
+    }
     case "POST /control/follow": {
       const actor = await resolveActor(ctx, body.target);
       const followId = new URL(`/follows/${crypto.randomUUID()}`, ORIGIN);
@@ -409,6 +429,9 @@ async function control(req, url) {
       acceptedSchemes = new Set(accept);
       return json(200, { accept: [...acceptedSchemes] });
     }
+    case "POST /control/authorized-fetch":
+      authorizedFetch = Boolean(body.on);
+      return json(200, { authorizedFetch });
     case "POST /control/knock": {
       // Sets (or, with spec null, forgets) the scheme Fedify tries first
       // for an origin: Fedify keeps it per origin in its KV store.
@@ -438,6 +461,7 @@ async function control(req, url) {
       requests.length = 0;
       forced = { status: 0, count: 0, headers: {} };
       acceptedSchemes = new Set(["rfc9421", "draft-cavage"]);
+      authorizedFetch = false;
       return json(200, { reset: true });
   }
   throw new HttpError(404, `no control endpoint ${req.method} ${url.pathname}`);
@@ -557,8 +581,10 @@ async function handle(req) {
     if (req.method === "POST" && INBOX_PATHS.has(url.pathname)) {
       return await inbox(req, url);
     }
-    const res = await federation.fetch(req, { contextData: {} });
+    const record = {};
+    const res = await federation.fetch(req, { contextData: { request: record } });
     requests.push({
+      ...record,
       at: new Date().toISOString(),
       method: req.method,
       path: url.pathname + url.search,
