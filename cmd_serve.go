@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"herald/server"
 )
@@ -16,6 +17,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	inst.register(fs)
 	path := dbFlag(fs)
 	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
+	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process; after a crash, rows come back to the queue when it expires")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
@@ -26,6 +28,9 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	in, err := inst.instance()
 	if err != nil {
 		return c.fail(err)
+	}
+	if *lease < time.Second {
+		return c.fail(usageError{fmt.Sprintf("invalid --delivery-lease %v: want at least 1s", *lease)})
 	}
 	logger := slog.New(slog.NewTextHandler(c.stderr, nil))
 	db, err := openDB(ctx, *path)
@@ -38,6 +43,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		Version:             versionString(),
 		Logger:              logger,
 		AllowPrivateNetwork: *allowPrivate,
+		DeliveryLease:       *lease,
 	}, db)
 	if err != nil {
 		return c.fail(err)

@@ -10,6 +10,7 @@
 //	herald actor token NAME
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
 //	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
+//	herald deliveries [--failed [--host H]] | deliveries retry --host H | --id N | --all
 //	herald migrate
 //	herald version
 //
@@ -71,6 +72,8 @@ commands:
   follows approve NAME FOLLOWER_ID
   follows reject NAME FOLLOWER_ID
                         answer a follow request (the Accept or Reject is queued)
+  deliveries            delivery queue counts (--failed: failed deliveries)
+  deliveries retry      requeue failed deliveries (--host H | --id N | --all)
   migrate               apply database migrations and exit
   version               print the version
 
@@ -99,6 +102,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.blocks(ctx, args[1:])
 	case "follows":
 		return env.follows(ctx, args[1:])
+	case "deliveries":
+		return env.deliveries(ctx, args[1:])
 	case "migrate":
 		return env.migrate(ctx, args[1:])
 	case "version", "--version", "-version":

@@ -237,3 +237,46 @@ func TestCLIFollowRequests(t *testing.T) {
 		t.Errorf("accepted followers %d, queued answers %d", followers, accepted)
 	}
 }
+
+func TestCLIDeliveries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: "https://h.example/a/1", Type: "Create", Body: []byte("{}")},
+			[]string{"https://a.example/inbox", "https://b.example/inbox"}, time.Now())
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(`UPDATE deliveries SET state = 'failed', attempts = 17, last_error = 'retries spent; last: HTTP 503' WHERE inbox = 'https://a.example/inbox'`)
+		return err
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"deliveries", "--db", path}, 0, "1       0          0     1"},
+		{[]string{"deliveries", "--failed", "--db", path}, 0, "retries spent"},
+		{[]string{"deliveries", "--failed", "--host", "b.example", "--db", path}, 0, "LAST ERROR\n"},
+		{[]string{"deliveries", "retry", "--db", path}, 2, "usage"},
+		{[]string{"deliveries", "retry", "--host", "a.example", "--all", "--db", path}, 2, "usage"},
+		{[]string{"deliveries", "retry", "--host", "b.example", "--db", path}, 1, "no failed deliveries matched"},
+		{[]string{"deliveries", "retry", "--host", "a.example", "--db", path}, 0, "requeued 1"},
+		{[]string{"deliveries", "--db", path}, 0, "2       0          0     0"},
+		{[]string{"serve", "--delivery-lease", "10ms", "--db", path}, 2, "--delivery-lease"},
+	}
+	for _, s := range steps {
+		code, out, errOut := runCLI(t, nil, s.args...)
+		if code != s.code || !strings.Contains(out+errOut, s.out) {
+			t.Errorf("%v: exit %d, %q %q", s.args, code, out, errOut)
+		}
+	}
+}

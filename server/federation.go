@@ -67,5 +67,6 @@ func (s *Server) newRunner() *delivery.Runner {
 		Logger:   s.cfg.Logger,
 		Metrics:  delivery.NewMetrics(s.registry, s.db),
 		Now:      s.cfg.Now,
+		Lease:    s.cfg.DeliveryLease,
 	})
 }

@@ -40,6 +40,10 @@ type Config struct {
 	// AllowPrivateNetwork lets the outbound client reach loopback and
 	// private addresses (tests and local interop only).
 	AllowPrivateNetwork bool
+	// DeliveryLease is how long a claimed delivery stays with this process
+	// (default 5 minutes): after a crash, its rows return to the queue when
+	// the lease expires.
+	DeliveryLease time.Duration
 }
 
 // Server is Herald's HTTP server.

@@ -188,15 +188,14 @@ func (db *DB) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
 	return r.RowsAffected()
 }
 
-// ReleaseDeliveries returns leased rows to the queue unattempted, keeping
-// their due time: a graceful shutdown hands back what it did not start.
-func (db *DB) ReleaseDeliveries(ctx context.Context, ids []int64, now time.Time) error {
+// RenewLeases extends the leases of rows this process still holds.
+func (db *DB) RenewLeases(ctx context.Context, ids []int64, until time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	b, _ := json.Marshal(ids)
-	_, err := db.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, updated_at = ?
-		WHERE state = 'leased' AND id IN (SELECT value FROM json_each(?))`, now.UnixMilli(), string(b))
+	_, err := db.w.ExecContext(ctx, `UPDATE deliveries SET lease_until = ? WHERE state = 'leased' AND id IN (SELECT value FROM json_each(?))`,
+		until.UnixMilli(), string(b))
 	return err
 }
 

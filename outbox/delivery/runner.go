@@ -99,6 +99,7 @@ type Runner struct {
 
 	mu          sync.Mutex
 	outstanding int                      // claimed rows not yet finished
+	claimed     map[int64]bool           // their ids, whose leases we renew
 	low         int                      // of which in the low lane
 	perHost     map[string]int           // claimed rows not yet finished, by host
 	hostSlots   map[string]chan struct{} // per-host concurrency slots
@@ -121,6 +122,7 @@ func New(cfg Config) *Runner {
 		finished:    make(chan struct{}, 1),
 		stopping:    make(chan struct{}),
 		perHost:     map[string]int{},
+		claimed:     map[int64]bool{},
 		hostSlots:   map[string]chan struct{}{},
 		schemes:     map[string]signature.Scheme{},
 		skipped:     map[string]bool{},
@@ -177,12 +179,12 @@ func (r *Runner) Run(ctx context.Context) error {
 
 	// Rows a crashed predecessor held come back as their leases expire;
 	// those already expired come back now.
-	r.expireLeases(ctx)
+	r.maintain(ctx)
 	lastMaintenance := r.cfg.Now()
 	for ctx.Err() == nil {
 		now := r.cfg.Now()
 		if now.Sub(lastMaintenance) >= r.cfg.Lease/4 {
-			r.expireLeases(ctx)
+			r.maintain(ctx)
 			lastMaintenance = now
 		}
 		more := r.claimAndStart(ctx, work, now)
@@ -211,7 +213,7 @@ func (r *Runner) Run(ctx context.Context) error {
 // results before returning how many it ran. Tests drive the runner with it
 // (and an injected clock) instead of Run.
 func (r *Runner) Step(ctx context.Context) (int, error) {
-	r.expireLeases(ctx)
+	r.maintain(ctx)
 	total := 0
 	for {
 		n := r.claimOnce(ctx, ctx, r.cfg.Now())
@@ -245,6 +247,9 @@ func (r *Runner) sleep(ctx context.Context, now time.Time) {
 			wait = d
 		}
 	}
+	// Wake for maintenance too: leases of a crashed predecessor expire
+	// and must come back on time.
+	wait = min(wait, r.cfg.Lease/4)
 	var finished <-chan struct{}
 	if waitForCapacity {
 		finished = r.finished
@@ -262,8 +267,21 @@ func (r *Runner) sleep(ctx context.Context, now time.Time) {
 	}
 }
 
-func (r *Runner) expireLeases(ctx context.Context) {
-	if n, err := r.cfg.DB.ExpireLeases(ctx, r.cfg.Now()); err != nil {
+// maintain renews the leases of the rows this runner holds (a row may wait
+// in its host's queue longer than one lease), returns expired leases to the
+// queue, and rereads which hosts are unavailable.
+func (r *Runner) maintain(ctx context.Context) {
+	now := r.cfg.Now()
+	r.mu.Lock()
+	ids := make([]int64, 0, len(r.claimed))
+	for id := range r.claimed {
+		ids = append(ids, id)
+	}
+	r.mu.Unlock()
+	if err := r.cfg.DB.RenewLeases(ctx, ids, now.Add(r.cfg.Lease)); err != nil && ctx.Err() == nil {
+		r.cfg.Logger.Error("delivery: renew leases", "err", err)
+	}
+	if n, err := r.cfg.DB.ExpireLeases(ctx, now); err != nil {
 		if ctx.Err() == nil {
 			r.cfg.Logger.Error("delivery: expire leases", "err", err)
 		}
@@ -320,6 +338,7 @@ func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
 		}
 		r.mu.Lock()
 		for _, c := range rows {
+			r.claimed[c.ID] = true
 			r.outstanding++
 			if c.Lane == store.LaneLow {
 				r.low++
@@ -343,6 +362,7 @@ func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
 func (r *Runner) done(c store.Claimed, res store.DeliveryResult) {
 	r.mu.Lock()
 	r.pending = append(r.pending, res)
+	delete(r.claimed, c.ID)
 	r.outstanding--
 	if c.Lane == store.LaneLow {
 		r.low--
