@@ -331,7 +331,15 @@ class HttpError extends Error {
 
 async function control(req, url) {
   const ctx = context();
-  const body = req.method === "POST" ? await req.json().catch(() => null) : null;
+  let body = null;
+  if (req.method === "POST") {
+    const text = await req.text();
+    try {
+      body = text.trim() === "" ? {} : JSON.parse(text);
+    } catch {
+      body = null;
+    }
+  }
   if (req.method === "POST" && (body == null || typeof body !== "object")) {
     throw new HttpError(400, "body must be a JSON object");
   }
