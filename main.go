@@ -75,6 +75,7 @@ commands:
   deliveries            delivery queue counts (--failed: failed deliveries)
   deliveries retry      requeue failed deliveries (--host H | --id N | --all)
   migrate               apply database migrations and exit
+  bench fanout          benchmark deliveries against a loopback inbox farm
   version               print the version
 
 Run "herald <command> -h" for a command's flags.
@@ -106,6 +107,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.deliveries(ctx, args[1:])
 	case "migrate":
 		return env.migrate(ctx, args[1:])
+	case "bench":
+		return env.bench(ctx, args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "herald", versionString())
 		return exitOK

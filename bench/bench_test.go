@@ -1,0 +1,76 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestFanoutSmall runs the whole harness on a 30-host farm: every host must
+// get exactly one delivery whose signature the farm verified.
+func TestFanoutSmall(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := RunScenario(ctx, Scenario{Name: "test", Hosts: 30, Followers: 75, Dir: t.TempDir(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.EnqueueRows != 30 {
+		t.Errorf("enqueue queued %d rows, want 30 (one per shared inbox)", res.EnqueueRows)
+	}
+	if res.Delivered != 30 || res.Duplicates != 0 || res.Expected != 30 {
+		t.Errorf("delivered %d (duplicates %d), want exactly one per host (30)", res.Delivered, res.Duplicates)
+	}
+	if res.BadSignatures != 0 {
+		t.Errorf("%d requests failed signature verification", res.BadSignatures)
+	}
+	if res.RowsDone != 30 {
+		t.Errorf("%d rows done in the database after the run, want 30", res.RowsDone)
+	}
+	if res.P50 <= 0 || res.P99 < res.P50 || res.HealthyDone < res.P99 {
+		t.Errorf("inconsistent latencies: p50 %s p99 %s done %s", res.P50, res.P99, res.HealthyDone)
+	}
+}
+
+// TestFarmDial checks the farm's dialer: farm names reach the farm,
+// refusing hosts refuse, and nothing else is ever dialled.
+func TestFarmDial(t *testing.T) {
+	f, err := NewFarm(FarmOptions{Hosts: 10, Refuse: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx := context.Background()
+	refused := 0
+	for i := range 10 {
+		c, err := f.Dial(ctx, "tcp", HostName(i)+":80")
+		switch {
+		case f.Behaviour(i) == Refuse:
+			if !errors.Is(err, syscall.ECONNREFUSED) {
+				t.Errorf("%s: got %v, want connection refused", HostName(i), err)
+			}
+			refused++
+		case err != nil:
+			t.Errorf("%s: %v", HostName(i), err)
+		default:
+			if c.RemoteAddr().String() != f.Addr() {
+				t.Errorf("%s dialled %s, want the farm %s", HostName(i), c.RemoteAddr(), f.Addr())
+			}
+			c.Close()
+		}
+	}
+	if refused != 5 {
+		t.Errorf("%d refusing hosts, want 5", refused)
+	}
+	for _, addr := range []string{"example.com:443", "127.0.0.1:80", "h0011.farm.test:80", "h0001.farm.test.evil:80", "x.farm.test:80"} {
+		if c, err := f.Dial(ctx, "tcp", addr); err == nil {
+			c.Close()
+			t.Errorf("%s was dialled", addr)
+		} else if _, ok := err.(*net.OpError); !ok {
+			t.Errorf("%s: error %T, want *net.OpError", addr, err)
+		}
+	}
+}

@@ -1,0 +1,21 @@
+// Package bench measures Herald's delivery scheduler against a loopback
+// inbox farm and against the machine's own limits, for `herald bench
+// fanout`.
+//
+// The farm (Farm) is N virtual hosts, h0001.farm.test to hNNNN.farm.test,
+// all served by one HTTP server on 127.0.0.1. Nothing resolves those names:
+// the delivery client is given Farm.Dial as its DialContext, which maps
+// every *.farm.test name to the farm's listener and refuses every other
+// address, so a benchmark never sends a byte off the loopback interface.
+// Herald's production dialer is unchanged. Each farm request is read in
+// full and its HTTP signature parsed and verified with the sender's public
+// key, as a real receiver would; arrivals are counted per (host, activity).
+// Hosts can be made to black-hole requests (read, never answer), refuse
+// connections, answer slowly or answer 503.
+//
+// RunScenario drives a real delivery.Runner on a temporary SQLite database
+// through one fan-out and reports what it cost; SigningRate measures the
+// floor every delivery stands on, the RSA-2048 signing rate of the machine.
+// The farm runs in the same process as the runner, so CPU time and peak RSS
+// include the farm's share (reading and verifying every request).
+package bench

@@ -1,0 +1,363 @@
+package bench
+
+import (
+	"context"
+	"crypto"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"herald/federation"
+	"herald/outbox/delivery"
+	"herald/store"
+)
+
+// Scenario is one fan-out run: a local actor with Followers followers
+// spread round-robin over Hosts farm hosts (one shared inbox per host)
+// sends Activities Creates back to back, each to all its followers.
+type Scenario struct {
+	Name       string
+	Hosts      int
+	Followers  int
+	Activities int // default 1; more is a burst
+
+	// Host behaviours, as fractions of Hosts (see FarmOptions).
+	BlackHole, Refuse, Slow, Fail5xx float64
+	SlowDelay                        time.Duration
+
+	// Runner caps; zero takes the scheduler's defaults.
+	GlobalCap, MaxInFlight, PerHostCap int
+
+	// Dir is where the temporary database directory is made (default: the
+	// system temp dir). It is removed afterwards.
+	Dir string
+	// Timeout bounds the wait for the farm to see everything (default 5 min).
+	Timeout time.Duration
+	// Logger gets the runner's logs (default: discarded).
+	Logger *slog.Logger
+	// CPUProfile, if set, receives a CPU profile of the measured window,
+	// from the first enqueue to the last awaited arrival.
+	CPUProfile io.Writer
+}
+
+// Result is what a Scenario measured. Durations are from the commit of the
+// first activity's enqueuing transaction (when the runner is woken).
+type Result struct {
+	Name        string
+	Hosts       int // farm hosts
+	Healthy     int // hosts that answer 2xx (Healthy and Slow)
+	Activities  int
+	Enqueue     time.Duration // the first activity's enqueue transaction, Enqueue to commit
+	EnqueueRows int           // delivery rows the first activity's enqueue queued
+
+	Delivered     int // verified deliveries counted by the farm, duplicates included
+	Expected      int // healthy hosts × activities
+	Duplicates    int // verified deliveries beyond the first of a (host, activity)
+	BadSignatures int64
+	HealthyDone   time.Duration // to the last healthy (host, activity) first delivery
+	LastFirst     time.Duration // to the last host's first attempt of any kind
+	P50, P99      time.Duration // enqueue (commit) to first delivery, healthy pairs
+	PerSecond     float64       // Expected / HealthyDone
+	CPU           time.Duration // process CPU over the window (runner and farm)
+	PeakRSS       uint64        // process VmHWM over the window (runner and farm)
+	PeakReset     bool          // whether VmHWM could be reset before the window
+	NewConns      int64         // TCP connections the farm accepted
+	Refusals      int64         // dials refused by the farm
+	RowsDone      int           // delivery rows in state done after the runner stopped
+	TimedOut      bool
+}
+
+// CPUPer1000 is the CPU seconds spent per 1,000 deliveries.
+func (r *Result) CPUPer1000() float64 {
+	if r.Expected == 0 {
+		return 0
+	}
+	return r.CPU.Seconds() / float64(r.Expected) * 1000
+}
+
+// benchInstance is the sending server's identity. Its name is never
+// resolved: the farm verifies with the key it was handed.
+var benchInstance = federation.Instance{Scheme: "http", Domain: "herald.bench.test"}
+
+// env is a database with a sender and its followers, and a farm.
+type env struct {
+	dir   string
+	path  string
+	db    *store.DB
+	actor *store.Actor
+	pub   crypto.PublicKey
+	farm  *Farm
+}
+
+func newEnv(ctx context.Context, sc *Scenario) (_ *env, err error) {
+	dir, err := os.MkdirTemp(sc.Dir, "herald-bench-")
+	if err != nil {
+		return nil, err
+	}
+	e := &env{dir: dir, path: filepath.Join(dir, "herald.db")}
+	defer func() {
+		if err != nil {
+			e.close()
+		}
+	}()
+	if e.db, err = store.Open(ctx, e.path); err != nil {
+		return nil, err
+	}
+	privPEM, pubPEM, err := federation.GenerateKeyPEM()
+	if err != nil {
+		return nil, err
+	}
+	e.actor = &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: privPEM, PublicKeyPEM: pubPEM}
+	if err = e.db.CreateActor(ctx, e.actor, "bench"); err != nil {
+		return nil, err
+	}
+	if e.pub, err = federation.ParsePublicKeyPEM(pubPEM); err != nil {
+		return nil, err
+	}
+	if err = insertFollowers(ctx, e.db, e.actor.ID, sc.Hosts, sc.Followers); err != nil {
+		return nil, err
+	}
+	e.farm, err = NewFarm(FarmOptions{Hosts: sc.Hosts, PublicKey: e.pub, BlackHole: sc.BlackHole, Refuse: sc.Refuse,
+		Slow: sc.Slow, Fail5xx: sc.Fail5xx, SlowDelay: sc.SlowDelay, Seed: 1})
+	return e, err
+}
+
+func (e *env) close() {
+	if e.farm != nil {
+		e.farm.Close()
+	}
+	if e.db != nil {
+		e.db.Close()
+	}
+	os.RemoveAll(e.dir)
+}
+
+// insertFollowers adds n accepted followers of actorID, follower k on host
+// k mod hosts, each with its host's shared inbox, in one transaction.
+func insertFollowers(ctx context.Context, db *store.DB, actorID int64, hosts, n int) error {
+	now := time.Now().Unix()
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, state, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for k := range n {
+			h := k % hosts
+			id := FollowerID(h, k)
+			if _, err := st.ExecContext(ctx, actorID, id, HostName(h), "http://"+HostName(h), id+"/inbox", SharedInbox(h), store.StateAccepted, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// activityIRI and activityBody make the k-th Create of a run: a Note of
+// about a kilobyte, the size of a typical post with its envelope.
+func activityIRI(run string, k int) string {
+	return fmt.Sprintf("%s/activities/%s-%d", benchInstance.ActorID("alice"), run, k)
+}
+
+func activityBody(iri string) []byte {
+	actor := benchInstance.ActorID("alice")
+	content := strings.Repeat("Herald delivers this note to every follower's server. ", 10)
+	return fmt.Appendf(nil, `{"@context":"https://www.w3.org/ns/activitystreams","id":%q,"type":"Create","actor":%q,`+
+		`"published":"2026-03-01T12:00:00Z","to":["https://www.w3.org/ns/activitystreams#Public"],"cc":[%q],`+
+		`"object":{"id":%q,"type":"Note","attributedTo":%q,"content":%q,"published":"2026-03-01T12:00:00Z",`+
+		`"to":["https://www.w3.org/ns/activitystreams#Public"],"cc":[%q]}}`,
+		iri, actor, benchInstance.FollowersURL("alice"), iri+"/object", actor, "<p>"+content+"</p>", benchInstance.FollowersURL("alice"))
+}
+
+func (sc *Scenario) runnerConfig(db *store.DB, farm *Farm) delivery.Config {
+	logger := sc.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	perHost := sc.PerHostCap
+	if perHost == 0 {
+		perHost = 4
+	}
+	return delivery.Config{
+		DB: db,
+		Client: federation.NewClient(federation.ClientOptions{
+			AllowPrivate: true, AllowHTTP: true, UserAgent: "Herald-bench",
+			MaxConnsPerHost: perHost, DialContext: farm.Dial,
+		}),
+		Instance:     benchInstance,
+		Logger:       logger,
+		GlobalCap:    sc.GlobalCap,
+		MaxInFlight:  sc.MaxInFlight,
+		PerHostCap:   perHost,
+		DrainTimeout: time.Second, // black-holed requests need not be waited for
+	}
+}
+
+// enqueue queues one Create to all followers and wakes the runner.
+func enqueue(ctx context.Context, db *store.DB, r *delivery.Runner, actorID int64, iri string) (store.EnqueueResult, error) {
+	var res store.EnqueueResult
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		res, err = r.Enqueue(ctx, tx, store.OutActivity{IRI: iri, Type: "Create", ActorID: actorID, Body: activityBody(iri)},
+			delivery.Audience{FollowersOf: actorID}, time.Now())
+		return err
+	})
+	return res, err
+}
+
+// RunScenario runs one fan-out on a fresh database, runner and farm, and
+// reports what it measured. Setup (the followers, the farm) is outside the
+// measured window.
+func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
+	if sc.Hosts <= 0 || sc.Followers < sc.Hosts {
+		return nil, fmt.Errorf("scenario %s: need hosts > 0 and followers >= hosts", sc.Name)
+	}
+	if sc.Activities <= 0 {
+		sc.Activities = 1
+	}
+	if sc.Timeout <= 0 {
+		sc.Timeout = 5 * time.Minute
+	}
+	e, err := newEnv(ctx, &sc)
+	if err != nil {
+		return nil, err
+	}
+	defer e.close()
+	farm := e.farm
+	runner := delivery.New(sc.runnerConfig(e.db, farm))
+	runCtx, stop := context.WithCancel(ctx)
+	runDone := make(chan error, 1)
+	go func() { runDone <- runner.Run(runCtx) }()
+	var runErr error
+	stopped := false
+	stopRunner := func() error {
+		if !stopped {
+			stopped = true
+			stop()
+			runErr = <-runDone
+		}
+		return runErr
+	}
+	defer stopRunner()
+	time.Sleep(50 * time.Millisecond) // let the runner reach its idle sleep
+
+	res := &Result{Name: sc.Name, Hosts: sc.Hosts, Activities: sc.Activities}
+	for i := range sc.Hosts {
+		if b := farm.Behaviour(i); b == Healthy || b == Slow {
+			res.Healthy++
+		}
+	}
+	res.Expected = res.Healthy * sc.Activities
+	iris := make([]string, sc.Activities)
+	commits := make([]time.Time, sc.Activities)
+	for k := range iris {
+		iris[k] = activityIRI(sc.Name, k)
+		farm.Expect(iris[k])
+	}
+
+	res.PeakReset = ResetPeakRSS()
+	cpu0 := CPUTime()
+	if sc.CPUProfile != nil {
+		if err := pprof.StartCPUProfile(sc.CPUProfile); err != nil {
+			return nil, err
+		}
+	}
+	for k, iri := range iris {
+		start := time.Now()
+		er, err := enqueue(ctx, e.db, runner, e.actor.ID, iri)
+		commits[k] = time.Now()
+		if err != nil {
+			if sc.CPUProfile != nil {
+				pprof.StopCPUProfile()
+			}
+			return nil, fmt.Errorf("enqueue: %w", err)
+		}
+		runner.Wake()
+		if k == 0 {
+			res.Enqueue = commits[k].Sub(start)
+			res.EnqueueRows = er.Queued
+		}
+	}
+	timer := time.NewTimer(sc.Timeout)
+	defer timer.Stop()
+	select {
+	case <-farm.Done():
+	case <-timer.C:
+		res.TimedOut = true
+	case <-ctx.Done():
+		res.TimedOut = true
+	}
+	end := time.Now()
+	res.CPU = CPUTime() - cpu0
+	res.PeakRSS = PeakRSS()
+	if sc.CPUProfile != nil {
+		pprof.StopCPUProfile()
+	}
+
+	t0 := commits[0]
+	var lat []time.Duration
+	var last time.Time
+	for k, iri := range iris {
+		first, count := farm.Arrivals(iri)
+		for i := range first {
+			res.Delivered += count[i]
+			if count[i] > 1 {
+				res.Duplicates += count[i] - 1
+			}
+			if first[i].IsZero() {
+				continue
+			}
+			lat = append(lat, first[i].Sub(commits[k]))
+			if first[i].After(last) {
+				last = first[i]
+			}
+		}
+	}
+	if res.TimedOut {
+		last = end
+	}
+	res.HealthyDone = last.Sub(t0)
+	for _, t := range farm.FirstAttempts() {
+		if d := t.Sub(t0); !t.IsZero() && d > res.LastFirst {
+			res.LastFirst = d
+		}
+	}
+	slices.Sort(lat)
+	res.P50, res.P99 = percentile(lat, 0.50), percentile(lat, 0.99)
+	if res.HealthyDone > 0 {
+		res.PerSecond = float64(len(lat)) / res.HealthyDone.Seconds()
+	}
+	st := farm.Stats()
+	res.BadSignatures, res.NewConns, res.Refusals = st.BadSignatures, st.NewConns, st.Refusals
+
+	if err := stopRunner(); err != nil && !errors.Is(err, context.Canceled) {
+		return res, fmt.Errorf("runner: %w", err)
+	}
+	counts, err := e.db.DeliveryCounts(context.WithoutCancel(ctx))
+	if err != nil {
+		return res, err
+	}
+	res.RowsDone = counts[store.DeliveryDone]
+	if res.TimedOut {
+		return res, fmt.Errorf("scenario %s: timed out after %s with %d of %d deliveries", sc.Name, sc.Timeout, len(lat), res.Expected)
+	}
+	return res, nil
+}
+
+// percentile returns the q-quantile of sorted durations (nearest rank).
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(sorted))+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}

@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"bufio"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// CPUTime is the CPU time (user + system) this process has used so far.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procStatus returns a field of /proc/self/status in bytes (for kB fields),
+// 0 when unavailable.
+func procStatus(field string) uint64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok || name != field {
+			continue
+		}
+		fs := strings.Fields(rest)
+		if len(fs) == 0 {
+			return 0
+		}
+		n, _ := strconv.ParseUint(fs[0], 10, 64)
+		return n * 1024
+	}
+	return 0
+}
+
+// PeakRSS is the process's peak resident set (VmHWM) since start or since
+// the last ResetPeakRSS.
+func PeakRSS() uint64 { return procStatus("VmHWM") }
+
+// RSS is the process's resident set now (VmRSS).
+func RSS() uint64 { return procStatus("VmRSS") }
+
+// ResetPeakRSS returns freed heap to the OS and then resets VmHWM to the
+// current RSS (Linux: "5" to /proc/self/clear_refs), so that the next
+// PeakRSS covers only what follows. It reports whether the reset worked;
+// if not, PeakRSS stays the process lifetime's peak.
+func ResetPeakRSS() bool {
+	runtime.GC()
+	debug.FreeOSMemory()
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+}
+
+// SigningRate measures the machine's raw RSA-2048 signing rate: PKCS #1
+// v1.5 signatures of a SHA-256 digest, on GOMAXPROCS goroutines for d. It
+// is the floor under every delivery, which signs once.
+func SigningRate(d time.Duration) (perSecond float64, err error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return 0, err
+	}
+	digest := sha256.Sum256([]byte(strings.Repeat("(request-target): post /inbox\nhost: h0001.farm.test\n", 6)))
+	var n atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				if _, err := rsa.SignPKCS1v15(nil, key, crypto.SHA256, digest[:]); err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(start).Seconds(), firstErr
+}
+
+// cores is how many goroutines SigningRate signs on.
+func cores() int { return runtime.GOMAXPROCS(0) }

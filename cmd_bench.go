@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"herald/bench"
+)
+
+const benchUsage = "usage: herald bench fanout [--scenario a|b|c|all] [--hosts N] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--markdown] [--cpuprofile FILE] [--db DIR]"
+
+// bench runs benchmarks against a loopback inbox farm inside this process.
+// Nothing is sent beyond 127.0.0.1: the farm's host names are mapped to its
+// listener by a dialer only the benchmark installs.
+func (c *cli) bench(ctx context.Context, args []string) int {
+	if len(args) == 0 || args[0] != "fanout" {
+		return c.fail(usageError{benchUsage})
+	}
+	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
+	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), all, or none (with --queued)")
+	hosts := fs.Int("hosts", 3000, "farm hosts (one shared inbox each)")
+	followers := fs.Int("followers", 50000, "followers of the sending actor, spread over the hosts")
+	blackhole := fs.Float64("blackhole", 0.1, "scenario c: fraction of hosts that never answer")
+	refuse := fs.Float64("refuse", 0.1, "scenario c: fraction of hosts that refuse connections")
+	burst := fs.Int("burst", 20, "scenario b: activities in the burst")
+	queued := fs.Int("queued", 0, "also run the backlog mode: enqueue this many rows with the runner stopped, then start it")
+	globalCap := fs.Int("global-cap", 0, "runner GlobalCap (0: the scheduler's default)")
+	perHost := fs.Int("per-host", 0, "runner PerHostCap and MaxConnsPerHost (0: the default, 4)")
+	signFor := fs.Duration("sign-for", 2*time.Second, "how long each RSA signing-rate measurement runs")
+	markdown := fs.Bool("markdown", false, "print the table as Markdown")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the first scenario's measured window to FILE")
+	dir := fs.String("db", "", "directory for the temporary databases (default: the system temp dir); they are removed afterwards")
+	verbose := fs.Bool("v", false, "log the runner's warnings and errors to stderr")
+	// No HERALD_* variables here: HERALD_DB names a real database.
+	noEnv := &cli{getenv: func(string) string { return "" }, stdout: c.stdout, stderr: c.stderr}
+	pos, err := noEnv.parse(fs, args[1:])
+	if err == nil && len(pos) != 0 {
+		err = usageError{benchUsage}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	var names []string
+	switch *scenario {
+	case "all":
+		names = []string{"a", "b", "c"}
+	case "a", "b", "c":
+		names = []string{*scenario}
+	case "none":
+	default:
+		return c.fail(usageError{"--scenario: want a, b, c, all or none"})
+	}
+	var logger *slog.Logger
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	var prof *os.File
+	if *cpuprofile != "" {
+		if prof, err = os.Create(*cpuprofile); err != nil {
+			return c.fail(err)
+		}
+		defer prof.Close()
+	}
+
+	rep := &bench.Report{}
+	fmt.Fprintf(c.stderr, "measuring the RSA-2048 signing rate for %s...\n", *signFor)
+	if rep.SignBefore, err = bench.SigningRate(*signFor); err != nil {
+		return c.fail(err)
+	}
+	for _, name := range names {
+		sc := bench.Scenario{Name: name, Hosts: *hosts, Followers: *followers, Dir: *dir, Logger: logger,
+			GlobalCap: *globalCap, PerHostCap: *perHost}
+		switch name {
+		case "b":
+			sc.Activities = *burst
+		case "c":
+			sc.BlackHole, sc.Refuse = *blackhole, *refuse
+		}
+		if prof != nil {
+			sc.CPUProfile, prof = prof, nil
+		}
+		fmt.Fprintf(c.stderr, "scenario %s...\n", name)
+		res, err := bench.RunScenario(ctx, sc)
+		if err != nil {
+			return c.fail(err)
+		}
+		rep.Scenarios = append(rep.Scenarios, res)
+	}
+	if *queued > 0 {
+		fmt.Fprintf(c.stderr, "queued: %d rows...\n", *queued)
+		res, err := bench.RunQueued(ctx, bench.Queued{Rows: *queued, Hosts: *hosts, Dir: *dir, Logger: logger})
+		if err != nil {
+			return c.fail(err)
+		}
+		rep.Queued = res
+	}
+	if rep.SignAfter, err = bench.SigningRate(*signFor); err != nil {
+		return c.fail(err)
+	}
+	if *markdown {
+		rep.WriteMarkdown(c.stdout)
+	} else {
+		rep.WriteText(c.stdout)
+	}
+	return exitOK
+}
