@@ -286,3 +286,64 @@ func TestHeraldSignedFetchPassesFedifyAuthorizedFetch(t *testing.T) {
 		t.Errorf("%d follower rows, want 1", n)
 	}
 }
+
+// Herald's delivery scheduler sends the Accept it queued for the peer's
+// Follow; Fedify verifies it and marks its Follow accepted. The peer can be
+// made to accept only one signature scheme: Herald's double-knock must
+// still deliver.
+func TestHeraldAcceptReachesFedify(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		accept []string
+	}{
+		{"both", []string{"rfc9421", "draft-cavage"}},
+		{"rfc9421-only", []string{"rfc9421"}},
+		{"cavage-only", []string{"draft-cavage"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, p := setup(t, PeerOptions{})
+			p.Post(t, "/control/signatures", map[string]any{"accept": tc.accept}, nil)
+			alice := h.ActorID("alice")
+
+			sent := p.Follow(t, alice)
+			Eventually(t, 15*time.Second, func() error {
+				for _, f := range p.Following(t) {
+					if f.FollowID == sent.FollowID && f.State == "accepted" {
+						return nil
+					}
+				}
+				return fmt.Errorf("the peer's Follow is not accepted yet: %+v", p.Following(t))
+			})
+
+			var ok []Received
+			for _, r := range p.Received(t) {
+				if r.Type != "Accept" {
+					continue
+				}
+				if r.Status == 202 {
+					ok = append(ok, r)
+				} else if r.Status != 401 || !r.Forced {
+					t.Errorf("an Accept was answered %d (%s, %v): %+v", r.Status, r.Scheme, r.Unverified, r)
+				}
+			}
+			if len(ok) != 1 {
+				t.Fatalf("%d Accepts answered 202, want 1", len(ok))
+			}
+			r := ok[0]
+			if !r.Verified || r.Actor != alice || r.Path != "/users/peer/inbox" {
+				t.Errorf("Accept: verified %v actor %q path %q, want verified from %s at the personal inbox", r.Verified, r.Actor, r.Path, alice)
+			}
+			if len(tc.accept) == 1 && r.Scheme != tc.accept[0] {
+				t.Errorf("Accept delivered with %s, want %s", r.Scheme, tc.accept[0])
+			}
+			var acc struct {
+				Object struct {
+					ID string `json:"id"`
+				} `json:"object"`
+			}
+			if err := json.Unmarshal(r.Activity, &acc); err != nil || acc.Object.ID != sent.FollowID {
+				t.Errorf("Accept does not embed the Follow %s: %s", sent.FollowID, r.Activity)
+			}
+		})
+	}
+}
