@@ -144,9 +144,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// 4. A Delete of an actor we never knew: nothing to undo, and fetching
-	// a deleted actor's key would only fail. Mastodon does the same.
+	// a deleted actor's key would only fail. Mastodon does the same. An
+	// actor is known if it is cached or in a follow relationship (its cache
+	// entry may be gone after an Update).
 	if a.typ == "Delete" && a.objectID == a.actor {
-		if _, err := h.Keys.CachedActor(ctx, a.actor); err != nil {
+		known, err := h.knownActor(ctx, a.actor)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if !known {
 			h.drop(w, DropUnknownDelete, actorHost, now)
 			return
 		}
@@ -217,6 +224,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Wake()
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// knownActor reports whether Herald holds anything about a remote actor.
+func (h *Handler) knownActor(ctx context.Context, id string) (bool, error) {
+	if _, err := h.Keys.CachedActor(ctx, id); err == nil {
+		return true, nil
+	}
+	return h.DB.HasRelations(ctx, id)
 }
 
 // signatureKeyID returns the keyId of a parsed signature, or the keyId a

@@ -366,6 +366,9 @@ func TestDeletes(t *testing.T) {
 	if n := h.count(t, `SELECT count(*) FROM inbox_items WHERE object = ? AND deleted_at IS NOT NULL`, bob.id+"/notes/9"); n != 1 {
 		t.Errorf("deleted items %d", n)
 	}
+	// An Update of the actor drops its cache entry; its Delete must still
+	// be applied (it is known through its follow).
+	h.deliver(t, "/inbox", bob, activity(bob, "Update", bob.document()))
 	// The actor deletes itself: follows and cache go.
 	if code, _ := h.deliver(t, "/inbox", bob, activity(bob, "Delete", bob.id)); code != 202 {
 		t.Fatalf("actor delete: %d", code)
