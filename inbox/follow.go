@@ -14,7 +14,8 @@ import (
 )
 
 // follow records a Follow of a local actor and, unless the actor approves
-// followers by hand, enqueues the Accept. A Follow we already have is
+// followers by hand, enqueues the Accept. A Follow from an actor the local
+// actor blocked is answered with a Reject and not recorded. A Follow we already have is
 // answered again: the sender may have lost our first Accept.
 func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
 	local := h.localActor(ctx, a.objectID)
@@ -26,6 +27,13 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 		// The key fetch just cached the signer; without its inbox there is
 		// nowhere to send the Accept.
 		return DropInvalid, nil
+	}
+	blocked, err := store.BlocksActor(ctx, tx, local.ID, a.actor)
+	if err != nil {
+		return "", err
+	}
+	if blocked {
+		return "", EnqueueFollowAnswer(ctx, tx, h.Instance, local, "Reject", a.id, a.actor, remote.Inbox, a.now)
 	}
 	state := store.StateAccepted
 	if local.ManualApproval {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -36,13 +35,13 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	token, ok := federation.BearerToken(r)
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="herald"`)
 		writeError(w, http.StatusUnauthorized, "a bearer token is required")
 		return
 	}
-	caller, err := h.DB.ActorByToken(ctx, strings.TrimSpace(token))
+	caller, err := h.DB.ActorByToken(ctx, token)
 	if errors.Is(err, store.ErrNotFound) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="herald", error="invalid_token"`)
 		writeError(w, http.StatusUnauthorized, "invalid token")

@@ -3,51 +3,44 @@ package inbox_test
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"testing"
+
+	"herald/internal/fedtest"
 )
 
-func (h *herald) readInbox(t *testing.T, path, token string) (int, map[string]any) {
+func readInbox(t *testing.T, h *fedtest.Herald, path, token string) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", h.URL+path, nil)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := h.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
+	res, body := h.Do(t, "GET", path, token, nil)
 	var doc map[string]any
-	json.NewDecoder(res.Body).Decode(&doc)
+	json.Unmarshal([]byte(body), &doc)
 	return res.StatusCode, doc
 }
 
 func TestReadInbox(t *testing.T) {
-	h := newHerald(t)
-	h.addActor(t, "carol", false)
-	r := newRemote(t, "127.0.1.1")
-	bob := r.actor(t, "bob")
+	h := fedtest.NewHerald(t)
+	h.AddActor(t, "carol", false)
+	r := fedtest.NewRemote(t, "127.0.1.1")
+	bob := r.Actor(t, "bob")
 	for i := 1; i <= 5; i++ {
-		note := activity(bob, "Create", map[string]any{"type": "Note", "content": fmt.Sprint(i)})
-		note["to"] = h.inst.ActorID("alice")
-		if code, _ := h.deliver(t, "/inbox", bob, note); code != 202 {
+		note := fedtest.Activity(bob, "Create", map[string]any{"type": "Note", "content": fmt.Sprint(i)})
+		note["to"] = h.Inst.ActorID("alice")
+		if code, _ := h.Deliver(t, "/inbox", bob, note); code != 202 {
 			t.Fatalf("deliver %d: %d", i, code)
 		}
 	}
-	if code, _ := h.readInbox(t, "/users/alice/inbox", ""); code != 401 {
+	if code, _ := readInbox(t, h, "/users/alice/inbox", ""); code != 401 {
 		t.Errorf("no token: %d", code)
 	}
-	if code, _ := h.readInbox(t, "/users/alice/inbox", "wrong"); code != 401 {
+	if code, _ := readInbox(t, h, "/users/alice/inbox", "wrong"); code != 401 {
 		t.Errorf("bad token: %d", code)
 	}
-	if code, _ := h.readInbox(t, "/users/alice/inbox", "carol-token-0123456789"); code != 403 {
+	if code, _ := readInbox(t, h, "/users/alice/inbox", "carol-token-0123456789abcdef"); code != 403 {
 		t.Errorf("another actor's token: %d", code)
 	}
-	if code, _ := h.readInbox(t, "/users/alice/inbox?limit=x", h.token); code != 400 {
+	if code, _ := readInbox(t, h, "/users/alice/inbox?limit=x", h.Token); code != 400 {
 		t.Errorf("bad limit: %d", code)
 	}
-	code, coll := h.readInbox(t, "/users/alice/inbox", h.token)
+	code, coll := readInbox(t, h, "/users/alice/inbox", h.Token)
 	if code != 200 || coll["type"] != "OrderedCollection" || coll["totalItems"] != 5.0 {
 		t.Fatalf("collection: %d %v", code, coll)
 	}
@@ -55,7 +48,7 @@ func TestReadInbox(t *testing.T) {
 	var contents []string
 	next := "/users/alice/inbox?page=true&limit=2"
 	for next != "" {
-		code, page := h.readInbox(t, next, h.token)
+		code, page := readInbox(t, h, next, h.Token)
 		if code != 200 || page["type"] != "OrderedCollectionPage" {
 			t.Fatalf("page %s: %d %v", next, code, page)
 		}
@@ -72,17 +65,17 @@ func TestReadInbox(t *testing.T) {
 		t.Errorf("pages gave %v", contents)
 	}
 	// min_id gives what is newer than an item, newest first.
-	_, first := h.readInbox(t, "/users/alice/inbox?page=true&limit=5", h.token)
+	_, first := readInbox(t, h, "/users/alice/inbox?page=true&limit=5", h.Token)
 	items := first["orderedItems"].([]any)
 	if len(items) != 5 {
 		t.Fatalf("items %d", len(items))
 	}
 	prev := first["prev"].(string)
-	if code, page := h.readInbox(t, prev[len(h.URL):], h.token); code != 200 || len(page["orderedItems"].([]any)) != 0 {
+	if code, page := readInbox(t, h, prev[len(h.URL):], h.Token); code != 200 || len(page["orderedItems"].([]any)) != 0 {
 		t.Errorf("nothing is newer than the newest: %v", page)
 	}
 	// carol got nothing.
-	if _, c := h.readInbox(t, "/users/carol/inbox", "carol-token-0123456789"); c["totalItems"] != 0.0 {
+	if _, c := readInbox(t, h, "/users/carol/inbox", "carol-token-0123456789abcdef"); c["totalItems"] != 0.0 {
 		t.Errorf("carol's inbox: %v", c)
 	}
 }

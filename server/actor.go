@@ -76,3 +76,15 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error
 	s.cfg.Logger.Error("request failed", "path", r.URL.Path, "err", err)
 	s.writeError(w, r, http.StatusInternalServerError, "Something went wrong on our side.")
 }
+
+// instanceOutbox serves the instance actor's outbox: always empty, since the
+// instance actor publishes nothing.
+func (s *Server) instanceOutbox(w http.ResponseWriter, r *http.Request) {
+	writeActivityJSON(w, http.StatusOK, map[string]any{
+		"@context":     "https://www.w3.org/ns/activitystreams",
+		"id":           s.cfg.Instance.InstanceActorID() + "/outbox",
+		"type":         "OrderedCollection",
+		"totalItems":   0,
+		"orderedItems": []any{},
+	})
+}

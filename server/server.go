@@ -20,6 +20,7 @@ import (
 	"herald/federation"
 	"herald/inbox"
 	"herald/nodeinfo"
+	"herald/outbox"
 	"herald/outbox/delivery"
 	"herald/store"
 	"herald/web/templates"
@@ -40,6 +41,9 @@ type Config struct {
 	// AllowPrivateNetwork lets the outbound client reach loopback and
 	// private addresses (tests and local interop only).
 	AllowPrivateNetwork bool
+	// HideSocialGraph serves followers and following collections as counts
+	// only, without the lists.
+	HideSocialGraph bool
 	// DeliveryLease is how long a claimed delivery stays with this process
 	// (default 5 minutes): after a crash, its rows return to the queue when
 	// the lease expires.
@@ -60,6 +64,7 @@ type Server struct {
 	fetcher  *federation.Fetcher
 	inbox    *inbox.Handler
 	runner   *delivery.Runner
+	outbox   *outbox.Handler
 }
 
 // New builds the server and its router. It creates the instance actor's key
@@ -87,6 +92,8 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	}
 	s.runner = s.newRunner()
 	s.inbox = s.newInbox()
+	s.outbox = s.newOutbox()
+	s.AddPanel(s.postsPanel)
 	s.AddPanel(s.queuePanel)
 	s.AddPanel(s.failedPanel)
 	s.AddPanel(s.circuitPanel)
@@ -129,13 +136,15 @@ func (s *Server) routes() chi.Router {
 	r.Post("/users/{name}/inbox", s.inbox.ServeHTTP)
 	r.Get("/users/{name}/inbox", s.inbox.Read)
 
-	// Filled in by the outbox issue; the routes exist now so that it only
-	// replaces handlers.
-	r.Get("/actor/outbox", notImplemented)
-	r.Get("/users/{name}/outbox", notImplemented)
-	r.Post("/users/{name}/outbox", notImplemented)
-	r.Get("/users/{name}/followers", notImplemented)
-	r.Get("/users/{name}/following", notImplemented)
+	r.Post("/users/{name}/outbox", s.outbox.Post)
+	r.Get("/users/{name}/outbox", s.outbox.Outbox)
+	r.Get("/users/{name}/outbox/{id}/deliveries", s.outbox.Deliveries)
+	r.Get("/users/{name}/statuses/{id}", s.outbox.Object)
+	r.Get("/users/{name}/activities/{id}", s.outbox.Activity)
+	r.Get("/users/{name}/followers", s.outbox.Followers)
+	r.Get("/users/{name}/following", s.outbox.Following)
+	r.Get("/actor/outbox", s.instanceOutbox)
+	r.Get("/status/deliveries", s.reportPage)
 
 	r.Get("/healthz", s.healthz)
 	r.Handle("/metrics", metricsHandler(s.registry))
@@ -164,7 +173,8 @@ func (s *Server) usage(ctx context.Context) (nodeinfo.Usage, error) {
 	// Every actor is driven by an app rather than a person logging in, so
 	// every actor counts as active.
 	u.Users.Total, u.Users.ActiveMonth, u.Users.ActiveHalfyear = n, n, n
-	return u, nil
+	u.LocalPosts, err = s.localPosts(ctx)
+	return u, err
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
@@ -212,3 +222,6 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	stopJobs()
 	return errors.Join(serveErr, <-runnerDone)
 }
+
+// Runner is the delivery scheduler; tests drive it with Step.
+func (s *Server) Runner() *delivery.Runner { return s.runner }

@@ -261,8 +261,10 @@ func TestErrorStatuses(t *testing.T) {
 		{"/no/such/path", "application/json", 404, false},
 		{"/no/such/path", "text/html", 404, true},
 		{"/nodeinfo/3.0", "", 404, false},
-		{"/users/alice/followers", as2, 501, false},
-		{"/users/alice/outbox", as2, 501, false},
+		{"/users/bob/followers", as2, 404, false},
+		{"/users/bob/outbox", as2, 404, false},
+		{"/users/alice/statuses/nope", as2, 404, false},
+		{"/users/alice/activities/nope", as2, 404, false},
 	}
 	for _, c := range cases {
 		res, body := ts.get(t, c.path, c.accept)

@@ -14,7 +14,10 @@ type Panel struct {
 	Title   string
 	Columns []string
 	Rows    [][]string
-	Empty   string // shown when Rows is empty
+	// Links, when set, has one URL per row (or ""): the row's first cell
+	// links there.
+	Links []string
+	Empty string // shown when Rows is empty
 }
 
 // PanelFunc computes a panel for each render of the status page. It must not

@@ -35,6 +35,11 @@ type OutActivity struct {
 	ActorID int64  // the local sender; 0 means the instance actor
 	Body    []byte // the JSON to send
 	Lane    int    // LaneNormal or LaneLow
+
+	ObjectIRI      string // the object it acts on, if any
+	Public         bool   // addressed to as:Public
+	InOutbox       bool   // published by the actor, listed in its outbox
+	IdempotencyKey string // the client's Idempotency-Key, if any
 }
 
 // EnqueueResult says what EnqueueActivity did with each inbox.
@@ -66,16 +71,17 @@ func hostname(hostport string) string {
 // EnqueueActivity stores a once and one queued delivery per distinct inbox,
 // due now, inside the caller's transaction, so an activity is accepted only
 // together with every delivery it needs. Inboxes on blocked domains and on
-// unavailable hosts are left out (and counted). Each host is looked up once,
-// however many inboxes it has.
+// unavailable hosts are not queued: they get a failed row saying why, and
+// are counted. Each host is looked up once, however many inboxes it has.
 func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []string, now time.Time) (EnqueueResult, error) {
 	var res EnqueueResult
 	var actor any
 	if a.ActorID != 0 {
 		actor = a.ActorID
 	}
-	r, err := tx.ExecContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)`,
-		a.IRI, actor, a.Type, string(a.Body), now.Unix())
+	r, err := tx.ExecContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), now.Unix())
 	if err != nil {
 		return res, fmt.Errorf("store activity %s: %w", a.IRI, err)
 	}
@@ -95,6 +101,19 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 		return res, err
 	}
 	defer check.Close()
+	// A skipped inbox is recorded as a failed row that was never
+	// attempted, so the activity's delivery report shows where it did not
+	// go and why.
+	skipped, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(activity_id, inbox, host, lane, state, next_at, enqueued_at, updated_at, last_error)
+		VALUES (?, ?, ?, ?, 'failed', ?, ?, ?, ?) ON CONFLICT(activity_id, inbox) DO NOTHING`)
+	if err != nil {
+		return res, err
+	}
+	defer skipped.Close()
+	skip := func(inbox, host, why string) error {
+		_, err := skipped.ExecContext(ctx, res.ActivityID, inbox, host, a.Lane, now.UnixMilli(), now.UnixMilli(), now.UnixMilli(), why)
+		return err
+	}
 	type verdict struct{ blocked, unavailable bool }
 	verdicts := map[string]verdict{}
 	ms := now.UnixMilli()
@@ -113,9 +132,15 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 		switch {
 		case v.blocked:
 			res.SkippedBlocked++
+			if err := skip(inbox, host, "skipped: domain blocked"); err != nil {
+				return res, err
+			}
 			continue
 		case v.unavailable:
 			res.SkippedUnavailable++
+			if err := skip(inbox, host, "skipped: host unavailable"); err != nil {
+				return res, err
+			}
 			continue
 		}
 		r, err := insert.ExecContext(ctx, res.ActivityID, inbox, host, a.Lane, ms, ms, ms)

@@ -249,3 +249,26 @@ func (db *DB) HasRelations(ctx context.Context, remote string) (bool, error) {
 	err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM followers WHERE follower = ?1) OR EXISTS (SELECT 1 FROM following WHERE target = ?1)`, remote).Scan(&n)
 	return n == 1, err
 }
+
+// RelationPage returns a page of accepted follower ids (followers true) or
+// followed ids of a local actor, oldest first.
+func (db *DB) RelationPage(ctx context.Context, actorID int64, followers bool, offset, limit int) ([]string, error) {
+	q := `SELECT target FROM following WHERE actor_id = ? AND state = 'accepted' ORDER BY created_at, target LIMIT ? OFFSET ?`
+	if followers {
+		q = `SELECT follower FROM followers WHERE actor_id = ? AND state = 'accepted' ORDER BY created_at, follower LIMIT ? OFFSET ?`
+	}
+	rows, err := db.r.QueryContext(ctx, q, actorID, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

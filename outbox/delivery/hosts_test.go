@@ -44,9 +44,11 @@ func TestUnavailableAfterSevenDaysAndProbation(t *testing.T) {
 	if r := e.row(t, id); r.State != "failed" || !strings.Contains(r.LastError, "unavailable") || in.received.Load() != before {
 		t.Fatalf("due row of an unavailable host: %+v", r)
 	}
-	// New deliveries to it are not even queued.
-	if ids := e.enqueue(t, store.LaneNormal, in.url); len(ids) != 0 {
-		t.Fatalf("queued to an unavailable host: %v", ids)
+	// New deliveries to it are not even queued: they are recorded as
+	// skipped.
+	skippedID := e.enqueue(t, store.LaneNormal, in.url)[in.url]
+	if r := e.row(t, skippedID); r.State != "failed" || r.Attempts != 0 || r.LastError != "skipped: host unavailable" {
+		t.Fatalf("enqueued to an unavailable host: %+v", r)
 	}
 
 	// It sends us a signed request: probation. Deliveries resume; the

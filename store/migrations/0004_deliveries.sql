@@ -5,7 +5,29 @@ CREATE TABLE activities (
 	actor_id   INTEGER REFERENCES actors(id) ON DELETE CASCADE, -- sender; NULL means the instance actor
 	type       TEXT    NOT NULL,
 	body       TEXT    NOT NULL,                   -- JSON as sent (bto and bcc stripped)
+	object_iri TEXT,                               -- the object it acts on, if any
+	public     INTEGER NOT NULL DEFAULT 0,         -- addressed to as:Public: served to anyone
+	in_outbox  INTEGER NOT NULL DEFAULT 0,         -- published by the actor (not an automatic Accept)
+	idempotency_key TEXT,                          -- the client's Idempotency-Key, if it sent one
 	created_at INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX activities_outbox ON activities(actor_id, id) WHERE in_outbox = 1;
+CREATE INDEX activities_object ON activities(object_iri) WHERE object_iri IS NOT NULL;
+CREATE UNIQUE INDEX activities_idempotency ON activities(actor_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+
+-- Objects local actors published (Note, Article, ...), stored once. A
+-- deleted object keeps its row as a Tombstone.
+CREATE TABLE objects (
+	id         INTEGER PRIMARY KEY,
+	iri        TEXT    NOT NULL UNIQUE,
+	actor_id   INTEGER NOT NULL REFERENCES actors(id) ON DELETE CASCADE,
+	type       TEXT    NOT NULL,
+	body       TEXT    NOT NULL,                   -- JSON as served (bto and bcc stripped)
+	public     INTEGER NOT NULL DEFAULT 0,
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER,
+	deleted_at INTEGER
 ) STRICT;
 
 -- One row per (activity, inbox). Times are unix milliseconds.

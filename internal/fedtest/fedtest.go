@@ -1,0 +1,352 @@
+// Package fedtest runs a real Herald server and fake remote ActivityPub
+// servers (real HTTP on loopback addresses, real keys and signatures, real
+// SQLite files) for the tests of the inbox, the outbox and the server. Only
+// the remote servers are fakes: they stand for the network edge.
+package fedtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rsa"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"herald/federation"
+	"herald/federation/signature"
+	"herald/server"
+	"herald/store"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// Herald is a real Herald server on 127.0.0.1 with a real database, an
+// injected clock and one actor, alice.
+type Herald struct {
+	*httptest.Server
+	Inst   federation.Instance
+	DB     *store.DB
+	Srv    *server.Server
+	Alice  *store.Actor
+	Token  string // alice's bearer token
+	Client *http.Client
+
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewHerald starts a Herald. Its delivery scheduler does not run by itself:
+// tests call Step.
+func NewHerald(t testing.TB) *Herald {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, t.TempDir()+"/herald.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ts := httptest.NewUnstartedServer(nil)
+	h := &Herald{Server: ts, DB: db, now: time.Now().UTC().Truncate(time.Second)}
+	h.Inst = federation.Instance{Scheme: "http", Domain: ts.Listener.Addr().String()}
+	db.Now = h.Clock
+	h.Alice, h.Token = h.AddActor(t, "alice", false)
+	h.Srv, err = server.New(ctx, server.Config{Instance: h.Inst, Version: "test", Logger: quiet, Now: h.Clock, AllowPrivateNetwork: true}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = h.Srv
+	ts.Start()
+	t.Cleanup(ts.Close)
+	h.Client = ts.Client()
+	return h
+}
+
+// Clock is the server's clock.
+func (h *Herald) Clock() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.now
+}
+
+// Advance moves the server's clock.
+func (h *Herald) Advance(d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.now = h.now.Add(d)
+}
+
+// AddActor creates a local actor and returns it with its token.
+func (h *Herald) AddActor(t testing.TB, name string, manual bool) (*store.Actor, string) {
+	t.Helper()
+	priv, pub, err := federation.GenerateKeyPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &store.Actor{Name: name, Type: "Person", ManualApproval: manual, PrivateKeyPEM: priv, PublicKeyPEM: pub}
+	token := name + "-token-0123456789abcdef"
+	if err := h.DB.CreateActor(context.Background(), a, token); err != nil {
+		t.Fatal(err)
+	}
+	return a, token
+}
+
+// Count runs a count(*) query.
+func (h *Herald) Count(t testing.TB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := h.DB.Reader().QueryRow(query, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Step runs the delivery scheduler once: every due delivery is attempted
+// and its result written. It returns how many ran.
+func (h *Herald) Step(t testing.TB) int {
+	t.Helper()
+	n, err := h.Srv.Runner().Step(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Send posts req (whose body is body) and returns the status and body.
+func (h *Herald) Send(t testing.TB, req *http.Request, body []byte) (int, string) {
+	t.Helper()
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	res, err := h.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// Deliver signs an activity as a and posts it to path on Herald.
+func (h *Herald) Deliver(t testing.TB, path string, a *RemoteActor, act map[string]any) (int, string) {
+	t.Helper()
+	body, err := json.Marshal(act)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.Send(t, SignedPost(t, h.URL+path, body, a, signature.Cavage, h.Clock()), body)
+}
+
+// Do makes a request to Herald as an app would: with a bearer token (if
+// not empty) and a JSON body (if not nil). It returns the response (body
+// read) and the body.
+func (h *Herald) Do(t testing.TB, method, path, token string, body any, headers ...string) (*http.Response, string) {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, h.URL+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/activity+json")
+	}
+	req.Header.Set("Accept", "application/activity+json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := h.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+// Metrics returns the /metrics text.
+func (h *Herald) Metrics(t testing.TB) string {
+	t.Helper()
+	_, body := h.Do(t, "GET", "/metrics", "", nil)
+	return body
+}
+
+// Received is a POST a remote server received.
+type Received struct {
+	Path   string
+	Doc    map[string]any
+	Scheme signature.Scheme
+	KeyID  string
+}
+
+// Remote is another ActivityPub server on its own loopback address: it
+// serves actor documents with real keys, accepts POSTs to any inbox path
+// (recording them), and counts every request it receives.
+type Remote struct {
+	*httptest.Server
+	Host     string // host:port
+	Requests atomic.Int64
+
+	mu       sync.Mutex
+	actors   map[string]*RemoteActor // by path
+	received []Received
+}
+
+// RemoteActor is an actor on a Remote.
+type RemoteActor struct {
+	ID   string
+	Name string
+	Key  *rsa.PrivateKey
+	PEM  string
+	host string
+}
+
+// NewRemote starts a remote server on ip (a loopback address such as
+// 127.0.1.2).
+func NewRemote(t testing.TB, ip string) *Remote {
+	t.Helper()
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Remote{actors: map[string]*RemoteActor{}}
+	r.Server = httptest.NewUnstartedServer(http.HandlerFunc(r.serve))
+	r.Listener.Close()
+	r.Listener = ln
+	r.Start()
+	t.Cleanup(r.Close)
+	r.Host = ln.Addr().String()
+	return r
+}
+
+func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
+	r.Requests.Add(1)
+	if req.Method == http.MethodPost {
+		body, _ := io.ReadAll(req.Body)
+		var doc map[string]any
+		json.Unmarshal(body, &doc)
+		rec := Received{Path: req.URL.Path, Doc: doc, KeyID: signature.KeyIDOf(req)}
+		if req.Header.Get("Signature-Input") != "" {
+			rec.Scheme = signature.RFC9421
+		} else if req.Header.Get("Signature") != "" {
+			rec.Scheme = signature.Cavage
+		}
+		r.mu.Lock()
+		r.received = append(r.received, rec)
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	r.mu.Lock()
+	a := r.actors[req.URL.Path]
+	r.mu.Unlock()
+	if a == nil {
+		http.NotFound(w, req)
+		return
+	}
+	w.Header().Set("Content-Type", "application/activity+json")
+	json.NewEncoder(w).Encode(a.Document())
+}
+
+// Received returns the POSTs received so far.
+func (r *Remote) Received() []Received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Received(nil), r.received...)
+}
+
+// SharedInbox is the remote server's shared inbox.
+func (r *Remote) SharedInbox() string { return r.URL + "/inbox" }
+
+// Actor creates (or re-keys) an actor named name.
+func (r *Remote) Actor(t testing.TB, name string) *RemoteActor {
+	t.Helper()
+	privPEM, pubPEM, err := federation.GenerateKeyPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := federation.ParsePrivateKeyPEM(privPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &RemoteActor{ID: r.URL + "/users/" + name, Key: k.(*rsa.PrivateKey), PEM: pubPEM, Name: name, host: r.URL}
+	r.mu.Lock()
+	r.actors["/users/"+name] = a
+	r.mu.Unlock()
+	return a
+}
+
+// KeyID is the actor's key id.
+func (a *RemoteActor) KeyID() string { return a.ID + "#main-key" }
+
+// Inbox is the actor's personal inbox.
+func (a *RemoteActor) Inbox() string { return a.ID + "/inbox" }
+
+// Document is the actor's ActivityStreams document.
+func (a *RemoteActor) Document() map[string]any {
+	return map[string]any{
+		"@context":          []any{"https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"},
+		"id":                a.ID,
+		"type":              "Person",
+		"preferredUsername": a.Name,
+		"inbox":             a.Inbox(),
+		"outbox":            a.ID + "/outbox",
+		"followers":         a.ID + "/followers",
+		"endpoints":         map[string]any{"sharedInbox": a.host + "/inbox"},
+		"publicKey":         map[string]any{"id": a.KeyID(), "owner": a.ID, "publicKeyPem": a.PEM},
+	}
+}
+
+// SignedPost builds a POST of body to url signed by a with scheme at time at.
+func SignedPost(t testing.TB, url string, body []byte, a *RemoteActor, scheme signature.Scheme, at time.Time) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/activity+json")
+	if err := signature.Sign(req, body, signature.Key{ID: a.KeyID(), Private: a.Key}, scheme, at); err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+var activitySeq atomic.Int64
+
+// Activity builds an activity of typ by a with object, with a fresh id.
+func Activity(a *RemoteActor, typ string, object any) map[string]any {
+	return map[string]any{
+		"@context": "https://www.w3.org/ns/activitystreams",
+		"id":       fmt.Sprintf("%s/activities/%d", a.ID, activitySeq.Add(1)),
+		"type":     typ,
+		"actor":    a.ID,
+		"object":   object,
+	}
+}
+
+// HasPrefix reports whether s starts with any of the prefixes (a small
+// helper for checking where deliveries went).
+func HasPrefix(s string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}

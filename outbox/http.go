@@ -1,0 +1,283 @@
+package outbox
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+
+	"herald/federation"
+	"herald/store"
+)
+
+// Handler serves the outbox and what was published.
+type Handler struct {
+	Publisher *Publisher
+	DB        *store.DB
+	Instance  federation.Instance
+	Logger    *slog.Logger
+	// HTML renders an object's page for browsers; nil serves JSON only.
+	HTML func(w http.ResponseWriter, obj *store.Object, doc map[string]any)
+	// HideSocialGraph serves followers and following as a count only.
+	HideSocialGraph bool
+}
+
+// authorize checks the bearer token against the actor named in the path:
+// 401 without a valid token, 403 with another actor's.
+func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) (*store.Actor, bool) {
+	ctx := r.Context()
+	owner, err := h.DB.ActorByName(ctx, chi.URLParam(r, "name"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no such actor")
+		return nil, false
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return nil, false
+	}
+	token, ok := federation.BearerToken(r)
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="herald"`)
+		writeError(w, http.StatusUnauthorized, "a bearer token is required")
+		return nil, false
+	}
+	caller, err := h.DB.ActorByToken(ctx, token)
+	if errors.Is(err, store.ErrNotFound) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="herald", error="invalid_token"`)
+		writeError(w, http.StatusUnauthorized, "invalid token")
+		return nil, false
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return nil, false
+	}
+	if caller.ID != owner.ID {
+		writeError(w, http.StatusForbidden, "this token belongs to another actor")
+		return nil, false
+	}
+	return owner, true
+}
+
+// Post handles POST /users/{name}/outbox: publish an activity or a bare
+// object. It answers 201 with the activity and its Location.
+func (h *Handler) Post(w http.ResponseWriter, r *http.Request) {
+	actor, ok := h.authorize(w, r)
+	if !ok {
+		return
+	}
+	if !federation.IsActivityContentType(r.Header.Get("Content-Type")) {
+		writeError(w, http.StatusUnsupportedMediaType, "content type must be application/activity+json, application/ld+json or application/json")
+		return
+	}
+	body, err := federation.ReadBody(r.Body, 1<<20)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) || errors.Is(err, federation.ErrBodyTooLarge) {
+			writeError(w, http.StatusRequestEntityTooLarge, "body larger than 1 MiB")
+			return
+		}
+		writeError(w, http.StatusBadRequest, "could not read body")
+		return
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil || doc == nil {
+		writeError(w, http.StatusBadRequest, "body is not a JSON object")
+		return
+	}
+	res, err := h.Publisher.Publish(r.Context(), actor, doc, r.Header.Get("Idempotency-Key"))
+	var in *InputError
+	if errors.As(err, &in) {
+		writeError(w, http.StatusBadRequest, in.Msg)
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Location", res.Activity.IRI)
+	w.Header().Set("Content-Type", federation.ContentType)
+	if res.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	w.WriteHeader(http.StatusCreated)
+	w.Write([]byte(res.Activity.Body))
+}
+
+// Object serves GET /users/{name}/statuses/{id}: ActivityStreams or a web
+// page by Accept, 410 with the Tombstone once deleted, 404 for unknown or
+// non-public objects.
+func (h *Handler) Object(w http.ResponseWriter, r *http.Request) {
+	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/statuses/" + chi.URLParam(r, "id")
+	o, err := h.DB.ObjectByIRI(r.Context(), iri)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !o.Public && !o.Deleted) {
+		writeError(w, http.StatusNotFound, "no such object")
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if o.Deleted {
+		status = http.StatusGone
+	}
+	if h.HTML != nil && !federation.WantsActivityJSON(r) && !o.Deleted {
+		var doc map[string]any
+		json.Unmarshal([]byte(o.Body), &doc)
+		h.HTML(w, o, doc)
+		return
+	}
+	w.Header().Set("Content-Type", federation.ContentType)
+	w.Header().Set("Vary", "Accept")
+	w.WriteHeader(status)
+	w.Write([]byte(o.Body))
+}
+
+// Activity serves GET /users/{name}/activities/{id}: public activities only.
+func (h *Handler) Activity(w http.ResponseWriter, r *http.Request) {
+	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/activities/" + chi.URLParam(r, "id")
+	a, err := h.DB.ActivityByIRI(r.Context(), iri)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !a.Public) {
+		writeError(w, http.StatusNotFound, "no such activity")
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", federation.ContentType)
+	w.Write([]byte(a.Body))
+}
+
+// pageSize is the number of items per collection page.
+const pageSize = 20
+
+// Outbox serves GET /users/{name}/outbox: an OrderedCollection of the
+// actor's public activities, newest first, in pages (?max_id=N walks older).
+func (h *Handler) Outbox(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	name := chi.URLParam(r, "name")
+	actor, err := h.DB.ActorByName(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no such actor")
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	base := h.Instance.OutboxURL(name)
+	q := r.URL.Query()
+	if q.Get("page") == "" && q.Get("max_id") == "" {
+		total, err := h.DB.OutboxCount(ctx, actor.ID)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		writeAS(w, map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": base, "type": "OrderedCollection",
+			"totalItems": total, "first": base + "?page=true"})
+		return
+	}
+	maxID, _ := strconv.ParseInt(q.Get("max_id"), 10, 64)
+	items, err := h.DB.OutboxPage(ctx, actor.ID, maxID, pageSize)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ordered := make([]json.RawMessage, 0, len(items))
+	for _, a := range items {
+		ordered = append(ordered, json.RawMessage(a.Body))
+	}
+	page := map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": base + "?" + r.URL.RawQuery,
+		"type": "OrderedCollectionPage", "partOf": base, "orderedItems": ordered}
+	if len(items) == pageSize {
+		page["next"] = base + "?max_id=" + strconv.FormatInt(items[len(items)-1].ID, 10)
+	}
+	writeAS(w, page)
+}
+
+// Followers serves GET /users/{name}/followers.
+func (h *Handler) Followers(w http.ResponseWriter, r *http.Request) {
+	h.relations(w, r, true)
+}
+
+// Following serves GET /users/{name}/following.
+func (h *Handler) Following(w http.ResponseWriter, r *http.Request) {
+	h.relations(w, r, false)
+}
+
+// relations serves a followers or following collection: totalItems always,
+// and pages of actor ids (?page=N from 1) unless the social graph is hidden.
+func (h *Handler) relations(w http.ResponseWriter, r *http.Request, followers bool) {
+	ctx := r.Context()
+	name := chi.URLParam(r, "name")
+	actor, err := h.DB.ActorByName(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "no such actor")
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	base := h.Instance.FollowingURL(name)
+	if followers {
+		base = h.Instance.FollowersURL(name)
+	}
+	nFollowers, nFollowing, err := h.DB.ActorCounts(ctx, actor.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	total := nFollowing
+	if followers {
+		total = nFollowers
+	}
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	if page < 1 || h.HideSocialGraph {
+		doc := map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": base, "type": "OrderedCollection", "totalItems": total}
+		if !h.HideSocialGraph {
+			doc["first"] = base + "?page=1"
+		}
+		writeAS(w, doc)
+		return
+	}
+	ids, err := h.DB.RelationPage(ctx, actor.ID, followers, (page-1)*pageSize, pageSize)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	doc := map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": base + "?page=" + strconv.Itoa(page),
+		"type": "OrderedCollectionPage", "partOf": base, "totalItems": total, "orderedItems": ids}
+	if page*pageSize < total {
+		doc["next"] = base + "?page=" + strconv.Itoa(page+1)
+	}
+	if page > 1 {
+		doc["prev"] = base + "?page=" + strconv.Itoa(page-1)
+	}
+	writeAS(w, doc)
+}
+
+func writeAS(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", federation.ContentType)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	h.Logger.Error("outbox failed", "path", r.URL.Path, "err", err)
+	writeError(w, http.StatusInternalServerError, "internal error")
+}

@@ -1,0 +1,192 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"herald/federation"
+	"herald/store"
+)
+
+// planCreate publishes a new object: Herald assigns its id, attributedTo and
+// published, and addresses it publicly (to as:Public, cc the followers)
+// unless the client addressed it.
+func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any, now time.Time) error {
+	obj, ok := doc["object"].(map[string]any)
+	if !ok {
+		return inputErr("a Create needs an embedded object (a Note, Article, ...), not a reference")
+	}
+	otype := federation.FirstString(obj["type"])
+	if !objectTypes[otype] {
+		return inputErr("cannot create an object of type %q", otype)
+	}
+	if id := federation.IDOf(obj["id"]); id != "" && !p.ours(id) {
+		return inputErr("the object's id %q is not on this server; leave ids out and Herald assigns them", id)
+	}
+	if by := federation.IDOf(obj["attributedTo"]); by != "" && by != p.Instance.ActorID(pl.actor.Name) {
+		return inputErr("the object must be attributed to %s, not %q", p.Instance.ActorID(pl.actor.Name), by)
+	}
+	obj = clone(obj)
+	delete(obj, "@context")
+	obj["id"] = p.newID(pl.actor, "statuses")
+	obj["attributedTo"] = p.Instance.ActorID(pl.actor.Name)
+	if _, ok := obj["published"]; !ok {
+		obj["published"] = now.Format(time.RFC3339)
+	}
+	addr, present := readAddressing(doc, obj)
+	if addr.empty() {
+		if present {
+			return inputErr("the addressing (to, cc, bto, bcc, audience) names no recipient and is not public")
+		}
+		addr = p.publicDefault(pl.actor)
+	}
+	addr.set(pl.activity, obj)
+	if err := p.resolveAudience(ctx, pl, addr); err != nil {
+		return err
+	}
+	pl.objIRI = obj["id"].(string)
+	pl.activity["object"] = obj
+	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
+		return store.InsertObject(ctx, tx, &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: objectBody(obj), Public: pl.public}, now)
+	}
+	return nil
+}
+
+// planUpdate replaces an object the actor owns with the client's version,
+// keeping what Herald assigned (id, type, attributedTo, published), and
+// sends the Update to its audience and every server that got the object.
+func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any, now time.Time) error {
+	patch, ok := doc["object"].(map[string]any)
+	if !ok {
+		return inputErr("an Update needs the whole updated object embedded")
+	}
+	current, err := p.ownObject(ctx, pl, federation.IDOf(patch))
+	if err != nil {
+		return err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(current.Body), &obj); err != nil {
+		return err
+	}
+	for k, v := range patch {
+		switch k {
+		case "id", "type", "attributedTo", "published", "@context":
+		default:
+			obj[k] = v
+		}
+	}
+	obj["updated"] = now.Format(time.RFC3339)
+	addr, _ := readAddressing(obj)
+	addr.set(pl.activity, obj)
+	if err := p.resolveAudience(ctx, pl, addr); err != nil {
+		return err
+	}
+	pl.objIRI = current.IRI
+	pl.activity["object"] = obj
+	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
+		if err := p.addEarlierRecipients(ctx, tx, pl); err != nil {
+			return err
+		}
+		err := store.UpdateObject(ctx, tx, pl.objIRI, objectBody(obj), pl.public, now)
+		if errors.Is(err, store.ErrNotFound) {
+			return inputErr("%s was deleted", pl.objIRI)
+		}
+		return err
+	}
+	return nil
+}
+
+// planDelete turns an object the actor owns into a Tombstone and sends the
+// Delete to every server that got the object.
+func (p *Publisher) planDelete(ctx context.Context, pl *plan, doc map[string]any, now time.Time) error {
+	current, err := p.ownObject(ctx, pl, federation.IDOf(doc["object"]))
+	if err != nil {
+		return err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(current.Body), &obj); err != nil {
+		return err
+	}
+	addr, _ := readAddressing(obj)
+	addr.set(pl.activity)
+	if err := p.resolveAudience(ctx, pl, addr); err != nil {
+		return err
+	}
+	tombstone := map[string]any{
+		"id":         current.IRI,
+		"type":       "Tombstone",
+		"formerType": current.Type,
+		"deleted":    now.Format(time.RFC3339),
+	}
+	pl.objIRI = current.IRI
+	pl.activity["object"] = tombstone
+	pl.locals = nil // a Delete tells servers, not local inboxes
+	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
+		if err := p.addEarlierRecipients(ctx, tx, pl); err != nil {
+			return err
+		}
+		err := store.TombstoneObject(ctx, tx, pl.objIRI, objectBody(tombstone), now)
+		if errors.Is(err, store.ErrNotFound) {
+			return inputErr("%s is already deleted", pl.objIRI)
+		}
+		return err
+	}
+	return nil
+}
+
+// ownObject loads an object the actor published and has not deleted.
+func (p *Publisher) ownObject(ctx context.Context, pl *plan, iri string) (*store.Object, error) {
+	if iri == "" {
+		return nil, inputErr("the object must be given by its id")
+	}
+	if !p.ours(iri) {
+		return nil, inputErr("%q is not an object on this server", iri)
+	}
+	o, err := p.DB.ObjectByIRI(ctx, iri)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, inputErr("no object %q", iri)
+	case err != nil:
+		return nil, err
+	case o.ActorID != pl.actor.ID:
+		return nil, inputErr("%q belongs to another actor", iri)
+	case o.Deleted:
+		return nil, inputErr("%q was deleted", iri)
+	}
+	return o, nil
+}
+
+// addEarlierRecipients adds every inbox that got an activity about the
+// object, so its Update or Delete reaches everyone who has a copy, whoever
+// follows the actor now.
+func (p *Publisher) addEarlierRecipients(ctx context.Context, tx *sql.Tx, pl *plan) error {
+	inboxes, err := store.InboxesThatGot(ctx, tx, pl.objIRI)
+	if err != nil {
+		return err
+	}
+	pl.aud.Inboxes = append(pl.aud.Inboxes, inboxes...)
+	return nil
+}
+
+// objectBody is the JSON an object is served as: with its own @context, and
+// without bto and bcc.
+func objectBody(obj map[string]any) string {
+	o := clone(obj)
+	delete(o, "bto")
+	delete(o, "bcc")
+	o["@context"] = "https://www.w3.org/ns/activitystreams"
+	b, _ := json.Marshal(o)
+	return string(b)
+}
+
+// clone copies a document's top level.
+func clone(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,224 @@
+// Package outbox is where local actors' activities come from: the
+// ActivityPub client-to-server outbox (POST /users/{name}/outbox), the same
+// publishing logic for the operator's commands, and the documents Herald
+// serves for what was published (objects, activities, the outbox, followers
+// and following collections, and each activity's delivery report). It hands
+// every accepted activity to the delivery scheduler (outbox/delivery) in the
+// transaction that stores it.
+package outbox
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"herald/federation"
+	"herald/outbox/delivery"
+	"herald/store"
+)
+
+// Publisher turns a client's activity or object into a stored activity with
+// its deliveries queued.
+type Publisher struct {
+	DB       *store.DB
+	Instance federation.Instance
+	Fetcher  *federation.Fetcher
+	Runner   *delivery.Runner
+	Now      func() time.Time
+}
+
+// InputError is a request Herald refuses as it stands (answered 400);
+// nothing was stored or sent.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputErr(format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Result is what Publish did.
+type Result struct {
+	Activity *store.Activity
+	// Replayed is true when the Idempotency-Key matched an earlier
+	// activity: that one is returned and nothing new happened.
+	Replayed bool
+	Queued   store.EnqueueResult
+	// Unresolved lists recipients whose inbox could not be found, with why.
+	Unresolved map[string]string
+}
+
+// objectTypes are the object types a client may post bare (wrapped in a
+// Create) or inside a Create.
+var objectTypes = map[string]bool{
+	"Note": true, "Article": true, "Page": true, "Question": true, "Image": true, "Video": true,
+	"Audio": true, "Event": true, "Document": true,
+}
+
+// activityTypes are the activities a client may post.
+var activityTypes = map[string]bool{
+	"Create": true, "Update": true, "Delete": true, "Announce": true, "Like": true,
+	"Follow": true, "Undo": true, "Block": true,
+}
+
+// plan is a publication worked out before its transaction: the activity to
+// store, who gets it, and what else changes with it.
+type plan struct {
+	actor    *store.Actor
+	activity map[string]any
+	typ      string
+	objIRI   string
+	public   bool
+	aud      delivery.Audience
+	locals   []int64 // local actors addressed: they get an inbox item
+	// apply runs inside the transaction before the activity is stored: the
+	// checks and changes that must be atomic with it.
+	apply      func(ctx context.Context, tx *sql.Tx, p *plan) error
+	unresolved map[string]string
+}
+
+// Publish validates doc (an activity, or a bare object to wrap in Create)
+// from actor, stores it and queues its deliveries in one transaction, and
+// wakes the scheduler. An *InputError means the request was refused and
+// nothing changed.
+func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[string]any, idempotencyKey string) (*Result, error) {
+	if idempotencyKey != "" {
+		if a, err := p.replay(ctx, actor, idempotencyKey); err != nil || a != nil {
+			return &Result{Activity: a, Replayed: a != nil}, err
+		}
+	}
+	typ := federation.FirstString(doc["type"])
+	switch {
+	case typ == "":
+		return nil, inputErr("the document has no type")
+	case objectTypes[typ]:
+		doc = map[string]any{"type": "Create", "object": doc}
+		typ = "Create"
+	case !activityTypes[typ]:
+		return nil, inputErr("unsupported type %q: post an object (Note, Article, ...) or one of Create, Update, Delete, Announce, Like, Follow, Undo, Block", typ)
+	}
+	if id := federation.IDOf(doc["id"]); id != "" && !p.ours(id) {
+		return nil, inputErr("the activity's id %q is not on this server; leave ids out and Herald assigns them", id)
+	}
+	if a := federation.IDOf(doc["actor"]); a != "" && a != p.Instance.ActorID(actor.Name) {
+		return nil, inputErr("the actor must be %s (the token's actor), not %q", p.Instance.ActorID(actor.Name), a)
+	}
+	now := p.Now().UTC()
+	pl := &plan{actor: actor, typ: typ, unresolved: map[string]string{}}
+	pl.activity = map[string]any{
+		"@context":  "https://www.w3.org/ns/activitystreams",
+		"id":        p.newID(actor, "activities"),
+		"type":      typ,
+		"actor":     p.Instance.ActorID(actor.Name),
+		"published": now.Format(time.RFC3339),
+	}
+	var err error
+	switch typ {
+	case "Create":
+		err = p.planCreate(ctx, pl, doc, now)
+	case "Update":
+		err = p.planUpdate(ctx, pl, doc, now)
+	case "Delete":
+		err = p.planDelete(ctx, pl, doc, now)
+	case "Announce", "Like":
+		err = p.planReaction(ctx, pl, doc)
+	case "Follow", "Block":
+		err = p.planActorTarget(ctx, pl, doc, now)
+	case "Undo":
+		err = p.planUndo(ctx, pl, doc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p.commit(ctx, pl, idempotencyKey, now)
+}
+
+// replay returns the activity an Idempotency-Key already produced, if any.
+func (p *Publisher) replay(ctx context.Context, actor *store.Actor, key string) (*store.Activity, error) {
+	var a *store.Activity
+	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = store.ActivityByIdempotencyKey(ctx, tx, actor.ID, key)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return a, err
+}
+
+// commit stores the plan: its own changes, the activity, local inbox items
+// and the deliveries, all in one transaction; then wakes the scheduler.
+func (p *Publisher) commit(ctx context.Context, pl *plan, key string, now time.Time) (*Result, error) {
+	body, err := json.Marshal(pl.activity)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Unresolved: pl.unresolved}
+	err = p.DB.Write(ctx, func(tx *sql.Tx) error {
+		if key != "" {
+			// Checked again inside the transaction: two requests with one
+			// key serialize on the writer, and the second returns the first.
+			if a, err := store.ActivityByIdempotencyKey(ctx, tx, pl.actor.ID, key); err == nil {
+				res.Activity, res.Replayed = a, true
+				return nil
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		if pl.apply != nil {
+			if err := pl.apply(ctx, tx, pl); err != nil {
+				return err
+			}
+			// apply may have changed the activity (a Tombstone).
+			if body, err = json.Marshal(pl.activity); err != nil {
+				return err
+			}
+		}
+		out := store.OutActivity{
+			IRI: pl.activity["id"].(string), Type: pl.typ, ActorID: pl.actor.ID, Body: body,
+			ObjectIRI: pl.objIRI, Public: pl.public, InOutbox: true, IdempotencyKey: key,
+		}
+		q, err := p.Runner.Enqueue(ctx, tx, out, pl.aud, now)
+		if err != nil {
+			return err
+		}
+		res.Queued = q
+		if len(pl.locals) > 0 {
+			stripped, _ := delivery.StripBlindRecipients(body)
+			if _, err := store.AddInboxItem(ctx, tx, store.InboxItem{IRI: out.IRI, Type: pl.typ, Actor: p.Instance.ActorID(pl.actor.Name),
+				Object: pl.objIRI, Body: string(stripped), ReceivedAt: now}, pl.locals); err != nil {
+				return err
+			}
+		}
+		res.Activity, err = store.ActivityTx(ctx, tx, out.IRI)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !res.Replayed {
+		p.Runner.Wake()
+	}
+	return res, nil
+}
+
+// ours reports whether an IRI is on this server.
+func (p *Publisher) ours(iri string) bool {
+	return iri == p.Instance.Base() || strings.HasPrefix(iri, p.Instance.Base()+"/")
+}
+
+// newID mints a new id under the actor: time-ordered, so ids sort by age,
+// with random bits so they cannot be guessed or collide.
+func (p *Publisher) newID(actor *store.Actor, kind string) string {
+	b := make([]byte, 5)
+	rand.Read(b)
+	return p.Instance.ActorID(actor.Name) + "/" + kind + "/" + strconv.FormatInt(p.Now().UnixMilli(), 36) + hex.EncodeToString(b)
+}

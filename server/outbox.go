@@ -1,0 +1,118 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"herald/federation"
+	"herald/outbox"
+	"herald/store"
+)
+
+// newOutbox builds the outbox handler: the C2S endpoint and the documents
+// of what was published.
+func (s *Server) newOutbox() *outbox.Handler {
+	return &outbox.Handler{
+		Publisher:       s.Publisher(),
+		DB:              s.db,
+		Instance:        s.cfg.Instance,
+		Logger:          s.cfg.Logger,
+		HTML:            s.objectPage,
+		HideSocialGraph: s.cfg.HideSocialGraph,
+	}
+}
+
+// Publisher is the publishing logic the outbox and the operator's commands
+// share.
+func (s *Server) Publisher() *outbox.Publisher {
+	return &outbox.Publisher{DB: s.db, Instance: s.cfg.Instance, Fetcher: s.fetcher, Runner: s.runner, Now: s.cfg.Now}
+}
+
+var tagRE = regexp.MustCompile(`(?s)<[^>]*>`)
+
+// plainParagraphs turns an object's HTML content into plain-text
+// paragraphs: the page never renders markup it did not write itself.
+func plainParagraphs(content string) []string {
+	content = strings.NewReplacer("<br>", "\n", "<br/>", "\n", "<br />", "\n", "</p>", "\n\n").Replace(content)
+	text := html.UnescapeString(tagRE.ReplaceAllString(content, ""))
+	var out []string
+	for _, p := range strings.Split(text, "\n\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// objectPage renders a published object for browsers.
+func (s *Server) objectPage(w http.ResponseWriter, o *store.Object, doc map[string]any) {
+	inst := s.cfg.Instance
+	name, _ := inst.LocalName(federation.IDOf(doc["attributedTo"]))
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Vary", "Accept")
+	s.pages.Render(w, "object.html", map[string]any{
+		"Domain":     inst.Domain,
+		"Type":       o.Type,
+		"Handle":     "@" + name + "@" + inst.Domain,
+		"ActorURL":   inst.ProfileURL(name),
+		"Published":  federation.FirstString(doc["published"]),
+		"Name":       federation.FirstString(doc["name"]),
+		"Summary":    strings.Join(plainParagraphs(federation.FirstString(doc["summary"])), " "),
+		"Paragraphs": plainParagraphs(federation.FirstString(doc["content"])),
+		"ID":         o.IRI,
+	})
+}
+
+// reportPage serves /status/deliveries?activity=IRI: the delivery report of
+// one published activity, linked from the status page.
+func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
+	iri := r.URL.Query().Get("activity")
+	rep, a, err := outbox.ReportFor(r.Context(), s.db, iri)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !a.InOutbox) {
+		s.writeError(w, r, http.StatusNotFound, "No such published activity.")
+		return
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	s.pages.Render(w, "report.html", map[string]any{"Domain": s.cfg.Instance.Domain, "Report": rep})
+}
+
+// postsPanel lists the latest published activities with where they got to;
+// each links to its full delivery report.
+func (s *Server) postsPanel(ctx context.Context) (Panel, error) {
+	list, err := s.db.RecentPublished(ctx, 10)
+	if err != nil {
+		return Panel{}, err
+	}
+	p := Panel{Title: "Recent activities", Columns: []string{"Activity", "Type", "Published", "Where it went"}, Empty: "Nothing published yet."}
+	for _, a := range list {
+		rows, err := s.db.ActivityDeliveries(ctx, a.ID)
+		if err != nil {
+			return Panel{}, err
+		}
+		rep := outbox.NewReport(a.IRI, rows)
+		short := a.IRI[strings.LastIndex(a.IRI, "/")+1:]
+		p.Rows = append(p.Rows, []string{short, a.Type, a.CreatedAt.Format("2006-01-02 15:04"), rep.Summary})
+		p.Links = append(p.Links, "/status/deliveries?activity="+url.QueryEscape(a.IRI))
+	}
+	return p, nil
+}
+
+// localPosts counts published objects for NodeInfo.
+func (s *Server) localPosts(ctx context.Context) (int, error) {
+	n, err := s.db.CountLocalPosts(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count posts: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,175 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Activity is a stored outgoing activity.
+type Activity struct {
+	ID        int64
+	IRI       string
+	ActorID   int64
+	Type      string
+	Body      string
+	ObjectIRI string
+	Public    bool
+	InOutbox  bool
+	CreatedAt time.Time
+}
+
+const activityColumns = `id, iri, coalesce(actor_id, 0), type, body, coalesce(object_iri, ''), public, in_outbox, created_at`
+
+func scanActivity(row interface{ Scan(...any) error }) (*Activity, error) {
+	var a Activity
+	var created int64
+	err := row.Scan(&a.ID, &a.IRI, &a.ActorID, &a.Type, &a.Body, &a.ObjectIRI, &a.Public, &a.InOutbox, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	a.CreatedAt = time.Unix(created, 0).UTC()
+	return &a, err
+}
+
+// ActivityByIRI returns an outgoing activity by its id, or ErrNotFound.
+func (db *DB) ActivityByIRI(ctx context.Context, iri string) (*Activity, error) {
+	return scanActivity(db.r.QueryRowContext(ctx, `SELECT `+activityColumns+` FROM activities WHERE iri = ?`, iri))
+}
+
+// ActivityByIdempotencyKey returns the activity an actor published with
+// that Idempotency-Key, or ErrNotFound.
+func ActivityByIdempotencyKey(ctx context.Context, tx *sql.Tx, actorID int64, key string) (*Activity, error) {
+	return scanActivity(tx.QueryRowContext(ctx, `SELECT `+activityColumns+` FROM activities WHERE actor_id = ? AND idempotency_key = ?`, actorID, key))
+}
+
+// ActivityTx returns an outgoing activity by id inside a transaction.
+func ActivityTx(ctx context.Context, tx *sql.Tx, iri string) (*Activity, error) {
+	return scanActivity(tx.QueryRowContext(ctx, `SELECT `+activityColumns+` FROM activities WHERE iri = ?`, iri))
+}
+
+// OutboxPage returns an actor's public outbox activities, newest first:
+// those older than maxID (row id) when maxID > 0.
+func (db *DB) OutboxPage(ctx context.Context, actorID, maxID int64, limit int) ([]Activity, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+activityColumns+` FROM activities
+		WHERE actor_id = ? AND in_outbox = 1 AND public = 1 AND (? = 0 OR id < ?) ORDER BY id DESC LIMIT ?`, actorID, maxID, maxID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Activity
+	for rows.Next() {
+		a, err := scanActivity(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *a)
+	}
+	return out, rows.Err()
+}
+
+// OutboxCount returns how many public activities an actor's outbox lists.
+func (db *DB) OutboxCount(ctx context.Context, actorID int64) (int, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM activities WHERE actor_id = ? AND in_outbox = 1 AND public = 1`, actorID).Scan(&n)
+	return n, err
+}
+
+// RecentPublished returns the latest activities any actor published (public
+// or not), newest first, for the status page.
+func (db *DB) RecentPublished(ctx context.Context, limit int) ([]Activity, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox = 1 ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Activity
+	for rows.Next() {
+		a, err := scanActivity(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *a)
+	}
+	return out, rows.Err()
+}
+
+// CountLocalPosts returns how many objects local actors published and did
+// not delete (NodeInfo's localPosts).
+func (db *DB) CountLocalPosts(ctx context.Context) (int, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE deleted_at IS NULL`).Scan(&n)
+	return n, err
+}
+
+// InboxesThatGot returns every inbox a delivery of an activity about object
+// was queued for (whatever became of it): where a Delete of the object must
+// go.
+func InboxesThatGot(ctx context.Context, tx *sql.Tx, objectIRI string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT d.inbox FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE a.object_iri = ?`, objectIRI)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// DeliveryView is one target inbox of an activity and what became of it.
+type DeliveryView struct {
+	Inbox      string
+	State      string
+	Attempts   int
+	NextAt     time.Time
+	UpdatedAt  time.Time
+	LastStatus int
+	LastError  string
+}
+
+// ActivityDeliveries lists every delivery of an activity (row id), by inbox.
+func (db *DB) ActivityDeliveries(ctx context.Context, activityID int64) ([]DeliveryView, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT inbox, state, attempts, next_at, updated_at, coalesce(last_status, 0), coalesce(last_error, '')
+		FROM deliveries WHERE activity_id = ? ORDER BY inbox`, activityID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []DeliveryView
+	for rows.Next() {
+		var v DeliveryView
+		var next, updated int64
+		if err := rows.Scan(&v.Inbox, &v.State, &v.Attempts, &next, &updated, &v.LastStatus, &v.LastError); err != nil {
+			return nil, err
+		}
+		v.NextAt, v.UpdatedAt = time.UnixMilli(next).UTC(), time.UnixMilli(updated).UTC()
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// InboxesOfActivity returns every inbox a delivery of the activity (row id)
+// was queued for: where its Undo must go.
+func InboxesOfActivity(ctx context.Context, tx *sql.Tx, activityID int64) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT inbox FROM deliveries WHERE activity_id = ?`, activityID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
