@@ -11,7 +11,7 @@ import (
 	"herald/bench"
 )
 
-const benchUsage = "usage: herald bench fanout [--scenario a|b|c|all] [--hosts N] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--markdown] [--cpuprofile FILE] [--db DIR]"
+const benchUsage = "usage: herald bench fanout [--scenario a|b|c|all] [--hosts N] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--markdown] [--cpuprofile FILE] [--db DIR]"
 
 // bench runs benchmarks against a loopback inbox farm inside this process.
 // Nothing is sent beyond 127.0.0.1: the farm's host names are mapped to its
@@ -30,6 +30,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	queued := fs.Int("queued", 0, "also run the backlog mode: enqueue this many rows with the runner stopped, then start it")
 	globalCap := fs.Int("global-cap", 0, "runner GlobalCap (0: the scheduler's default)")
 	perHost := fs.Int("per-host", 0, "runner PerHostCap and MaxConnsPerHost (0: the default, 4)")
+	rounds := fs.Int("rounds", 1, "run the scenarios this many times, interleaved, and report medians")
 	signFor := fs.Duration("sign-for", 2*time.Second, "how long each RSA signing-rate measurement runs")
 	markdown := fs.Bool("markdown", false, "print the table as Markdown")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the first scenario's measured window to FILE")
@@ -47,7 +48,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	var names []string
 	switch *scenario {
 	case "all":
-		names = []string{"a", "b", "c"}
+		names = []string{"a", "c", "b"} // (c) right after the (a) it is compared with
 	case "a", "b", "c":
 		names = []string{*scenario}
 	case "none":
@@ -67,28 +68,40 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	}
 
 	rep := &bench.Report{}
-	fmt.Fprintf(c.stderr, "measuring the RSA-2048 signing rate for %s...\n", *signFor)
-	if rep.SignBefore, err = bench.SigningRate(*signFor); err != nil {
-		return c.fail(err)
+	sign := func() error {
+		fmt.Fprintf(c.stderr, "measuring the RSA-2048 signing rate for %s...\n", *signFor)
+		rate, err := bench.SigningRate(*signFor)
+		rep.Sign = append(rep.Sign, rate)
+		return err
 	}
-	for _, name := range names {
-		sc := bench.Scenario{Name: name, Hosts: *hosts, Followers: *followers, Dir: *dir, Logger: logger,
-			GlobalCap: *globalCap, PerHostCap: *perHost}
-		switch name {
-		case "b":
-			sc.Activities = *burst
-		case "c":
-			sc.BlackHole, sc.Refuse = *blackhole, *refuse
+	for round := range max(*rounds, 1) {
+		if len(names) == 0 {
+			break
 		}
-		if prof != nil {
-			sc.CPUProfile, prof = prof, nil
-		}
-		fmt.Fprintf(c.stderr, "scenario %s...\n", name)
-		res, err := bench.RunScenario(ctx, sc)
-		if err != nil {
+		if err := sign(); err != nil {
 			return c.fail(err)
 		}
-		rep.Scenarios = append(rep.Scenarios, res)
+		var results []*bench.Result
+		for _, name := range names {
+			sc := bench.Scenario{Name: name, Hosts: *hosts, Followers: *followers, Dir: *dir, Logger: logger,
+				GlobalCap: *globalCap, PerHostCap: *perHost}
+			switch name {
+			case "b":
+				sc.Activities = *burst
+			case "c":
+				sc.BlackHole, sc.Refuse = *blackhole, *refuse
+			}
+			if prof != nil {
+				sc.CPUProfile, prof = prof, nil
+			}
+			fmt.Fprintf(c.stderr, "round %d: scenario %s...\n", round+1, name)
+			res, err := bench.RunScenario(ctx, sc)
+			if err != nil {
+				return c.fail(err)
+			}
+			results = append(results, res)
+		}
+		rep.Rounds = append(rep.Rounds, results)
 	}
 	if *queued > 0 {
 		fmt.Fprintf(c.stderr, "queued: %d rows...\n", *queued)
@@ -98,7 +111,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		}
 		rep.Queued = res
 	}
-	if rep.SignAfter, err = bench.SigningRate(*signFor); err != nil {
+	if err := sign(); err != nil {
 		return c.fail(err)
 	}
 	if *markdown {

@@ -3,33 +3,76 @@ package bench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 )
 
-// Report gathers one `herald bench fanout` run: the machine's signing rate
-// (measured before and after the scenarios) and each scenario's figures.
+// Report gathers one `herald bench fanout` run: one or more rounds of the
+// same scenarios, with the machine's RSA-2048 signing rate measured before
+// every round and after the last, and optionally a backlog (queued) run.
+//
+// On a shared machine single figures move with the neighbours' load, so
+// every cell of the table is the median over the rounds, and the ratios
+// are taken within each round (deliveries/s against the signing rate
+// measured around that round; (c) against the (a) of the same round)
+// before their median is taken.
 type Report struct {
-	SignBefore, SignAfter float64 // RSA-2048 signatures per second
-	Scenarios             []*Result
-	Queued                *QueuedResult
+	Sign   []float64   // signatures/s: before round 1, ..., before round n, after round n
+	Rounds [][]*Result // Rounds[i]: the scenarios of round i, in the same order every round
+	Queued *QueuedResult
 }
 
-// SignRate is the mean of the two signing-rate measurements (or the one
-// taken).
-func (r *Report) SignRate() float64 {
-	switch {
-	case r.SignBefore > 0 && r.SignAfter > 0:
-		return (r.SignBefore + r.SignAfter) / 2
-	case r.SignBefore > 0:
-		return r.SignBefore
+// RoundSign is the signing rate for round i: the mean of the measurements
+// taken just before and just after it.
+func (r *Report) RoundSign(i int) float64 {
+	var xs []float64
+	for _, j := range []int{i, i + 1} {
+		if j < len(r.Sign) && r.Sign[j] > 0 {
+			xs = append(xs, r.Sign[j])
+		}
 	}
-	return r.SignAfter
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
-func (r *Report) scenario(name string) *Result {
-	for _, s := range r.Scenarios {
+// names are the scenario names, in column order.
+func (r *Report) names() []string {
+	if len(r.Rounds) == 0 {
+		return nil
+	}
+	var out []string
+	for _, s := range r.Rounds[0] {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// each returns f of scenario name in every round (where it ran), with the
+// round index.
+func (r *Report) each(name string, f func(round int, s *Result) (float64, bool)) []float64 {
+	var out []float64
+	for i, round := range r.Rounds {
+		for _, s := range round {
+			if s.Name == name {
+				if v, ok := f(i, s); ok {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (r *Report) find(round int, name string) *Result {
+	for _, s := range r.Rounds[round] {
 		if s.Name == name {
 			return s
 		}
@@ -37,89 +80,137 @@ func (r *Report) scenario(name string) *Result {
 	return nil
 }
 
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// spread formats the median of xs, with the range when there are several.
+func spread(xs []float64, format func(float64) string) string {
+	if len(xs) == 0 {
+		return "–"
+	}
+	m := format(median(xs))
+	if len(xs) > 1 {
+		m += " (" + format(slices.Min(xs)) + "–" + format(slices.Max(xs)) + ")"
+	}
+	return m
+}
+
 // Table returns the report as rows of cells, the first row the header.
 func (r *Report) Table() [][]string {
+	names := r.names()
 	head := []string{"metric"}
-	for _, s := range r.Scenarios {
-		head = append(head, "("+s.Name+")")
+	for _, n := range names {
+		head = append(head, "("+n+")")
+	}
+	if len(names) == 0 {
+		head = append(head, "value")
 	}
 	head = append(head, "target")
 	rows := [][]string{head}
-	add := func(metric, target string, cell func(*Result) string) {
+	// add adds a row whose cell for each scenario is cell(name).
+	add := func(metric, target string, cell func(name string) string) {
 		row := []string{metric}
-		for _, s := range r.Scenarios {
-			row = append(row, cell(s))
+		for _, n := range names {
+			row = append(row, cell(n))
 		}
 		rows = append(rows, append(row, target))
 	}
-	sign := r.SignRate()
-	a := r.scenario("a")
-	if len(r.Scenarios) > 0 {
-		add("hosts (answering)", "", func(s *Result) string { return fmt.Sprintf("%d (%d)", s.Hosts, s.Healthy) })
-		add("activities", "", func(s *Result) string { return fmt.Sprint(s.Activities) })
-		add("enqueue, 1st activity (rows)", "well under 1 s", func(s *Result) string {
-			return fmt.Sprintf("%s (%d)", ms(s.Enqueue), s.EnqueueRows)
+	// med adds a row of medians of one metric.
+	med := func(metric, target string, v func(*Result) float64, format func(float64) string) {
+		add(metric, target, func(n string) string {
+			return format(median(r.each(n, func(_ int, s *Result) (float64, bool) { return v(s), true })))
 		})
-		add("deliveries/s", "", func(s *Result) string { return fmt.Sprintf("%.0f", s.PerSecond) })
-		add("  ÷ RSA-2048 signing rate", ">= 0.70", func(s *Result) string { return ratio(s.PerSecond, sign) })
-		add("time to last first-attempt", "", func(s *Result) string { return secs(s.LastFirst) })
-		add("answering hosts done", "", func(s *Result) string { return secs(s.HealthyDone) })
-		add("  ÷ (a)", "(c) <= 1.10", func(s *Result) string {
-			if a == nil || a.HealthyDone == 0 {
-				return "–"
+	}
+	dur := func(d time.Duration) float64 { return d.Seconds() }
+	fsecs := func(x float64) string { return secs(time.Duration(x * float64(time.Second))) }
+	f0 := func(x float64) string { return fmt.Sprintf("%.0f", x) }
+	f2 := func(x float64) string { return fmt.Sprintf("%.2f", x) }
+
+	if len(names) > 0 {
+		add("rounds", "", func(string) string { return fmt.Sprint(len(r.Rounds)) })
+		add("hosts (answering)", "", func(n string) string {
+			s := r.find(0, n)
+			return fmt.Sprintf("%d (%d)", s.Hosts, s.Healthy)
+		})
+		add("activities", "", func(n string) string { return fmt.Sprint(r.find(0, n).Activities) })
+		med("enqueue, 1st activity", "well under 1 s", func(s *Result) float64 { return dur(s.Enqueue) }, fsecs)
+		add("  rows queued by it", "one per host", func(n string) string { return fmt.Sprint(r.find(0, n).EnqueueRows) })
+		med("deliveries/s", "", func(s *Result) float64 { return s.PerSecond }, f0)
+		add("  ÷ RSA-2048 signing rate", ">= 0.70", func(n string) string {
+			return spread(r.each(n, func(i int, s *Result) (float64, bool) {
+				sign := r.RoundSign(i)
+				return s.PerSecond / sign, sign > 0
+			}), f2)
+		})
+		med("time to first delivery", "", func(s *Result) float64 { return dur(s.FirstDelivery) }, fsecs)
+		med("time to last first-attempt", "", func(s *Result) float64 { return dur(s.LastFirst) }, fsecs)
+		med("answering hosts done", "", func(s *Result) float64 { return dur(s.HealthyDone) }, fsecs)
+		add("  ÷ (a) of the same round", "(c) <= 1.10", func(n string) string {
+			return spread(r.each(n, func(i int, s *Result) (float64, bool) {
+				a := r.find(i, "a")
+				if a == nil || a.HealthyDone == 0 {
+					return 0, false
+				}
+				return s.HealthyDone.Seconds() / a.HealthyDone.Seconds(), true
+			}), f2)
+		})
+		med("p50 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P50) }, fsecs)
+		med("p99 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P99) }, fsecs)
+		med("CPU s per 1,000 deliveries", "", func(s *Result) float64 { return s.CPUPer1000() }, f2)
+		med(fmt.Sprintf("CPU cores busy (of %d)", cores()), "", func(s *Result) float64 {
+			if s.Window == 0 {
+				return 0
 			}
-			return ratio(s.HealthyDone.Seconds(), a.HealthyDone.Seconds())
+			return s.CPU.Seconds() / s.Window.Seconds()
+		}, f2)
+		add("peak RSS (whole process, farm incl.)", "< 150 MB", func(n string) string {
+			xs := r.each(n, func(_ int, s *Result) (float64, bool) { return float64(s.PeakRSS), true })
+			reset := true
+			r.each(n, func(_ int, s *Result) (float64, bool) { reset = reset && s.PeakReset; return 0, false })
+			return mb(uint64(slices.Max(xs)), reset) + " max"
 		})
-		add("p50 / p99 enqueue→delivery", "", func(s *Result) string { return secs(s.P50) + " / " + secs(s.P99) })
-		add("CPU s per 1,000 deliveries", "", func(s *Result) string { return fmt.Sprintf("%.2f", s.CPUPer1000()) })
-		add("  ÷ 1,000 signatures' CPU", "", func(s *Result) string {
-			if sign == 0 {
-				return "–"
-			}
-			// The signing rate ran on every core: one signature costs
-			// cores/sign CPU seconds.
-			return ratio(s.CPUPer1000(), 1000*float64(cores())/sign)
+		med("farm: new TCP connections", "", func(s *Result) float64 { return float64(s.NewConns) }, f0)
+		add("farm: verified / dup / bad sig (all rounds)", "", func(n string) string {
+			var d, dup int
+			var bad int64
+			r.each(n, func(_ int, s *Result) (float64, bool) {
+				d, dup, bad = d+s.Delivered, dup+s.Duplicates, bad+s.BadSignatures
+				return 0, false
+			})
+			return fmt.Sprintf("%d / %d / %d", d, dup, bad)
 		})
-		add("peak RSS (process, farm incl.)", "< 150 MB", func(s *Result) string { return mb(s.PeakRSS, s.PeakReset) })
-		add("farm: new TCP connections", "", func(s *Result) string { return fmt.Sprint(s.NewConns) })
-		add("farm: verified / duplicate / bad sig", "", func(s *Result) string {
-			return fmt.Sprintf("%d / %d / %d", s.Delivered, s.Duplicates, s.BadSignatures)
-		})
+	}
+	// one adds a row with a single value, in the last scenario column.
+	one := func(metric, value, target string) {
+		row := make([]string, len(head)-1)
+		row[0] = metric
+		row[len(row)-1] = value
+		rows = append(rows, append(row, target))
 	}
 	if q := r.Queued; q != nil {
-		qrow := func(metric, value, target string) {
-			row := []string{metric}
-			for range r.Scenarios {
-				row = append(row, "")
-			}
-			if len(r.Scenarios) == 0 {
-				row = append(row, value)
-			} else {
-				row[len(row)-1] = value
-			}
-			rows = append(rows, append(row, target))
-		}
-		if len(r.Scenarios) == 0 {
-			rows[0] = []string{"metric", "(queued)", "target"}
-		}
-		qrow(fmt.Sprintf("queued: rows (enqueued in %s)", secs(q.Setup)), fmt.Sprint(q.Rows), "100,000")
-		qrow("queued: store.Open", ms(q.Open), "")
-		qrow("queued: startup (Open + runner)", ms(q.Startup), "< 200 ms")
-		qrow("queued: start to 1st delivery", ms(q.FirstDelivery), "")
-		qrow("queued: drained in (deliveries/s)", fmt.Sprintf("%s (%.0f)", secs(q.Drain), q.PerSecond), "")
-		qrow("queued: peak RSS while draining", mb(q.PeakRSS, q.PeakReset), "< 150 MB")
-		qrow("queued: verified / duplicate", fmt.Sprintf("%d / %d", q.Delivered, q.Duplicates), "")
+		one(fmt.Sprintf("queued: rows (enqueued in %s)", secs(q.Setup)), fmt.Sprint(q.Rows), ">= 100,000")
+		one("queued: store.Open", ms(q.Open), "")
+		one("queued: startup (Open + runner started)", ms(q.Startup), "< 200 ms")
+		one("queued: start to 1st delivery", ms(q.FirstDelivery), "")
+		one("queued: drained in (deliveries/s)", fmt.Sprintf("%s (%.0f)", secs(q.Drain), q.PerSecond), "")
+		one("queued: peak RSS while draining", mb(q.PeakRSS, q.PeakReset), "< 150 MB")
+		one("queued: verified / duplicate", fmt.Sprintf("%d / %d", q.Delivered, q.Duplicates), "")
 	}
-	if sign > 0 {
-		row := []string{"RSA-2048 signs/s (before, after)"}
-		for range r.Scenarios {
-			row = append(row, "")
+	if len(r.Sign) > 0 {
+		parts := make([]string, len(r.Sign))
+		for i, x := range r.Sign {
+			parts[i] = f0(x)
 		}
-		if len(row) == 1 {
-			row = append(row, "")
-		}
-		row[len(row)-1] = fmt.Sprintf("%.0f (%.0f, %.0f)", sign, r.SignBefore, r.SignAfter)
-		rows = append(rows, append(row, ""))
+		one("RSA-2048 signs/s (each measurement)", strings.Join(parts, ", "), "")
 	}
 	return rows
 }
@@ -159,17 +250,10 @@ func secs(d time.Duration) string {
 	return fmt.Sprintf("%.2f s", d.Seconds())
 }
 
-func ratio(x, y float64) string {
-	if y == 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.2f", x/y)
-}
-
 func mb(b uint64, reset bool) string {
 	s := fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
 	if !reset {
-		s += " (process peak)"
+		s += " (process lifetime)"
 	}
 	return s
 }
