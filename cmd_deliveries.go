@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
+
+	"herald/outbox"
+	"herald/store"
 )
 
 // deliveries shows the delivery queue and requeues failed deliveries.
@@ -22,8 +26,8 @@ func (c *cli) deliveries(ctx context.Context, args []string) int {
 	failed := fs.Bool("failed", false, "list failed deliveries")
 	host := fs.String("host", "", "with --failed: only this host[:port]")
 	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) > 0 {
-		err = usageError{fmt.Sprintf("unknown deliveries subcommand %q (want retry)", pos[0])}
+	if err == nil && len(pos) > 1 {
+		err = usageError{"usage: herald deliveries [--failed [--host H]] | deliveries ACTIVITY_URL | deliveries retry ..."}
 	}
 	if err != nil {
 		return c.fail(err)
@@ -35,6 +39,28 @@ func (c *cli) deliveries(ctx context.Context, args []string) int {
 	defer db.Close()
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	defer tw.Flush()
+	if len(pos) == 1 {
+		rep, _, err := outbox.ReportFor(ctx, db, pos[0])
+		if errors.Is(err, store.ErrNotFound) {
+			fmt.Fprintf(c.stderr, "herald: no activity %s was sent from here\n", pos[0])
+			return exitFail
+		}
+		if err != nil {
+			return c.fail(err)
+		}
+		fmt.Fprintln(c.stdout, rep.Summary)
+		fmt.Fprintln(tw, "INBOX\tSTATE\tWHEN\tATTEMPTS\tDETAIL")
+		for _, t := range rep.Targets {
+			when := ""
+			if !t.At.IsZero() {
+				when = t.At.Format(time.RFC3339)
+			} else if !t.NextAt.IsZero() {
+				when = "next " + t.NextAt.Format(time.RFC3339)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Inbox, t.State, when, t.Attempts, t.Error)
+		}
+		return exitOK
+	}
 	if *failed {
 		list, err := db.FailedDeliveries(ctx, *host, 0)
 		if err != nil {

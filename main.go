@@ -10,7 +10,9 @@
 //	herald actor token NAME
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
 //	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
-//	herald deliveries [--failed [--host H]] | deliveries retry --host H | --id N | --all
+//	herald post --as NAME [--to public|followers|@user@host] TEXT | delete URL
+//	herald follow --as NAME @user@host | unfollow --as NAME @user@host | following --as NAME
+//	herald deliveries [--failed [--host H]] | deliveries ACTIVITY_URL | deliveries retry --host H | --id N | --all
 //	herald migrate
 //	herald version
 //
@@ -72,7 +74,15 @@ commands:
   follows approve NAME FOLLOWER_ID
   follows reject NAME FOLLOWER_ID
                         answer a follow request (the Accept or Reject is queued)
+  post --as NAME TEXT   publish a Note (--to public|followers|@user@host)
+  delete URL            delete a published object (a Delete goes where it went)
+  follow --as NAME @user@host
+  unfollow --as NAME @user@host
+                        follow or stop following a remote actor
+  following --as NAME   whom NAME follows, and whether they accepted
   deliveries            delivery queue counts (--failed: failed deliveries)
+  deliveries ACTIVITY_URL
+                        where one activity got to, inbox by inbox
   deliveries retry      requeue failed deliveries (--host H | --id N | --all)
   migrate               apply database migrations and exit
   bench fanout          benchmark deliveries against a loopback inbox farm
@@ -105,6 +115,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.follows(ctx, args[1:])
 	case "deliveries":
 		return env.deliveries(ctx, args[1:])
+	case "post":
+		return env.post(ctx, args[1:])
+	case "delete":
+		return env.deleteObject(ctx, args[1:])
+	case "follow":
+		return env.follow(ctx, args[1:])
+	case "unfollow":
+		return env.unfollow(ctx, args[1:])
+	case "following":
+		return env.following(ctx, args[1:])
 	case "migrate":
 		return env.migrate(ctx, args[1:])
 	case "bench":

@@ -45,9 +45,12 @@ func IDOf(v any) string {
 
 // IDs returns every IRI a value refers to, in order, for addressing fields
 // (to, cc) and other multi-valued references. Entries without an IRI are
-// skipped.
+// skipped. Besides decoded JSON it takes a []string, as Herald's own code
+// builds documents.
 func IDs(v any) []string {
 	switch v := v.(type) {
+	case []string:
+		return append([]string(nil), v...)
 	case []any:
 		out := make([]string, 0, len(v))
 		for _, e := range v {

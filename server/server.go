@@ -225,3 +225,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 
 // Runner is the delivery scheduler; tests drive it with Step.
 func (s *Server) Runner() *delivery.Runner { return s.runner }
+
+// Client is the outbound HTTP client (SSRF guard, timeouts).
+func (s *Server) Client() *federation.Client { return s.client }
+
+// Instance is the server's public scheme and domain.
+func (s *Server) Instance() federation.Instance { return s.cfg.Instance }

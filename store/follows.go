@@ -272,3 +272,22 @@ func (db *DB) RelationPage(ctx context.Context, actorID int64, followers bool, o
 	}
 	return out, rows.Err()
 }
+
+// FollowingOf lists the remote actors a local actor follows or asked to,
+// oldest first.
+func (db *DB) FollowingOf(ctx context.Context, actorID int64) ([]Following, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT target, follow_id, state FROM following WHERE actor_id = ? ORDER BY created_at, target`, actorID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Following
+	for rows.Next() {
+		g := Following{ActorID: actorID}
+		if err := rows.Scan(&g.Target, &g.FollowID, &g.State); err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}

@@ -253,8 +253,26 @@ func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	path := req.URL.Path
+	if path == "/.well-known/webfinger" {
+		// acct:name@host -> the actor, as WebFinger would answer.
+		res := strings.TrimPrefix(req.URL.Query().Get("resource"), "acct:")
+		name, _, _ := strings.Cut(res, "@")
+		path = "/users/" + name
+		r.mu.Lock()
+		a := r.actors[path]
+		r.mu.Unlock()
+		if a == nil {
+			http.NotFound(w, req)
+			return
+		}
+		w.Header().Set("Content-Type", "application/jrd+json")
+		json.NewEncoder(w).Encode(map[string]any{"subject": "acct:" + res,
+			"links": []map[string]string{{"rel": "self", "type": "application/activity+json", "href": a.ID}}})
+		return
+	}
 	r.mu.Lock()
-	a := r.actors[req.URL.Path]
+	a := r.actors[path]
 	r.mu.Unlock()
 	if a == nil {
 		http.NotFound(w, req)
