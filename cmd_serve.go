@@ -17,6 +17,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	inst.register(fs)
 	path := dbFlag(fs)
 	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
+	hideGraph := fs.Bool("hide-social-graph", false, "serve followers and following collections as counts only, without the lists")
 	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process; after a crash, rows come back to the queue when it expires")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
@@ -44,6 +45,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		Logger:              logger,
 		AllowPrivateNetwork: *allowPrivate,
 		DeliveryLease:       *lease,
+		HideSocialGraph:     *hideGraph,
 	}, db)
 	if err != nil {
 		return c.fail(err)

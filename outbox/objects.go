@@ -1,6 +1,7 @@
 package outbox
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -178,8 +179,20 @@ func objectBody(obj map[string]any) string {
 	delete(o, "bto")
 	delete(o, "bcc")
 	o["@context"] = "https://www.w3.org/ns/activitystreams"
-	b, _ := json.Marshal(o)
+	b, _ := marshal(o)
 	return string(b)
+}
+
+// marshal encodes JSON without escaping <, > and & (content is HTML, and
+// \u003c in every post helps nobody).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // clone copies a document's top level.

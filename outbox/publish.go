@@ -12,7 +12,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -157,7 +156,7 @@ func (p *Publisher) replay(ctx context.Context, actor *store.Actor, key string) 
 // commit stores the plan: its own changes, the activity, local inbox items
 // and the deliveries, all in one transaction; then wakes the scheduler.
 func (p *Publisher) commit(ctx context.Context, pl *plan, key string, now time.Time) (*Result, error) {
-	body, err := json.Marshal(pl.activity)
+	body, err := marshal(pl.activity)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +177,7 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, key string, now time.T
 				return err
 			}
 			// apply may have changed the activity (a Tombstone).
-			if body, err = json.Marshal(pl.activity); err != nil {
+			if body, err = marshal(pl.activity); err != nil {
 				return err
 			}
 		}
