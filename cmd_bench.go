@@ -68,18 +68,24 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	}
 
 	rep := &bench.Report{}
+	// Every scenario is bracketed by signing-rate measurements: the one
+	// after a scenario is the one before the next.
+	var last bench.Signing
 	sign := func() error {
 		fmt.Fprintf(c.stderr, "measuring the RSA-2048 signing rate for %s...\n", *signFor)
-		rate, err := bench.SigningRate(*signFor)
-		rep.Sign = append(rep.Sign, rate)
+		s, err := bench.SigningRate(*signFor)
+		rep.Sign = append(rep.Sign, s.PerSecond)
+		last = s
 		return err
+	}
+	if len(names) > 0 {
+		if err := sign(); err != nil {
+			return c.fail(err)
+		}
 	}
 	for round := range max(*rounds, 1) {
 		if len(names) == 0 {
 			break
-		}
-		if err := sign(); err != nil {
-			return c.fail(err)
 		}
 		var results []*bench.Result
 		for _, name := range names {
@@ -99,6 +105,11 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 			if err != nil {
 				return c.fail(err)
 			}
+			before := last
+			if err := sign(); err != nil {
+				return c.fail(err)
+			}
+			res.Sign = bench.Signing{PerSecond: (before.PerSecond + last.PerSecond) / 2, CPU: (before.CPU + last.CPU) / 2}
 			results = append(results, res)
 		}
 		rep.Rounds = append(rep.Rounds, results)
@@ -110,9 +121,6 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 			return c.fail(err)
 		}
 		rep.Queued = res
-	}
-	if err := sign(); err != nil {
-		return c.fail(err)
 	}
 	if *markdown {
 		rep.WriteMarkdown(c.stdout)

@@ -74,7 +74,10 @@ type Result struct {
 	NewConns      int64         // TCP connections the farm accepted
 	Refusals      int64         // dials refused by the farm
 	RowsDone      int           // delivery rows in state done after the runner stopped
-	TimedOut      bool
+	// Sign is the signing rate measured around this scenario (the caller
+	// fills it in: the mean of a measurement just before and just after).
+	Sign     Signing
+	TimedOut bool
 }
 
 // CPUPer1000 is the CPU seconds spent per 1,000 deliveries.

@@ -10,37 +10,19 @@ import (
 )
 
 // Report gathers one `herald bench fanout` run: one or more rounds of the
-// same scenarios, with the machine's RSA-2048 signing rate measured before
-// every round and after the last, and optionally a backlog (queued) run.
+// same scenarios, each scenario bracketed by measurements of the machine's
+// RSA-2048 signing rate, and optionally a backlog (queued) run.
 //
 // On a shared machine single figures move with the neighbours' load, so
-// every cell of the table is the median over the rounds, and the ratios
-// are taken within each round (deliveries/s against the signing rate
-// measured around that round; (c) against the (a) of the same round)
-// before their median is taken.
+// every cell of the table is the median over the rounds, and ratios are
+// taken within a round (deliveries/s against the signing rate measured
+// around that scenario; (c) against the (a) of the same round) before
+// their median is taken. The CPU-time ratio (a signature's CPU against a
+// delivery's) does not depend on how much of the machine the run got.
 type Report struct {
-	Sign   []float64   // signatures/s: before round 1, ..., before round n, after round n
+	Sign   []float64   // every signing-rate measurement, in order (signatures/s)
 	Rounds [][]*Result // Rounds[i]: the scenarios of round i, in the same order every round
 	Queued *QueuedResult
-}
-
-// RoundSign is the signing rate for round i: the mean of the measurements
-// taken just before and just after it.
-func (r *Report) RoundSign(i int) float64 {
-	var xs []float64
-	for _, j := range []int{i, i + 1} {
-		if j < len(r.Sign) && r.Sign[j] > 0 {
-			xs = append(xs, r.Sign[j])
-		}
-	}
-	if len(xs) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // names are the scenario names, in column order.
@@ -146,9 +128,14 @@ func (r *Report) Table() [][]string {
 		add("  rows queued by it", "one per host", func(n string) string { return fmt.Sprint(r.find(0, n).EnqueueRows) })
 		med("deliveries/s", "", func(s *Result) float64 { return s.PerSecond }, f0)
 		add("  ÷ RSA-2048 signing rate", ">= 0.70", func(n string) string {
-			return spread(r.each(n, func(i int, s *Result) (float64, bool) {
-				sign := r.RoundSign(i)
-				return s.PerSecond / sign, sign > 0
+			return spread(r.each(n, func(_ int, s *Result) (float64, bool) {
+				return s.PerSecond / s.Sign.PerSecond, s.Sign.PerSecond > 0
+			}), f2)
+		})
+		add("  signature CPU ÷ CPU per delivery", "", func(n string) string {
+			return spread(r.each(n, func(_ int, s *Result) (float64, bool) {
+				per := s.CPUPer1000() / 1000
+				return s.Sign.CPU.Seconds() / per, per > 0 && s.Sign.CPU > 0
 			}), f2)
 		})
 		med("time to first delivery", "", func(s *Result) float64 { return dur(s.FirstDelivery) }, fsecs)

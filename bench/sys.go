@@ -67,19 +67,26 @@ func ResetPeakRSS() bool {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 }
 
+// Signing is a measurement of the machine's raw RSA-2048 signing speed.
+type Signing struct {
+	PerSecond float64       // signatures per second on all cores
+	CPU       time.Duration // process CPU time per signature
+}
+
 // SigningRate measures the machine's raw RSA-2048 signing rate: PKCS #1
 // v1.5 signatures of a SHA-256 digest, on GOMAXPROCS goroutines for d. It
 // is the floor under every delivery, which signs once.
-func SigningRate(d time.Duration) (perSecond float64, err error) {
+func SigningRate(d time.Duration) (Signing, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		return 0, err
+		return Signing{}, err
 	}
 	digest := sha256.Sum256([]byte(strings.Repeat("(request-target): post /inbox\nhost: h0001.farm.test\n", 6)))
 	var n atomic.Int64
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
+	cpu0 := CPUTime()
 	start := time.Now()
 	deadline := start.Add(d)
 	for range runtime.GOMAXPROCS(0) {
@@ -96,7 +103,11 @@ func SigningRate(d time.Duration) (perSecond float64, err error) {
 		}()
 	}
 	wg.Wait()
-	return float64(n.Load()) / time.Since(start).Seconds(), firstErr
+	el, cpu := time.Since(start), CPUTime()-cpu0
+	if n.Load() == 0 {
+		return Signing{}, firstErr
+	}
+	return Signing{PerSecond: float64(n.Load()) / el.Seconds(), CPU: cpu / time.Duration(n.Load())}, firstErr
 }
 
 // cores is how many goroutines SigningRate signs on.
