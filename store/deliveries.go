@@ -40,6 +40,9 @@ type OutActivity struct {
 	Public         bool   // addressed to as:Public
 	InOutbox       bool   // published by the actor, listed in its outbox
 	IdempotencyKey string // the client's Idempotency-Key, if any
+	// SyncFollowers marks an activity addressed to the sender's followers:
+	// its deliveries carry the FEP-8fcf Collection-Synchronization header.
+	SyncFollowers bool
 }
 
 // EnqueueResult says what EnqueueActivity did with each inbox.
@@ -79,9 +82,9 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	if a.ActorID != 0 {
 		actor = a.ActorID
 	}
-	r, err := tx.ExecContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), now.Unix())
+	r, err := tx.ExecContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, sync_followers, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), a.SyncFollowers, now.Unix())
 	if err != nil {
 		return res, fmt.Errorf("store activity %s: %w", a.IRI, err)
 	}
@@ -247,16 +250,30 @@ func (db *DB) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err 
 	return time.UnixMilli(ms.Int64), true, nil
 }
 
-// DeliveryActivity returns what the runner needs to send an activity: its
-// sender (0 for the instance actor) and body.
-func (db *DB) DeliveryActivity(ctx context.Context, id int64) (actorID int64, body []byte, err error) {
+// DeliveryActivity is what the runner needs to send an activity.
+type DeliveryActivity struct {
+	ActorID       int64  // the sender; 0 for the instance actor
+	ActorName     string // the sender's name; "" for the instance actor
+	Body          []byte
+	SyncFollowers bool // addressed to the sender's followers (FEP-8fcf)
+}
+
+// DeliveryActivity returns what the runner needs to send an activity, or
+// ErrNotFound.
+func (db *DB) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActivity, error) {
 	var actor sql.NullInt64
+	var name sql.NullString
 	var s string
-	err = db.r.QueryRowContext(ctx, `SELECT actor_id, body FROM activities WHERE id = ?`, id).Scan(&actor, &s)
+	var sync bool
+	err := db.r.QueryRowContext(ctx, `SELECT a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
+		WHERE a.id = ?`, id).Scan(&actor, &name, &s, &sync)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil, ErrNotFound
+		return nil, ErrNotFound
 	}
-	return actor.Int64, []byte(s), err
+	if err != nil {
+		return nil, err
+	}
+	return &DeliveryActivity{ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync}, nil
 }
 
 // DeliveryCounts returns how many deliveries are in each state.

@@ -62,8 +62,12 @@ type bodyCache struct {
 }
 
 type activityBody struct {
-	actorID int64
-	body    []byte
+	actorID   int64
+	actorName string // "" for the instance actor
+	body      []byte
+	// syncFollowers: addressed to the sender's followers, so each delivery
+	// carries the FEP-8fcf header.
+	syncFollowers bool
 }
 
 const maxCachedBodies = 512
@@ -75,11 +79,11 @@ func (b *bodyCache) get(ctx context.Context, id int64) (activityBody, error) {
 	if ok {
 		return it, nil
 	}
-	actorID, body, err := b.db.DeliveryActivity(ctx, id)
+	a, err := b.db.DeliveryActivity(ctx, id)
 	if err != nil {
 		return it, err
 	}
-	it = activityBody{actorID: actorID, body: body}
+	it = activityBody{actorID: a.ActorID, actorName: a.ActorName, body: a.Body, syncFollowers: a.SyncFollowers}
 	b.mu.Lock()
 	if len(b.items) >= maxCachedBodies {
 		// Forget everything: refilling costs one read per activity, and

@@ -1,0 +1,209 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"modernc.org/sqlite"
+)
+
+// Digest is a FEP-8fcf followers digest: the XOR of the SHA-256 of each
+// actor id in a set. The zero value is the digest of the empty set.
+type Digest [sha256.Size]byte
+
+// Toggle adds id to the set, or removes it if it is there: with XOR both are
+// the same operation.
+func (d *Digest) Toggle(id string) {
+	sum := sha256.Sum256([]byte(id))
+	for i := range d {
+		d[i] ^= sum[i]
+	}
+}
+
+// String is the digest in lower-case hex, as the header carries it.
+func (d Digest) String() string { return hex.EncodeToString(d[:]) }
+
+// DigestOf returns the digest of a set of ids. The caller removes
+// duplicates: an id listed twice cancels itself out.
+func DigestOf(ids ...string) Digest {
+	var d Digest
+	for _, id := range ids {
+		d.Toggle(id)
+	}
+	return d
+}
+
+// The SQL functions the follower_digests triggers call (migration 0006).
+// They are registered for every connection of the "sqlite" driver in this
+// process, before any database is opened.
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction("herald_id_digest", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		id, ok := args[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("herald_id_digest: want text, got %T", args[0])
+		}
+		sum := sha256.Sum256([]byte(id))
+		return sum[:], nil
+	})
+	sqlite.MustRegisterDeterministicScalarFunction("herald_xor32", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		a, ok1 := args[0].([]byte)
+		b, ok2 := args[1].([]byte)
+		if !ok1 || !ok2 || len(a) != sha256.Size || len(b) != sha256.Size {
+			return nil, errors.New("herald_xor32: want two 32-byte blobs")
+		}
+		out := make([]byte, sha256.Size)
+		for i := range out {
+			out[i] = a[i] ^ b[i]
+		}
+		return out, nil
+	})
+}
+
+// FollowerDigest returns the digest of a local actor's accepted followers
+// whose id is on origin (scheme://host[:port], see OriginOf): one
+// primary-key read, as the triggers keep it current.
+func (db *DB) FollowerDigest(ctx context.Context, actorID int64, origin string) (Digest, error) {
+	var d Digest
+	var b []byte
+	err := db.r.QueryRowContext(ctx, `SELECT digest FROM follower_digests WHERE actor_id = ? AND origin = ?`, actorID, origin).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, nil
+	}
+	if err != nil {
+		return d, err
+	}
+	if len(b) != len(d) {
+		return d, fmt.Errorf("follower digest of actor %d on %s: %d bytes", actorID, origin, len(b))
+	}
+	copy(d[:], b)
+	return d, nil
+}
+
+// FollowersOnOrigin lists a local actor's accepted followers whose id is on
+// origin, ordered by id: the partial collection FEP-8fcf serves to that
+// origin.
+func (db *DB) FollowersOnOrigin(ctx context.Context, actorID int64, origin string) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT follower FROM followers WHERE actor_id = ? AND origin = ? AND state = 'accepted' ORDER BY follower`,
+		actorID, origin)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// LocalFollow is a local actor's follow of a remote actor, as the receiving
+// side of FEP-8fcf sees it.
+type LocalFollow struct {
+	ActorID int64
+	Name    string
+	State   string // StatePending or StateAccepted
+}
+
+// Querier is what both the read pool (DB.Reader) and a transaction offer.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// LocalFollowsOf returns the local actors that follow (or asked to follow)
+// remote, by name.
+func LocalFollowsOf(ctx context.Context, q Querier, remote string) ([]LocalFollow, error) {
+	rows, err := q.QueryContext(ctx, `SELECT f.actor_id, a.name, f.state FROM following f JOIN actors a ON a.id = f.actor_id
+		WHERE f.target = ? ORDER BY a.name`, remote)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []LocalFollow
+	for rows.Next() {
+		var f LocalFollow
+		if err := rows.Scan(&f.ActorID, &f.Name, &f.State); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// FollowersSyncJob is a queued check of a remote actor's followers
+// collection.
+type FollowersSyncJob struct {
+	RemoteActor string
+	URL         string
+	Digest      string // hex, as the header carried it
+	RequestedAt time.Time
+}
+
+// RequestFollowersSync queues a sync of remote's followers against url,
+// unless one is already waiting (which then takes the newer url and digest)
+// or one was requested less than interval ago. It reports whether a sync
+// is now waiting; false means the rate limit refused it.
+func RequestFollowersSync(ctx context.Context, tx *sql.Tx, remote, url, digest string, now time.Time, interval time.Duration) (bool, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO followers_sync_jobs(remote_actor, url, digest, requested_at) VALUES (?1, ?2, ?3, ?4)
+		ON CONFLICT(remote_actor) DO UPDATE SET url = ?2, digest = ?3,
+			requested_at = CASE WHEN done_at IS NULL THEN requested_at ELSE ?4 END, done_at = NULL, result = NULL
+		WHERE done_at IS NULL OR requested_at <= ?5`,
+		remote, url, digest, now.Unix(), now.Add(-interval).Unix())
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// DueFollowersSyncs returns up to limit waiting syncs, oldest first.
+func (db *DB) DueFollowersSyncs(ctx context.Context, limit int) ([]FollowersSyncJob, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT remote_actor, url, digest, requested_at FROM followers_sync_jobs
+		WHERE done_at IS NULL ORDER BY requested_at LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []FollowersSyncJob
+	for rows.Next() {
+		var j FollowersSyncJob
+		var at int64
+		if err := rows.Scan(&j.RemoteActor, &j.URL, &j.Digest, &at); err != nil {
+			return nil, err
+		}
+		j.RequestedAt = time.Unix(at, 0).UTC()
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// FinishFollowersSync marks a sync done with a one-line result. The row
+// stays, so that the next request within the hour is refused.
+func FinishFollowersSync(ctx context.Context, tx *sql.Tx, remote, result string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = ?, result = ? WHERE remote_actor = ?`, now.Unix(), result, remote)
+	return err
+}
+
+// SweepFollowersSyncs deletes syncs that finished before cutoff: their rate
+// limit is over.
+func (db *DB) SweepFollowersSyncs(ctx context.Context, cutoff time.Time) (int64, error) {
+	var n int64
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM followers_sync_jobs WHERE done_at IS NOT NULL AND requested_at < ?`, cutoff.Unix())
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return n, err
+}
