@@ -18,6 +18,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	path := dbFlag(fs)
 	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
 	hideGraph := fs.Bool("hide-social-graph", false, "serve followers and following collections as counts only, without the lists")
+	noSync := fs.Bool("no-followers-sync", false, "turn FEP-8fcf followers synchronization off, both directions: send no Collection-Synchronization header, ignore received ones")
 	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process; after a crash, rows come back to the queue when it expires")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
@@ -45,6 +46,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		Logger:              logger,
 		AllowPrivateNetwork: *allowPrivate,
 		DeliveryLease:       *lease,
+		NoFollowersSync:     *noSync,
 		HideSocialGraph:     *hideGraph,
 	}, db)
 	if err != nil {

@@ -42,6 +42,12 @@ func (i Instance) OutboxURL(name string) string { return i.ActorID(name) + "/out
 // FollowersURL is a local actor's followers collection.
 func (i Instance) FollowersURL(name string) string { return i.ActorID(name) + "/followers" }
 
+// FollowersSyncURL is a local actor's FEP-8fcf partial followers
+// collection, served to each server for its own followers.
+func (i Instance) FollowersSyncURL(name string) string {
+	return i.ActorID(name) + "/followers_synchronization"
+}
+
 // FollowingURL is a local actor's following collection.
 func (i Instance) FollowingURL(name string) string { return i.ActorID(name) + "/following" }
 

@@ -27,6 +27,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
+	"herald/followersync"
 	"herald/store"
 )
 
@@ -40,6 +41,9 @@ type Handler struct {
 	Now      func() time.Time
 	// Wake tells the delivery scheduler that rows were queued (an Accept).
 	Wake func()
+	// Sync checks FEP-8fcf Collection-Synchronization headers; nil
+	// ignores them.
+	Sync *followersync.Syncer
 }
 
 // activity is the parsed request the dispatchers work on.
@@ -161,25 +165,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// 5. The key: cache or fetch; on a failed check refetch it once, since
 	// the actor may have rotated its key.
-	key, err := h.Keys.Key(ctx, keyID)
-	if errors.Is(err, federation.ErrBlocked) {
+	key, err := h.Keys.VerifySignature(ctx, signed)
+	switch {
+	case errors.Is(err, federation.ErrBlocked):
 		h.drop(w, DropBlocked, keyHost, now)
 		return
-	}
-	if err != nil {
+	case errors.Is(err, federation.ErrKeyUnavailable):
 		h.Metrics.countVerifyFailure("key_unavailable")
 		h.Logger.Info("inbox: key unavailable", "key_id", keyID, "err", err)
 		writeError(w, http.StatusUnauthorized, "could not fetch the signing key")
 		return
-	}
-	if err := signed.Verify(key.Public); err != nil {
-		fresh, rerr := h.Keys.RefreshKey(ctx, keyID)
-		if rerr != nil || signed.Verify(fresh.Public) != nil {
-			h.Metrics.countVerifyFailure(string(signature.ReasonOf(err)))
-			writeError(w, http.StatusUnauthorized, "signature verification failed")
-			return
-		}
-		key = fresh
+	case err != nil:
+		h.Metrics.countVerifyFailure(string(signature.ReasonOf(err)))
+		writeError(w, http.StatusUnauthorized, "signature verification failed")
+		return
 	}
 
 	// 6. The signer must be the activity's actor.
@@ -214,6 +213,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	if outcome != DropDuplicate {
+		// The followers digest is checked for any activity the signer
+		// really sent us (not for a replay): a mismatch only queues a
+		// sync, nothing here waits for the network.
+		if _, err := h.Sync.Check(ctx, r, signed, key.Owner); err != nil {
+			h.Logger.Error("inbox: followers synchronization", "actor", key.Owner, "err", err)
+		}
 	}
 	if outcome != "" {
 		h.drop(w, outcome, actorHost, now)

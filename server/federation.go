@@ -6,6 +6,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
+	"herald/followersync"
 	"herald/inbox"
 	"herald/outbox/delivery"
 	"herald/store"
@@ -55,6 +56,22 @@ func (s *Server) newInbox() *inbox.Handler {
 		Logger:   s.cfg.Logger,
 		Now:      s.cfg.Now,
 		Wake:     s.runner.Wake,
+		Sync:     s.sync,
+	}
+}
+
+// newSyncer builds the FEP-8fcf followers synchronization (both
+// directions) and registers its metrics.
+func (s *Server) newSyncer() *followersync.Syncer {
+	return &followersync.Syncer{
+		DB:       s.db,
+		Instance: s.cfg.Instance,
+		Fetcher:  s.fetcher,
+		Metrics:  followersync.NewMetrics(s.registry),
+		Logger:   s.cfg.Logger,
+		Now:      s.cfg.Now,
+		Wake:     s.runner.Wake,
+		Disabled: s.cfg.NoFollowersSync,
 	}
 }
 
@@ -68,5 +85,7 @@ func (s *Server) newRunner() *delivery.Runner {
 		Metrics:  delivery.NewMetrics(s.registry, s.db),
 		Now:      s.cfg.Now,
 		Lease:    s.cfg.DeliveryLease,
+
+		NoFollowersSync: s.cfg.NoFollowersSync,
 	})
 }

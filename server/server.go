@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"herald/federation"
+	"herald/followersync"
 	"herald/inbox"
 	"herald/nodeinfo"
 	"herald/outbox"
@@ -48,6 +49,9 @@ type Config struct {
 	// (default 5 minutes): after a crash, its rows return to the queue when
 	// the lease expires.
 	DeliveryLease time.Duration
+	// NoFollowersSync turns FEP-8fcf followers synchronization off, both
+	// directions (--no-followers-sync).
+	NoFollowersSync bool
 }
 
 // Server is Herald's HTTP server.
@@ -65,6 +69,7 @@ type Server struct {
 	inbox    *inbox.Handler
 	runner   *delivery.Runner
 	outbox   *outbox.Handler
+	sync     *followersync.Syncer
 }
 
 // New builds the server and its router. It creates the instance actor's key
@@ -91,6 +96,7 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 		return nil, err
 	}
 	s.runner = s.newRunner()
+	s.sync = s.newSyncer()
 	s.inbox = s.newInbox()
 	s.outbox = s.newOutbox()
 	s.AddPanel(s.postsPanel)
@@ -143,6 +149,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/users/{name}/activities/{id}", s.outbox.Activity)
 	r.Get("/users/{name}/followers", s.outbox.Followers)
 	r.Get("/users/{name}/following", s.outbox.Following)
+	r.Get("/users/{name}/followers_synchronization", s.sync.ServeHTTP)
 	r.Get("/actor/outbox", s.instanceOutbox)
 	r.Get("/status/deliveries", s.reportPage)
 
@@ -202,6 +209,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	jobs, stopJobs := context.WithCancel(ctx)
 	defer stopJobs()
 	go s.runSweeps(jobs)
+	go s.sync.Run(jobs)
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- s.runner.Run(jobs) }()
 	errc := make(chan error, 1)
@@ -225,6 +233,10 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 
 // Runner is the delivery scheduler; tests drive it with Step.
 func (s *Server) Runner() *delivery.Runner { return s.runner }
+
+// FollowersSync is the FEP-8fcf syncer; tests run its queued syncs with
+// Step.
+func (s *Server) FollowersSync() *followersync.Syncer { return s.sync }
 
 // Client is the outbound HTTP client (SSRF guard, timeouts).
 func (s *Server) Client() *federation.Client { return s.client }

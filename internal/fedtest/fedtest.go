@@ -120,6 +120,13 @@ func (h *Herald) Step(t testing.TB) int {
 	return n
 }
 
+// SyncStep runs every queued FEP-8fcf followers sync and returns how many
+// ran.
+func (h *Herald) SyncStep(t testing.TB) int {
+	t.Helper()
+	return h.Srv.FollowersSync().Step(context.Background())
+}
+
 // Send posts req (whose body is body) and returns the status and body.
 func (h *Herald) Send(t testing.TB, req *http.Request, body []byte) (int, string) {
 	t.Helper()
@@ -193,6 +200,19 @@ type Received struct {
 	Doc    map[string]any
 	Scheme signature.Scheme
 	KeyID  string
+	// Header, Host and Body are the request as it arrived, so a test can
+	// check a header and verify the signature over it (Request).
+	Header http.Header
+	Host   string
+	Body   []byte
+}
+
+// Request rebuilds the received POST, for signature.Parse and Verify.
+func (rec Received) Request() *http.Request {
+	req, _ := http.NewRequest(http.MethodPost, "http://"+rec.Host+rec.Path, bytes.NewReader(rec.Body))
+	req.Header = rec.Header.Clone()
+	req.Host = rec.Host
+	return req
 }
 
 // Remote is another ActivityPub server on its own loopback address: it
@@ -205,6 +225,7 @@ type Remote struct {
 
 	mu       sync.Mutex
 	actors   map[string]*RemoteActor // by path
+	docs     map[string]any          // other documents served, by path
 	received []Received
 }
 
@@ -225,7 +246,7 @@ func NewRemote(t testing.TB, ip string) *Remote {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Remote{actors: map[string]*RemoteActor{}}
+	r := &Remote{actors: map[string]*RemoteActor{}, docs: map[string]any{}}
 	r.Server = httptest.NewUnstartedServer(http.HandlerFunc(r.serve))
 	r.Listener.Close()
 	r.Listener = ln
@@ -241,7 +262,7 @@ func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		var doc map[string]any
 		json.Unmarshal(body, &doc)
-		rec := Received{Path: req.URL.Path, Doc: doc, KeyID: signature.KeyIDOf(req)}
+		rec := Received{Path: req.URL.Path, Doc: doc, KeyID: signature.KeyIDOf(req), Header: req.Header.Clone(), Host: req.Host, Body: body}
 		if req.Header.Get("Signature-Input") != "" {
 			rec.Scheme = signature.RFC9421
 		} else if req.Header.Get("Signature") != "" {
@@ -273,13 +294,24 @@ func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	r.mu.Lock()
 	a := r.actors[path]
+	doc, isDoc := r.docs[path]
 	r.mu.Unlock()
-	if a == nil {
+	if a != nil {
+		doc, isDoc = a.Document(), true
+	}
+	if !isDoc {
 		http.NotFound(w, req)
 		return
 	}
 	w.Header().Set("Content-Type", "application/activity+json")
-	json.NewEncoder(w).Encode(a.Document())
+	json.NewEncoder(w).Encode(doc)
+}
+
+// Serve makes the remote answer GETs of path with doc (a collection, say).
+func (r *Remote) Serve(path string, doc any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.docs[path] = doc
 }
 
 // Received returns the POSTs received so far.
@@ -340,6 +372,20 @@ func SignedPost(t testing.TB, url string, body []byte, a *RemoteActor, scheme si
 	}
 	req.Header.Set("Content-Type", "application/activity+json")
 	if err := signature.Sign(req, body, signature.Key{ID: a.KeyID(), Private: a.Key}, scheme, at); err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// SignedGet builds a GET of url signed by a with scheme at time at.
+func SignedGet(t testing.TB, url string, a *RemoteActor, scheme signature.Scheme, at time.Time) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/activity+json")
+	if err := signature.Sign(req, nil, signature.Key{ID: a.KeyID(), Private: a.Key}, scheme, at); err != nil {
 		t.Fatal(err)
 	}
 	return req

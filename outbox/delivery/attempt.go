@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"herald/federation/signature"
+	"herald/followersync"
 	"herald/store"
 )
 
@@ -155,10 +156,11 @@ func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retr
 	if !known {
 		scheme = signature.Cavage
 	}
-	status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme)
+	syncHdr := r.syncHeader(ctx, act, c.Inbox)
+	status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme, syncHdr)
 	if err == nil && (status == http.StatusBadRequest || status == http.StatusUnauthorized) {
 		scheme = other(scheme)
-		status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme)
+		status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme, syncHdr)
 	}
 
 	if err == nil && status >= 200 && status < 300 {
@@ -167,6 +169,32 @@ func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retr
 		r.mu.Unlock()
 	}
 	return status, retryAfter, err
+}
+
+// syncHeader is the FEP-8fcf Collection-Synchronization value for a
+// delivery of act to inbox: the digest of the sender's followers whose id
+// is on the inbox's origin, one primary-key read (store.FollowerDigest).
+// It is "" for activities not addressed to the followers, and when the
+// digest cannot be read: the delivery matters more than the header.
+func (r *Runner) syncHeader(ctx context.Context, act activityBody, inbox string) string {
+	if !act.syncFollowers || act.actorName == "" || r.cfg.NoFollowersSync {
+		return ""
+	}
+	origin, err := store.OriginOf(inbox)
+	if err != nil {
+		return ""
+	}
+	d, err := r.cfg.DB.FollowerDigest(ctx, act.actorID, origin)
+	if err != nil {
+		r.cfg.Logger.Warn("delivery: followers digest", "actor", act.actorName, "origin", origin, "err", err)
+		return ""
+	}
+	inst := r.cfg.Instance
+	return followersync.Header{
+		CollectionID: inst.FollowersURL(act.actorName),
+		URL:          inst.FollowersSyncURL(act.actorName),
+		Digest:       d.String(),
+	}.String()
 }
 
 func other(s signature.Scheme) signature.Scheme {
@@ -185,8 +213,9 @@ var errStopping = errors.New("shutting down")
 // request, and gives it back once the request is written: waiting for an
 // answer costs nothing, and a host that never answers must not hold a slot
 // that other hosts need. The response body is drained (up to a limit) so
-// the connection is reused.
-func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signature.Key, scheme signature.Scheme) (int, string, error) {
+// the connection is reused. A non-empty syncHdr is sent as the
+// Collection-Synchronization header, which signature.Sign then covers.
+func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signature.Key, scheme signature.Scheme, syncHdr string) (int, string, error) {
 	select {
 	case r.global <- struct{}{}:
 	case <-r.stopping:
@@ -202,6 +231,9 @@ func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signat
 		return 0, "", err
 	}
 	req.Header.Set("Content-Type", "application/activity+json")
+	if syncHdr != "" {
+		req.Header.Set(followersync.HeaderName, syncHdr)
+	}
 	if err := signature.Sign(req, body, key, scheme, r.cfg.Now()); err != nil {
 		return 0, "", err
 	}

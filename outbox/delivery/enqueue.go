@@ -35,6 +35,10 @@ func (r *Runner) Enqueue(ctx context.Context, tx *sql.Tx, a store.OutActivity, a
 		return store.EnqueueResult{}, err
 	}
 	a.Body = body
+	// Deliveries to the sender's followers tell each server which of them
+	// we think live there (FEP-8fcf); the digest is read at each attempt,
+	// so a retry carries the current one.
+	a.SyncFollowers = aud.FollowersOf != 0 && aud.FollowersOf == a.ActorID
 	inboxes := append([]string(nil), aud.Inboxes...)
 	if aud.FollowersOf != 0 {
 		f, err := store.FollowerInboxes(ctx, tx, aud.FollowersOf)

@@ -49,6 +49,10 @@ type Config struct {
 	// finish (default 10 s).
 	DrainTimeout time.Duration
 
+	// NoFollowersSync leaves the FEP-8fcf Collection-Synchronization
+	// header off (--no-followers-sync).
+	NoFollowersSync bool
+
 	BreakerThreshold int           // consecutive failures that open a circuit (default 10)
 	BreakerCoolOff   time.Duration // how long it stays open (default 60 s)
 }
