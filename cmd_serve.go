@@ -18,6 +18,8 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	path := dbFlag(fs)
 	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
 	hideGraph := fs.Bool("hide-social-graph", false, "serve followers and following collections as counts only, without the lists")
+	var tlsf tlsFlags
+	tlsf.register(fs)
 	noSync := fs.Bool("no-followers-sync", false, "turn FEP-8fcf followers synchronization off, both directions: send no Collection-Synchronization header, ignore received ones")
 	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process; after a crash, rows come back to the queue when it expires")
 	pos, err := c.parse(fs, args)
@@ -35,12 +37,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		return c.fail(usageError{fmt.Sprintf("invalid --delivery-lease %v: want at least 1s", *lease)})
 	}
 	logger := slog.New(slog.NewTextHandler(c.stderr, nil))
-	db, err := openDB(ctx, *path)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer db.Close()
-	srv, err := server.New(ctx, server.Config{
+	cfg := server.Config{
 		Instance:            in,
 		Version:             versionString(),
 		Logger:              logger,
@@ -48,7 +45,17 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		DeliveryLease:       *lease,
 		NoFollowersSync:     *noSync,
 		HideSocialGraph:     *hideGraph,
-	}, db)
+	}
+	if err := tlsf.apply(&cfg, logger); err != nil {
+		return c.fail(err)
+	}
+	in = cfg.Instance
+	db, err := openDB(ctx, *path)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer db.Close()
+	srv, err := server.New(ctx, cfg, db)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -59,6 +66,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if *allowPrivate {
 		logger.Warn("outbound requests may reach loopback and private addresses (--allow-private-network); never use this in production")
 	}
+	reloadOnHUP(ctx, cfg.TLS, logger)
 	fmt.Fprintf(c.stdout, "herald %s serving %s on %s from %s\n", versionString(), in.Base(), ln.Addr(), db.Path())
 	if err := srv.Run(ctx, ln); err != nil {
 		return c.fail(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"herald/internal/fedtest"
 	"herald/store"
 )
 
@@ -277,6 +278,30 @@ func TestCLIDeliveries(t *testing.T) {
 		code, out, errOut := runCLI(t, nil, s.args...)
 		if code != s.code || !strings.Contains(out+errOut, s.out) {
 			t.Errorf("%v: exit %d, %q %q", s.args, code, out, errOut)
+		}
+	}
+}
+
+func TestCLITLSFlags(t *testing.T) {
+	dir := t.TempDir()
+	_, _, certFile, keyFile := fedtest.TLSFiles(t)
+	_, _, otherCert, _ := fedtest.TLSFiles(t)
+	db := filepath.Join(dir, "h.db")
+	cases := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--tls-cert", certFile}, "go together"},
+		{[]string{"--tls-cert", filepath.Join(dir, "missing.pem"), "--tls-key", keyFile}, "missing.pem"},
+		{[]string{"--tls-cert", otherCert, "--tls-key", keyFile}, "private key does not match"},
+		{[]string{"--extra-ca", filepath.Join(dir, "none.pem")}, "--extra-ca"},
+		{[]string{"--extra-ca", keyFile}, "no PEM certificate"},
+		{[]string{"--tls-insecure-skip-verify", "--domain", "social.example"}, "non-loopback"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(t, nil, append([]string{"serve", "--db", db, "--listen", "127.0.0.1:0"}, c.args...)...)
+		if code != 2 || !strings.Contains(out+errOut, c.msg) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q %q", c.args, code, out, errOut)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package federation
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -67,6 +69,11 @@ type ClientOptions struct {
 	// Timeout bounds a whole request, redirects and body included (default
 	// 30 s).
 	Timeout time.Duration
+	// ExtraRoots are certificate authorities trusted in addition to the
+	// system's: a local CA (mkcert) for interop with a local Mastodon.
+	ExtraRoots []*x509.Certificate
+	// InsecureSkipVerify accepts any server certificate. Tests only.
+	InsecureSkipVerify bool
 	// DialContext replaces the guarded dialer; benchmarks use it to map
 	// their host names to 127.0.0.1. Production leaves it nil. Unless
 	// AllowPrivate is set, the connection it returns is still checked (its
@@ -119,6 +126,7 @@ func NewClient(opts ClientOptions) *Client {
 		// Never a proxy: with one, the guard would check the proxy's
 		// address instead of the destination's.
 		Proxy:                 nil,
+		TLSClientConfig:       tlsConfig(opts),
 		DialContext:           dial,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          256,
@@ -135,6 +143,22 @@ func NewClient(opts ClientOptions) *Client {
 		CheckRedirect: c.checkRedirect,
 	}
 	return c
+}
+
+// tlsConfig trusts the system roots plus any extra ones.
+func tlsConfig(opts ClientOptions) *tls.Config {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: opts.InsecureSkipVerify}
+	if len(opts.ExtraRoots) > 0 {
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		for _, c := range opts.ExtraRoots {
+			pool.AddCert(c)
+		}
+		cfg.RootCAs = pool
+	}
+	return cfg
 }
 
 // guardedOverride wraps a caller's dialer so the guard still applies to the

@@ -214,7 +214,7 @@ func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	signed, err := signature.Parse(r, nil, signature.Options{Now: s.now(), Scheme: s.Instance.Scheme})
+	signed, err := signature.Parse(r, nil, signature.Options{Now: s.now(), Scheme: federation.RequestScheme(r, s.Instance.Scheme)})
 	if err != nil {
 		writeError(w, http.StatusUnauthorized, "a signed request is required: "+err.Error())
 		return

@@ -109,7 +109,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.object = federation.Object(doc["object"])
 
 	// 2. Signature syntax and the checks that need no key.
-	signed, perr := signature.Parse(r, body, signature.Options{Now: now, Scheme: h.Instance.Scheme})
+	signed, perr := signature.Parse(r, body, signature.Options{Now: now, Scheme: federation.RequestScheme(r, h.Instance.Scheme)})
 	switch reason := signature.ReasonOf(perr); {
 	case perr == nil:
 	case reason == signature.ReasonNoSignature:

@@ -17,9 +17,11 @@ import (
 // domain or --insecure-http).
 func newClient(cfg Config) *federation.Client {
 	return federation.NewClient(federation.ClientOptions{
-		AllowPrivate: cfg.AllowPrivateNetwork,
-		AllowHTTP:    cfg.Instance.Scheme == "http",
-		UserAgent:    federation.UserAgent(cfg.Version, cfg.Instance.Base()),
+		AllowPrivate:       cfg.AllowPrivateNetwork,
+		AllowHTTP:          cfg.Instance.Scheme == "http",
+		ExtraRoots:         cfg.ExtraRoots,
+		InsecureSkipVerify: cfg.InsecureSkipVerify,
+		UserAgent:          federation.UserAgent(cfg.Version, cfg.Instance.Base()),
 	})
 }
 

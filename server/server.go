@@ -7,6 +7,8 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"log/slog"
 	"net"
@@ -45,6 +47,15 @@ type Config struct {
 	// HideSocialGraph serves followers and following collections as counts
 	// only, without the lists.
 	HideSocialGraph bool
+	// TLS, when set, makes the server speak HTTPS with this certificate.
+	TLS *Certificate
+	// TrustProxy takes the request scheme from X-Forwarded-Proto when
+	// rebuilding @target-uri for RFC 9421 verification.
+	TrustProxy bool
+	// ExtraRoots are CAs the outbound client trusts besides the system's;
+	// InsecureSkipVerify trusts any certificate (tests only).
+	ExtraRoots         []*x509.Certificate
+	InsecureSkipVerify bool
 	// DeliveryLease is how long a claimed delivery stays with this process
 	// (default 5 minutes): after a crash, its rows return to the queue when
 	// the lease expires.
@@ -122,6 +133,9 @@ func (s *Server) routes() chi.Router {
 	r.Use(s.logRequests)
 	r.Use(s.recoverPanics)
 	r.Use(limitBody)
+	if s.cfg.TrustProxy {
+		r.Use(trustProxy)
+	}
 
 	inst := s.cfg.Instance
 	wf := &webfinger.Handler{Instance: inst, Exists: s.actorExists}
@@ -205,6 +219,9 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
+	}
+	if s.cfg.TLS != nil {
+		ln = tls.NewListener(ln, s.cfg.TLS.TLSConfig())
 	}
 	jobs, stopJobs := context.WithCancel(ctx)
 	defer stopJobs()

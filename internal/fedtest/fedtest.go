@@ -48,6 +48,13 @@ type Herald struct {
 // tests call Step.
 func NewHerald(t testing.TB) *Herald {
 	t.Helper()
+	return NewHeraldWith(t, nil)
+}
+
+// NewHeraldWith starts a Herald whose configuration configure may change
+// (TLS, trust-proxy, ...) before the server is built.
+func NewHeraldWith(t testing.TB, configure func(*server.Config)) *Herald {
+	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, t.TempDir()+"/herald.db")
 	if err != nil {
@@ -59,7 +66,12 @@ func NewHerald(t testing.TB) *Herald {
 	h.Inst = federation.Instance{Scheme: "http", Domain: ts.Listener.Addr().String()}
 	db.Now = h.Clock
 	h.Alice, h.Token = h.AddActor(t, "alice", false)
-	h.Srv, err = server.New(ctx, server.Config{Instance: h.Inst, Version: "test", Logger: quiet, Now: h.Clock, AllowPrivateNetwork: true}, db)
+	cfg := server.Config{Instance: h.Inst, Version: "test", Logger: quiet, Now: h.Clock, AllowPrivateNetwork: true}
+	if configure != nil {
+		configure(&cfg)
+		h.Inst = cfg.Instance
+	}
+	h.Srv, err = server.New(ctx, cfg, db)
 	if err != nil {
 		t.Fatal(err)
 	}
