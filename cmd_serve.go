@@ -21,6 +21,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	var tlsf tlsFlags
 	tlsf.register(fs)
 	noSync := fs.Bool("no-followers-sync", false, "turn FEP-8fcf followers synchronization off, both directions: send no Collection-Synchronization header, ignore received ones")
+	retryScale := fs.Float64("test-retry-scale", 1, "tests only: multiply delivery retry delays by this (e.g. 0.01)")
 	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process; after a crash, rows come back to the queue when it expires")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
@@ -33,6 +34,9 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
+	if *retryScale <= 0 || *retryScale > 1 {
+		return c.fail(usageError{fmt.Sprintf("invalid --test-retry-scale %v: want a factor in (0, 1]", *retryScale)})
+	}
 	if *lease < time.Second {
 		return c.fail(usageError{fmt.Sprintf("invalid --delivery-lease %v: want at least 1s", *lease)})
 	}
@@ -43,6 +47,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		Logger:              logger,
 		AllowPrivateNetwork: *allowPrivate,
 		DeliveryLease:       *lease,
+		RetryScale:          *retryScale,
 		NoFollowersSync:     *noSync,
 		HideSocialGraph:     *hideGraph,
 	}

@@ -80,13 +80,14 @@ func (s *Server) newSyncer() *followersync.Syncer {
 // newRunner builds the delivery scheduler and registers its metrics.
 func (s *Server) newRunner() *delivery.Runner {
 	return delivery.New(delivery.Config{
-		DB:       s.db,
-		Client:   s.client,
-		Instance: s.cfg.Instance,
-		Logger:   s.cfg.Logger,
-		Metrics:  delivery.NewMetrics(s.registry, s.db),
-		Now:      s.cfg.Now,
-		Lease:    s.cfg.DeliveryLease,
+		DB:         s.db,
+		Client:     s.client,
+		Instance:   s.cfg.Instance,
+		Logger:     s.cfg.Logger,
+		Metrics:    delivery.NewMetrics(s.registry, s.db),
+		Now:        s.cfg.Now,
+		Lease:      s.cfg.DeliveryLease,
+		RetryScale: s.cfg.RetryScale,
 
 		NoFollowersSync: s.cfg.NoFollowersSync,
 	})

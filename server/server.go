@@ -56,6 +56,8 @@ type Config struct {
 	// InsecureSkipVerify trusts any certificate (tests only).
 	ExtraRoots         []*x509.Certificate
 	InsecureSkipVerify bool
+	// RetryScale multiplies delivery retry delays (tests only; default 1).
+	RetryScale float64
 	// DeliveryLease is how long a claimed delivery stays with this process
 	// (default 5 minutes): after a crash, its rows return to the queue when
 	// the lease expires.

@@ -127,7 +127,7 @@ func (r *Runner) result(c store.Claimed, status int, retryAfter string, err erro
 	}
 	m.delivery("retry")
 	res.State = store.DeliveryQueued
-	res.NextAt = now.Add(RetryDelay(c.Attempts, r.cfg.Jitter()))
+	res.NextAt = now.Add(time.Duration(float64(RetryDelay(c.Attempts, r.cfg.Jitter())) * r.cfg.RetryScale))
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		if t, ok := RetryAfter(retryAfter, now); ok && t.After(res.NextAt) {
 			res.NextAt = t

@@ -53,6 +53,10 @@ type Config struct {
 	// header off (--no-followers-sync).
 	NoFollowersSync bool
 
+	// RetryScale multiplies every retry delay (default 1). Tests that run
+	// Herald as a process use a small one instead of a fake clock.
+	RetryScale float64
+
 	BreakerThreshold int           // consecutive failures that open a circuit (default 10)
 	BreakerCoolOff   time.Duration // how long it stays open (default 60 s)
 }
@@ -76,6 +80,7 @@ func (c *Config) defaults() {
 	setDefault(&c.Lease, 5*time.Minute)
 	setDefault(&c.MaxIdle, 10*time.Second)
 	setDefault(&c.DrainTimeout, 10*time.Second)
+	setDefault(&c.RetryScale, 1)
 	setDefault(&c.BreakerThreshold, DefaultBreakerThreshold)
 	setDefault(&c.BreakerCoolOff, DefaultBreakerCoolOff)
 }
