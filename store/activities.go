@@ -107,20 +107,7 @@ func (db *DB) CountLocalPosts(ctx context.Context) (int, error) {
 // was queued for (whatever became of it): where a Delete of the object must
 // go.
 func InboxesThatGot(ctx context.Context, tx *sql.Tx, objectIRI string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT d.inbox FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE a.object_iri = ?`, objectIRI)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return column[string](ctx, tx, `SELECT DISTINCT d.inbox FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE a.object_iri = ?`, objectIRI)
 }
 
 // DeliveryView is one target inbox of an activity and what became of it.
@@ -158,18 +145,5 @@ func (db *DB) ActivityDeliveries(ctx context.Context, activityID int64) ([]Deliv
 // InboxesOfActivity returns every inbox a delivery of the activity (row id)
 // was queued for: where its Undo must go.
 func InboxesOfActivity(ctx context.Context, tx *sql.Tx, activityID int64) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT inbox FROM deliveries WHERE activity_id = ?`, activityID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return column[string](ctx, tx, `SELECT inbox FROM deliveries WHERE activity_id = ?`, activityID)
 }

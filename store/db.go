@@ -168,18 +168,29 @@ func (db *DB) migrate(ctx context.Context) error {
 
 // Migrations lists the applied migrations in order.
 func (db *DB) Migrations(ctx context.Context) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT name FROM schema_migrations ORDER BY name`)
+	return column[string](ctx, db.r, `SELECT name FROM schema_migrations ORDER BY name`)
+}
+
+// querier is the reading side that both *sql.DB and *sql.Tx offer.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// column runs a query that selects one column and returns its values (an
+// empty, non-nil slice when no row matches).
+func column[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	out := []T{}
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, n)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }

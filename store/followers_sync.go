@@ -89,21 +89,8 @@ func (db *DB) FollowerDigest(ctx context.Context, actorID int64, origin string) 
 // origin, ordered by id: the partial collection FEP-8fcf serves to that
 // origin.
 func (db *DB) FollowersOnOrigin(ctx context.Context, actorID int64, origin string) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT follower FROM followers WHERE actor_id = ? AND origin = ? AND state = 'accepted' ORDER BY follower`,
+	return column[string](ctx, db.r, `SELECT follower FROM followers WHERE actor_id = ? AND origin = ? AND state = 'accepted' ORDER BY follower`,
 		actorID, origin)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // LocalFollow is a local actor's follow of a remote actor, as the receiving

@@ -204,20 +204,7 @@ func RemoveRelations(ctx context.Context, tx *sql.Tx, remote string, actorID int
 // LocalFollowersOf returns the ids of local actors with an accepted follow of
 // remote: who a shared-inbox delivery from remote is for.
 func LocalFollowersOf(ctx context.Context, tx *sql.Tx, remote string) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT actor_id FROM following WHERE target = ? AND state = 'accepted'`, remote)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return column[int64](ctx, tx, `SELECT actor_id FROM following WHERE target = ? AND state = 'accepted'`, remote)
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
@@ -226,20 +213,7 @@ func nullString(s string) sql.NullString { return sql.NullString{String: s, Vali
 // followers: each follower's shared inbox when it has one, else its own
 // inbox, without duplicates.
 func FollowerInboxes(ctx context.Context, tx *sql.Tx, actorID int64) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT coalesce(shared_inbox, inbox) FROM followers WHERE actor_id = ? AND state = 'accepted'`, actorID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return column[string](ctx, tx, `SELECT DISTINCT coalesce(shared_inbox, inbox) FROM followers WHERE actor_id = ? AND state = 'accepted'`, actorID)
 }
 
 // HasRelations reports whether a remote actor follows or is followed by any
@@ -257,20 +231,7 @@ func (db *DB) RelationPage(ctx context.Context, actorID int64, followers bool, o
 	if followers {
 		q = `SELECT follower FROM followers WHERE actor_id = ? AND state = 'accepted' ORDER BY created_at, follower LIMIT ? OFFSET ?`
 	}
-	rows, err := db.r.QueryContext(ctx, q, actorID, limit, offset)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return column[string](ctx, db.r, q, actorID, limit, offset)
 }
 
 // FollowingOf lists the remote actors a local actor follows or asked to,
