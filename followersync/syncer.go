@@ -15,6 +15,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
+	"herald/internal/api"
 	"herald/store"
 )
 
@@ -202,12 +203,12 @@ func (s *Syncer) signal() {
 func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if s.Disabled {
-		writeError(w, http.StatusNotFound, "followers synchronization is disabled")
+		api.Error(w, http.StatusNotFound, "followers synchronization is disabled")
 		return
 	}
 	owner, err := s.DB.ActorByName(ctx, chi.URLParam(r, "name"))
 	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no such actor")
+		api.Error(w, http.StatusNotFound, "no such actor")
 		return
 	}
 	if err != nil {
@@ -216,19 +217,19 @@ func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	signed, err := signature.Parse(r, nil, signature.Options{Now: s.now(), Scheme: federation.RequestScheme(r, s.Instance.Scheme)})
 	if err != nil {
-		writeError(w, http.StatusUnauthorized, "a signed request is required: "+err.Error())
+		api.Error(w, http.StatusUnauthorized, "a signed request is required: "+err.Error())
 		return
 	}
 	key, err := s.Fetcher.VerifySignature(ctx, signed)
 	if err != nil {
 		// Blocked hosts land here too (the fetcher refuses to contact
 		// them): they learn nothing more than anyone unsigned.
-		writeError(w, http.StatusUnauthorized, "signature verification failed")
+		api.Error(w, http.StatusUnauthorized, "signature verification failed")
 		return
 	}
 	origin, ok := Origin(key.Owner)
 	if !ok {
-		writeError(w, http.StatusUnauthorized, "signer has no usable id")
+		api.Error(w, http.StatusUnauthorized, "signer has no usable id")
 		return
 	}
 	ids, err := s.DB.FollowersOnOrigin(ctx, owner.ID, origin)
@@ -254,11 +255,5 @@ func (s *Syncer) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	s.logger().Error("followers synchronization failed", "path", r.URL.Path, "err", err)
-	writeError(w, http.StatusInternalServerError, "internal error")
-}
-
-func writeError(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	api.Error(w, http.StatusInternalServerError, "internal error")
 }

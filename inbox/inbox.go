@@ -15,7 +15,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -28,6 +27,7 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/followersync"
+	"herald/internal/api"
 	"herald/store"
 )
 
@@ -67,7 +67,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name := chi.URLParam(r, "name"); name != "" {
 		t, err := h.DB.ActorByName(ctx, name)
 		if errors.Is(err, store.ErrNotFound) {
-			writeError(w, http.StatusNotFound, "no such actor")
+			api.Error(w, http.StatusNotFound, "no such actor")
 			return
 		}
 		if err != nil {
@@ -78,30 +78,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// 1. Limits. Nothing is stored for a request refused here.
-	if !federation.IsActivityContentType(r.Header.Get("Content-Type")) {
-		writeError(w, http.StatusUnsupportedMediaType, "content type must be application/activity+json or application/ld+json")
-		return
-	}
-	body, err := federation.ReadBody(r.Body, 1<<20)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) || errors.Is(err, federation.ErrBodyTooLarge) {
-			writeError(w, http.StatusRequestEntityTooLarge, "body larger than 1 MiB")
-			return
-		}
-		writeError(w, http.StatusBadRequest, "could not read body")
+	body, ok := api.ReadBody(w, r)
+	if !ok {
 		return
 	}
 	doc, err := federation.ParseDocument(body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
+		api.Error(w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
 		return
 	}
 	a.doc, a.body = doc, body
 	a.typ = federation.FirstString(doc["type"])
 	a.actor = federation.IDOf(doc["actor"])
 	if a.typ == "" || a.actor == "" {
-		writeError(w, http.StatusBadRequest, "activity needs a type and an actor")
+		api.Error(w, http.StatusBadRequest, "activity needs a type and an actor")
 		return
 	}
 	a.id = federation.IDOf(doc["id"])
@@ -114,11 +104,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case perr == nil:
 	case reason == signature.ReasonNoSignature:
 		h.Metrics.countVerifyFailure(string(reason))
-		writeError(w, http.StatusUnauthorized, "request not signed")
+		api.Error(w, http.StatusUnauthorized, "request not signed")
 		return
 	case reason == signature.ReasonMalformed:
 		h.Metrics.countVerifyFailure(string(reason))
-		writeError(w, http.StatusBadRequest, perr.Error())
+		api.Error(w, http.StatusBadRequest, perr.Error())
 		return
 	}
 	keyID := signatureKeyID(r, signed)
@@ -143,7 +133,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if perr != nil {
 		h.Metrics.countVerifyFailure(string(signature.ReasonOf(perr)))
-		writeError(w, http.StatusUnauthorized, perr.Error())
+		api.Error(w, http.StatusUnauthorized, perr.Error())
 		return
 	}
 
@@ -173,11 +163,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, federation.ErrKeyUnavailable):
 		h.Metrics.countVerifyFailure("key_unavailable")
 		h.Logger.Info("inbox: key unavailable", "key_id", keyID, "err", err)
-		writeError(w, http.StatusUnauthorized, "could not fetch the signing key")
+		api.Error(w, http.StatusUnauthorized, "could not fetch the signing key")
 		return
 	case err != nil:
 		h.Metrics.countVerifyFailure(string(signature.ReasonOf(err)))
-		writeError(w, http.StatusUnauthorized, "signature verification failed")
+		api.Error(w, http.StatusUnauthorized, "signature verification failed")
 		return
 	}
 
@@ -274,11 +264,5 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	h.Logger.Error("inbox failed", "path", r.URL.Path, "err", err)
-	writeError(w, http.StatusInternalServerError, "internal error")
-}
-
-func writeError(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	api.Error(w, http.StatusInternalServerError, "internal error")
 }

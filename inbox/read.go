@@ -8,8 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"herald/federation"
-	"herald/store"
+	"herald/internal/api"
 )
 
 // Page sizes for GET /users/{name}/inbox.
@@ -26,33 +25,11 @@ const (
 func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	name := chi.URLParam(r, "name")
-	owner, err := h.DB.ActorByName(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no such actor")
-		return
-	}
+	owner, err := api.Authorize(w, r, h.DB, name)
 	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	token, ok := federation.BearerToken(r)
-	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="herald"`)
-		writeError(w, http.StatusUnauthorized, "a bearer token is required")
-		return
-	}
-	caller, err := h.DB.ActorByToken(ctx, token)
-	if errors.Is(err, store.ErrNotFound) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="herald", error="invalid_token"`)
-		writeError(w, http.StatusUnauthorized, "invalid token")
-		return
-	}
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	if caller.ID != owner.ID {
-		writeError(w, http.StatusForbidden, "this token belongs to another actor")
+		if !errors.Is(err, api.ErrAnswered) {
+			h.fail(w, r, err)
+		}
 		return
 	}
 
@@ -62,7 +39,7 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			writeError(w, http.StatusBadRequest, "limit must be a positive integer")
+			api.Error(w, http.StatusBadRequest, "limit must be a positive integer")
 			return
 		}
 		limit = min(n, maxPageSize)
@@ -75,7 +52,7 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 		if s := q.Get(p.name); s != "" {
 			n, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || n < 1 {
-				writeError(w, http.StatusBadRequest, p.name+" must be a positive integer")
+				api.Error(w, http.StatusBadRequest, p.name+" must be a positive integer")
 				return
 			}
 			*p.dst = n
@@ -88,7 +65,7 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
-		writeCollection(w, map[string]any{
+		api.Activity(w, map[string]any{
 			"@context":   "https://www.w3.org/ns/activitystreams",
 			"id":         base,
 			"type":       "OrderedCollection",
@@ -119,10 +96,5 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 			page["next"] = base + "?max_id=" + strconv.FormatInt(items[len(items)-1].ID, 10)
 		}
 	}
-	writeCollection(w, page)
-}
-
-func writeCollection(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", federation.ContentType)
-	json.NewEncoder(w).Encode(v)
+	api.Activity(w, page)
 }

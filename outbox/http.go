@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/federation"
+	"herald/internal/api"
 	"herald/store"
 )
 
@@ -25,40 +26,16 @@ type Handler struct {
 	HideSocialGraph bool
 }
 
-// authorize checks the bearer token against the actor named in the path:
-// 401 without a valid token, 403 with another actor's.
+// authorize checks the bearer token against the actor named in the path.
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) (*store.Actor, bool) {
-	ctx := r.Context()
-	owner, err := h.DB.ActorByName(ctx, chi.URLParam(r, "name"))
-	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no such actor")
-		return nil, false
-	}
+	actor, err := api.Authorize(w, r, h.DB, chi.URLParam(r, "name"))
 	if err != nil {
-		h.fail(w, r, err)
+		if !errors.Is(err, api.ErrAnswered) {
+			h.fail(w, r, err)
+		}
 		return nil, false
 	}
-	token, ok := federation.BearerToken(r)
-	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="herald"`)
-		writeError(w, http.StatusUnauthorized, "a bearer token is required")
-		return nil, false
-	}
-	caller, err := h.DB.ActorByToken(ctx, token)
-	if errors.Is(err, store.ErrNotFound) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="herald", error="invalid_token"`)
-		writeError(w, http.StatusUnauthorized, "invalid token")
-		return nil, false
-	}
-	if err != nil {
-		h.fail(w, r, err)
-		return nil, false
-	}
-	if caller.ID != owner.ID {
-		writeError(w, http.StatusForbidden, "this token belongs to another actor")
-		return nil, false
-	}
-	return owner, true
+	return actor, true
 }
 
 // Post handles POST /users/{name}/outbox: publish an activity or a bare
@@ -68,29 +45,19 @@ func (h *Handler) Post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !federation.IsActivityContentType(r.Header.Get("Content-Type")) {
-		writeError(w, http.StatusUnsupportedMediaType, "content type must be application/activity+json, application/ld+json or application/json")
-		return
-	}
-	body, err := federation.ReadBody(r.Body, 1<<20)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) || errors.Is(err, federation.ErrBodyTooLarge) {
-			writeError(w, http.StatusRequestEntityTooLarge, "body larger than 1 MiB")
-			return
-		}
-		writeError(w, http.StatusBadRequest, "could not read body")
+	body, ok := api.ReadBody(w, r)
+	if !ok {
 		return
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(body, &doc); err != nil || doc == nil {
-		writeError(w, http.StatusBadRequest, "body is not a JSON object")
+		api.Error(w, http.StatusBadRequest, "body is not a JSON object")
 		return
 	}
 	res, err := h.Publisher.Publish(r.Context(), actor, doc, r.Header.Get("Idempotency-Key"))
 	var in *InputError
 	if errors.As(err, &in) {
-		writeError(w, http.StatusBadRequest, in.Msg)
+		api.Error(w, http.StatusBadRequest, in.Msg)
 		return
 	}
 	if err != nil {
@@ -113,7 +80,7 @@ func (h *Handler) Object(w http.ResponseWriter, r *http.Request) {
 	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/statuses/" + chi.URLParam(r, "id")
 	o, err := h.DB.ObjectByIRI(r.Context(), iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !o.Public && !o.Deleted) {
-		writeError(w, http.StatusNotFound, "no such object")
+		api.Error(w, http.StatusNotFound, "no such object")
 		return
 	}
 	if err != nil {
@@ -141,7 +108,7 @@ func (h *Handler) Activity(w http.ResponseWriter, r *http.Request) {
 	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/activities/" + chi.URLParam(r, "id")
 	a, err := h.DB.ActivityByIRI(r.Context(), iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !a.Public) {
-		writeError(w, http.StatusNotFound, "no such activity")
+		api.Error(w, http.StatusNotFound, "no such activity")
 		return
 	}
 	if err != nil {
@@ -162,7 +129,7 @@ func (h *Handler) Outbox(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	actor, err := h.DB.ActorByName(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no such actor")
+		api.Error(w, http.StatusNotFound, "no such actor")
 		return
 	}
 	if err != nil {
@@ -177,7 +144,7 @@ func (h *Handler) Outbox(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
-		writeAS(w, map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": base, "type": "OrderedCollection",
+		api.Activity(w, map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": base, "type": "OrderedCollection",
 			"totalItems": total, "first": base + "?page=true"})
 		return
 	}
@@ -196,7 +163,7 @@ func (h *Handler) Outbox(w http.ResponseWriter, r *http.Request) {
 	if len(items) == pageSize {
 		page["next"] = base + "?max_id=" + strconv.FormatInt(items[len(items)-1].ID, 10)
 	}
-	writeAS(w, page)
+	api.Activity(w, page)
 }
 
 // Followers serves GET /users/{name}/followers.
@@ -216,7 +183,7 @@ func (h *Handler) relations(w http.ResponseWriter, r *http.Request, followers bo
 	name := chi.URLParam(r, "name")
 	actor, err := h.DB.ActorByName(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "no such actor")
+		api.Error(w, http.StatusNotFound, "no such actor")
 		return
 	}
 	if err != nil {
@@ -242,7 +209,7 @@ func (h *Handler) relations(w http.ResponseWriter, r *http.Request, followers bo
 		if !h.HideSocialGraph {
 			doc["first"] = base + "?page=1"
 		}
-		writeAS(w, doc)
+		api.Activity(w, doc)
 		return
 	}
 	ids, err := h.DB.RelationPage(ctx, actor.ID, followers, (page-1)*pageSize, pageSize)
@@ -258,26 +225,10 @@ func (h *Handler) relations(w http.ResponseWriter, r *http.Request, followers bo
 	if page > 1 {
 		doc["prev"] = base + "?page=" + strconv.Itoa(page-1)
 	}
-	writeAS(w, doc)
-}
-
-func writeAS(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", federation.ContentType)
-	json.NewEncoder(w).Encode(v)
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	json.NewEncoder(w).Encode(v)
-}
-
-func writeError(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	api.Activity(w, doc)
 }
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	h.Logger.Error("outbox failed", "path", r.URL.Path, "err", err)
-	writeError(w, http.StatusInternalServerError, "internal error")
+	api.Error(w, http.StatusInternalServerError, "internal error")
 }

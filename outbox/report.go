@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/internal/api"
 	"herald/store"
 )
 
@@ -90,7 +91,7 @@ func (h *Handler) Deliveries(w http.ResponseWriter, r *http.Request) {
 	iri := h.Instance.ActorID(actor.Name) + "/activities/" + chi.URLParam(r, "id")
 	rep, a, err := ReportFor(r.Context(), h.DB, iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && a.ActorID != actor.ID) {
-		writeError(w, http.StatusNotFound, "no such activity")
+		api.Error(w, http.StatusNotFound, "no such activity")
 		return
 	}
 	if err != nil {
@@ -98,5 +99,5 @@ func (h *Handler) Deliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "private, no-store")
-	writeJSON(w, rep)
+	api.JSON(w, rep)
 }

@@ -1,0 +1,97 @@
+// Package api holds the small HTTP pieces the inbox, the outbox and
+// followers synchronization share: JSON errors, ActivityStreams responses,
+// reading an activity body within the limits, and bearer-token
+// authorization of an actor's app.
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"herald/federation"
+	"herald/store"
+)
+
+// MaxBody is the largest request body an endpoint reads: ActivityStreams
+// documents are small, and Mastodon caps what it fetches at 1 MiB too.
+const MaxBody = 1 << 20
+
+// Error answers {"error": msg} with code.
+func Error(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// JSON answers v as plain JSON with status 200.
+func JSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	json.NewEncoder(w).Encode(v)
+}
+
+// Activity answers v as an ActivityStreams document with status 200.
+func Activity(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", federation.ContentType)
+	json.NewEncoder(w).Encode(v)
+}
+
+// ReadBody checks that a request carries ActivityStreams JSON and reads at
+// most MaxBody of it. On failure it has answered (415, 413 or 400) and
+// returns false.
+func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if !federation.IsActivityContentType(r.Header.Get("Content-Type")) {
+		Error(w, http.StatusUnsupportedMediaType, "content type must be application/activity+json, application/ld+json or application/json")
+		return nil, false
+	}
+	body, err := federation.ReadBody(r.Body, MaxBody)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) || errors.Is(err, federation.ErrBodyTooLarge) {
+			Error(w, http.StatusRequestEntityTooLarge, "body larger than 1 MiB")
+		} else {
+			Error(w, http.StatusBadRequest, "could not read body")
+		}
+		return nil, false
+	}
+	return body, true
+}
+
+// ErrAnswered means the handler already wrote its response.
+var ErrAnswered = errors.New("answered")
+
+// Authorize checks that the request's bearer token belongs to the local
+// actor named name: 404 if there is no such actor, 401 without a valid
+// token, 403 with another actor's. On failure it has answered and returns
+// ErrAnswered (or a database error, unanswered).
+func Authorize(w http.ResponseWriter, r *http.Request, db *store.DB, name string) (*store.Actor, error) {
+	ctx := r.Context()
+	owner, err := db.ActorByName(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		Error(w, http.StatusNotFound, "no such actor")
+		return nil, ErrAnswered
+	}
+	if err != nil {
+		return nil, err
+	}
+	token, ok := federation.BearerToken(r)
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="herald"`)
+		Error(w, http.StatusUnauthorized, "a bearer token is required")
+		return nil, ErrAnswered
+	}
+	caller, err := db.ActorByToken(ctx, token)
+	if errors.Is(err, store.ErrNotFound) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="herald", error="invalid_token"`)
+		Error(w, http.StatusUnauthorized, "invalid token")
+		return nil, ErrAnswered
+	}
+	if err != nil {
+		return nil, err
+	}
+	if caller.ID != owner.ID {
+		Error(w, http.StatusForbidden, "this token belongs to another actor")
+		return nil, ErrAnswered
+	}
+	return owner, nil
+}
