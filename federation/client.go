@@ -125,11 +125,14 @@ func NewClient(opts ClientOptions) *Client {
 	c.tr = &http.Transport{
 		// Never a proxy: with one, the guard would check the proxy's
 		// address instead of the destination's.
-		Proxy:                 nil,
-		TLSClientConfig:       tlsConfig(opts),
-		DialContext:           dial,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          256,
+		Proxy:             nil,
+		TLSClientConfig:   tlsConfig(opts),
+		DialContext:       dial,
+		ForceAttemptHTTP2: true,
+		// No global idle limit: a fan-out keeps one idle connection per host
+		// (thousands of hosts), and the next activity to the same hosts reuses
+		// them instead of connecting (and handshaking) again.
+		MaxIdleConns:          0,
 		MaxConnsPerHost:       opts.MaxConnsPerHost,
 		MaxIdleConnsPerHost:   opts.MaxConnsPerHost,
 		IdleConnTimeout:       90 * time.Second,

@@ -52,15 +52,14 @@ func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryRes
 	now := r.cfg.Now()
 	r.mu.Lock()
 	skipped := r.skipped[c.Host]
+	blocked := r.blocked[store.NormalizeDomain(hostname(c.Host))]
 	r.mu.Unlock()
 	if skipped {
 		m.delivery("skipped_unavailable")
 		return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: c.Attempts, NextAt: now,
 			Error: "skipped: host unavailable (failing on " + fmt.Sprint(store.UnavailableAfterDays) + " days)"}
 	}
-	if blocked, err := r.cfg.DB.IsBlocked(ctx, hostname(c.Host)); err != nil {
-		return r.release(c)
-	} else if blocked {
+	if blocked {
 		m.delivery("skipped_blocked")
 		return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: c.Attempts, NextAt: now,
 			Error: "skipped: domain blocked"}

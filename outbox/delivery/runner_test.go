@@ -257,3 +257,16 @@ func TestPerHostCapNeverExceeded(t *testing.T) {
 		}
 	}
 }
+
+func TestBlockedAfterEnqueueIsNotSent(t *testing.T) {
+	e := newEnv(t, nil)
+	in := newInbox(t, e, "127.0.2.10")
+	id := e.enqueue(t, store.LaneNormal, in.url)[in.url]
+	if _, err := e.db.BlockDomain(context.Background(), "127.0.2.10", "spam"); err != nil {
+		t.Fatal(err)
+	}
+	e.step(t)
+	if r := e.row(t, id); r.State != "failed" || r.LastError != "skipped: domain blocked" || in.received.Load() != 0 {
+		t.Errorf("row %+v, received %d", r, in.received.Load())
+	}
+}
