@@ -139,6 +139,10 @@ func NewClient(opts ClientOptions) *Client {
 		TLSHandshakeTimeout:   opts.IOTimeout,
 		ResponseHeaderTimeout: opts.IOTimeout,
 		ExpectContinueTimeout: time.Second,
+		// Inbox answers are tiny and requests a few kilobytes: small buffers
+		// keep thousands of pooled connections cheap.
+		ReadBufferSize:  2 << 10,
+		WriteBufferSize: 2 << 10,
 	}
 	c.hc = &http.Client{
 		Transport:     c.tr,
