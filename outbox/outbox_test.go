@@ -276,3 +276,36 @@ func TestRefusedPublications(t *testing.T) {
 		t.Errorf("refused requests stored %d activities", n-before)
 	}
 }
+
+func TestBlockRefusesLaterFollows(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.7.7")
+	bob := r.Actor(t, "bob")
+	follow(t, h, bob)
+	res, blk := post(t, h, h.Token, map[string]any{"type": "Block", "object": bob.ID})
+	if res.StatusCode != 201 {
+		t.Fatalf("block: %d %v", res.StatusCode, blk)
+	}
+	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+		t.Fatalf("followers after Block: %d", n)
+	}
+	h.Step(t)
+	if got := received(r, "Block"); got["/users/bob/inbox"] != 1 {
+		t.Fatalf("Block received %v", got)
+	}
+	// bob follows again: refused with a Reject, not recorded.
+	h.Deliver(t, "/users/alice/inbox", bob, fedtest.Activity(bob, "Follow", h.Inst.ActorID("alice")))
+	h.Step(t)
+	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+		t.Errorf("a blocked actor's Follow was recorded")
+	}
+	if got := received(r, "Reject"); got["/users/bob/inbox"] != 1 {
+		t.Errorf("Reject received %v", got)
+	}
+	// Undoing the Block lets bob follow again.
+	post(t, h, h.Token, map[string]any{"type": "Undo", "object": blk["id"]})
+	follow(t, h, bob)
+	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 1 {
+		t.Errorf("followers after Undo(Block) and a new Follow: %d", n)
+	}
+}
