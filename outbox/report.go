@@ -56,6 +56,10 @@ func NewReport(activity string, rows []store.DeliveryView) Report {
 		rep.Targets = append(rep.Targets, t)
 	}
 	total := len(rows) - rep.Counts["skipped"]
+	if len(rows) == 0 {
+		rep.Summary = "no other server to deliver to"
+		return rep
+	}
 	parts := []string{fmt.Sprintf("delivered to %d of %d servers", rep.Counts["delivered"], total)}
 	for _, k := range []string{"pending", "retrying", "failed", "skipped"} {
 		if n := rep.Counts[k]; n > 0 {
