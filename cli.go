@@ -151,12 +151,15 @@ func openDB(ctx context.Context, path string) (*store.DB, error) {
 	return db, nil
 }
 
-func (c *cli) migrate(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+// withDB is the shape most admin commands share: parse args with fs (which
+// gets --db), check the number of positional arguments (want; -1 for any),
+// open the database and call fn. An error from fn is reported with the exit
+// code that fits it: 2 for a usageError, 1 for anything else.
+func (c *cli) withDB(ctx context.Context, fs *flag.FlagSet, args []string, want int, usage string, fn func(db *store.DB, pos []string) error) int {
 	path := dbFlag(fs)
 	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) > 0 {
-		err = usageError{"migrate takes no arguments"}
+	if err == nil && want >= 0 && len(pos) != want {
+		err = usageError{usage}
 	}
 	if err != nil {
 		return c.fail(err)
@@ -166,10 +169,20 @@ func (c *cli) migrate(ctx context.Context, args []string) int {
 		return c.fail(err)
 	}
 	defer db.Close()
-	names, err := db.Migrations(ctx)
-	if err != nil {
+	if err := fn(db, pos); err != nil {
 		return c.fail(err)
 	}
-	fmt.Fprintf(c.stdout, "%s: %d migrations applied, latest %s\n", *path, len(names), names[len(names)-1])
 	return exitOK
+}
+
+func (c *cli) migrate(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	return c.withDB(ctx, fs, args, 0, "migrate takes no arguments", func(db *store.DB, _ []string) error {
+		names, err := db.Migrations(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "%s: %d migrations applied, latest %s\n", db.Path(), len(names), names[len(names)-1])
+		return nil
+	})
 }

@@ -104,59 +104,34 @@ func (c *cli) actorList(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("actor list", flag.ContinueOnError)
 	var inst instanceFlags
 	inst.register(fs)
-	path := dbFlag(fs)
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) > 0 {
-		err = usageError{"actor list takes no arguments"}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	in, err := inst.instance()
-	if err != nil {
-		return c.fail(err)
-	}
-	db, err := openDB(ctx, *path)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer db.Close()
-	actors, err := db.ListActors(ctx)
-	if err != nil {
-		return c.fail(err)
-	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTYPE\tFOLLOWERS\tFOLLOWING\tID")
-	for _, a := range actors {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", a.Name, a.Type, a.Followers, a.Following, in.ActorID(a.Name))
-	}
-	tw.Flush()
-	return exitOK
+	return c.withDB(ctx, fs, args, 0, "actor list takes no arguments", func(db *store.DB, _ []string) error {
+		in, err := inst.instance()
+		if err != nil {
+			return err
+		}
+		actors, err := db.ListActors(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tTYPE\tFOLLOWERS\tFOLLOWING\tID")
+		for _, a := range actors {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", a.Name, a.Type, a.Followers, a.Following, in.ActorID(a.Name))
+		}
+		return tw.Flush()
+	})
 }
 
 func (c *cli) actorToken(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("actor token", flag.ContinueOnError)
-	path := dbFlag(fs)
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) != 1 {
-		err = usageError{"usage: herald actor token NAME"}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	db, err := openDB(ctx, *path)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer db.Close()
-	token := newToken()
-	if err := db.SetActorToken(ctx, pos[0], token); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			fmt.Fprintf(c.stderr, "herald: no actor named %q\n", pos[0])
-			return exitFail
+	return c.withDB(ctx, fs, args, 1, "usage: herald actor token NAME", func(db *store.DB, pos []string) error {
+		token := newToken()
+		if err := db.SetActorToken(ctx, pos[0], token); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no actor named %q", pos[0])
+		} else if err != nil {
+			return err
 		}
-		return c.fail(err)
-	}
-	fmt.Fprintf(c.stdout, "token: %s\n", token)
-	return exitOK
+		fmt.Fprintf(c.stdout, "token: %s\n", token)
+		return nil
+	})
 }

@@ -45,54 +45,30 @@ func (c *cli) block(ctx context.Context, args []string) int {
 
 func (c *cli) unblock(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("unblock", flag.ContinueOnError)
-	path := dbFlag(fs)
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) != 1 {
-		err = usageError{"usage: herald unblock DOMAIN"}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	db, err := openDB(ctx, *path)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer db.Close()
-	if err := db.UnblockDomain(ctx, pos[0]); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			fmt.Fprintf(c.stderr, "herald: %s is not blocked\n", store.NormalizeDomain(pos[0]))
-			return exitFail
+	return c.withDB(ctx, fs, args, 1, "usage: herald unblock DOMAIN", func(db *store.DB, pos []string) error {
+		domain := store.NormalizeDomain(pos[0])
+		if err := db.UnblockDomain(ctx, domain); errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%s is not blocked", domain)
+		} else if err != nil {
+			return err
 		}
-		return c.fail(err)
-	}
-	fmt.Fprintf(c.stdout, "unblocked %s\n", store.NormalizeDomain(pos[0]))
-	return exitOK
+		fmt.Fprintf(c.stdout, "unblocked %s\n", domain)
+		return nil
+	})
 }
 
 func (c *cli) blocks(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("blocks", flag.ContinueOnError)
-	path := dbFlag(fs)
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) > 0 {
-		err = usageError{"blocks takes no arguments"}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	db, err := openDB(ctx, *path)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer db.Close()
-	list, err := db.BlockedDomains(ctx)
-	if err != nil {
-		return c.fail(err)
-	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DOMAIN\tSINCE\tREASON")
-	for _, b := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason)
-	}
-	tw.Flush()
-	return exitOK
+	return c.withDB(ctx, fs, args, 0, "blocks takes no arguments", func(db *store.DB, _ []string) error {
+		list, err := db.BlockedDomains(ctx)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "DOMAIN\tSINCE\tREASON")
+		for _, b := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason)
+		}
+		return tw.Flush()
+	})
 }

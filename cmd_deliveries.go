@@ -16,109 +16,98 @@ import (
 //
 //	herald deliveries                      counts by state
 //	herald deliveries --failed [--host H]  failed deliveries
+//	herald deliveries ACTIVITY_URL         where one activity got to
 //	herald deliveries retry --host H | --id N | --all
 func (c *cli) deliveries(ctx context.Context, args []string) int {
 	if len(args) > 0 && args[0] == "retry" {
 		return c.deliveriesRetry(ctx, args[1:])
 	}
 	fs := flag.NewFlagSet("deliveries", flag.ContinueOnError)
-	path := dbFlag(fs)
 	failed := fs.Bool("failed", false, "list failed deliveries")
 	host := fs.String("host", "", "with --failed: only this host[:port]")
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) > 1 {
-		err = usageError{"usage: herald deliveries [--failed [--host H]] | deliveries ACTIVITY_URL | deliveries retry ..."}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	db, err := openDB(ctx, *path)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer db.Close()
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	defer tw.Flush()
-	if len(pos) == 1 {
-		rep, _, err := outbox.ReportFor(ctx, db, pos[0])
-		if errors.Is(err, store.ErrNotFound) {
-			fmt.Fprintf(c.stderr, "herald: no activity %s was sent from here\n", pos[0])
-			return exitFail
-		}
-		if err != nil {
-			return c.fail(err)
-		}
-		fmt.Fprintln(c.stdout, rep.Summary)
-		fmt.Fprintln(tw, "INBOX\tSTATE\tWHEN\tATTEMPTS\tDETAIL")
-		for _, t := range rep.Targets {
-			when := ""
-			if !t.At.IsZero() {
-				when = t.At.Format(time.RFC3339)
-			} else if !t.NextAt.IsZero() {
-				when = "next " + t.NextAt.Format(time.RFC3339)
+	usage := "usage: herald deliveries [--failed [--host H]] | deliveries ACTIVITY_URL | deliveries retry ..."
+	return c.withDB(ctx, fs, args, -1, usage, func(db *store.DB, pos []string) error {
+		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+		defer tw.Flush()
+		switch {
+		case len(pos) > 1:
+			return usageError{usage}
+		case len(pos) == 1:
+			return c.report(ctx, db, tw, pos[0])
+		case *failed:
+			list, err := db.FailedDeliveries(ctx, *host, 0)
+			if err != nil {
+				return err
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Inbox, t.State, when, t.Attempts, t.Error)
+			fmt.Fprintln(tw, "ID\tFAILED\tATTEMPTS\tINBOX\tACTIVITY\tLAST ERROR")
+			for _, f := range list {
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\n", f.ID, f.FailedAt.Format("2006-01-02 15:04"), f.Attempts, f.Inbox, f.Activity, f.LastError)
+			}
+			return nil
 		}
-		return exitOK
-	}
-	if *failed {
-		list, err := db.FailedDeliveries(ctx, *host, 0)
+		counts, err := db.DeliveryCounts(ctx)
 		if err != nil {
-			return c.fail(err)
+			return err
 		}
-		fmt.Fprintln(tw, "ID\tFAILED\tATTEMPTS\tINBOX\tACTIVITY\tLAST ERROR")
-		for _, f := range list {
-			fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\n", f.ID, f.FailedAt.Format("2006-01-02 15:04"), f.Attempts, f.Inbox, f.Activity, f.LastError)
+		oldest := "-"
+		if t, ok, err := db.OldestDue(ctx); err != nil {
+			return err
+		} else if ok {
+			oldest = t.Format(time.RFC3339)
 		}
-		return exitOK
+		fmt.Fprintln(tw, "QUEUED\tIN FLIGHT\tDONE\tFAILED\tOLDEST QUEUED")
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\n", counts["queued"], counts["leased"], counts["done"], counts["failed"], oldest)
+		return nil
+	})
+}
+
+// report prints where one activity got to, inbox by inbox.
+func (c *cli) report(ctx context.Context, db *store.DB, tw *tabwriter.Writer, activity string) error {
+	rep, _, err := outbox.ReportFor(ctx, db, activity)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no activity %s was sent from here", activity)
 	}
-	counts, err := db.DeliveryCounts(ctx)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
-	fmt.Fprintln(tw, "QUEUED\tIN FLIGHT\tDONE\tFAILED\tOLDEST QUEUED")
-	oldest := "-"
-	if t, ok, err := db.OldestDue(ctx); err != nil {
-		return c.fail(err)
-	} else if ok {
-		oldest = t.Format(time.RFC3339)
+	fmt.Fprintln(c.stdout, rep.Summary)
+	fmt.Fprintln(tw, "INBOX\tSTATE\tWHEN\tATTEMPTS\tDETAIL")
+	for _, t := range rep.Targets {
+		when := ""
+		if !t.At.IsZero() {
+			when = t.At.Format(time.RFC3339)
+		} else if !t.NextAt.IsZero() {
+			when = "next " + t.NextAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Inbox, t.State, when, t.Attempts, t.Error)
 	}
-	fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\n", counts["queued"], counts["leased"], counts["done"], counts["failed"], oldest)
-	return exitOK
+	return nil
 }
 
 func (c *cli) deliveriesRetry(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("deliveries retry", flag.ContinueOnError)
-	path := dbFlag(fs)
 	host := fs.String("host", "", "requeue the failed deliveries to this host[:port]")
 	id := fs.Int64("id", 0, "requeue one failed delivery")
 	all := fs.Bool("all", false, "requeue every failed delivery")
-	pos, err := c.parse(fs, args)
-	choices := 0
-	for _, set := range []bool{*host != "", *id != 0, *all} {
-		if set {
-			choices++
+	usage := "usage: herald deliveries retry --host HOST | --id N | --all"
+	return c.withDB(ctx, fs, args, 0, usage, func(db *store.DB, _ []string) error {
+		choices := 0
+		for _, set := range []bool{*host != "", *id != 0, *all} {
+			if set {
+				choices++
+			}
 		}
-	}
-	if err == nil && (len(pos) > 0 || choices != 1) {
-		err = usageError{"usage: herald deliveries retry --host HOST | --id N | --all"}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	db, err := openDB(ctx, *path)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer db.Close()
-	n, err := db.RequeueFailed(ctx, *host, *id)
-	if err != nil {
-		return c.fail(err)
-	}
-	if n == 0 {
-		fmt.Fprintln(c.stderr, "herald: no failed deliveries matched")
-		return exitFail
-	}
-	fmt.Fprintf(c.stdout, "requeued %d deliveries (a running server sends them within seconds)\n", n)
-	return exitOK
+		if choices != 1 {
+			return usageError{usage}
+		}
+		n, err := db.RequeueFailed(ctx, *host, *id)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return errors.New("no failed deliveries matched")
+		}
+		fmt.Fprintf(c.stdout, "requeued %d deliveries (a running server sends them within seconds)\n", n)
+		return nil
+	})
 }

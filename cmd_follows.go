@@ -31,38 +31,22 @@ func (c *cli) follows(ctx context.Context, args []string) int {
 
 func (c *cli) followsPending(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("follows pending", flag.ContinueOnError)
-	path := dbFlag(fs)
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) != 1 {
-		err = usageError{"usage: herald follows pending NAME"}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	db, err := openDB(ctx, *path)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer db.Close()
-	a, err := db.ActorByName(ctx, pos[0])
-	if errors.Is(err, store.ErrNotFound) {
-		fmt.Fprintf(c.stderr, "herald: no actor named %q\n", pos[0])
-		return exitFail
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	list, err := db.Followers(ctx, a.ID, store.StatePending)
-	if err != nil {
-		return c.fail(err)
-	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FOLLOWER\tSINCE")
-	for _, f := range list {
-		fmt.Fprintf(tw, "%s\t%s\n", f.Follower, f.CreatedAt.Format("2006-01-02 15:04"))
-	}
-	tw.Flush()
-	return exitOK
+	return c.withDB(ctx, fs, args, 1, "usage: herald follows pending NAME", func(db *store.DB, pos []string) error {
+		a, err := asActor(ctx, db, pos[0])
+		if err != nil {
+			return err
+		}
+		list, err := db.Followers(ctx, a.ID, store.StatePending)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "FOLLOWER\tSINCE")
+		for _, f := range list {
+			fmt.Fprintf(tw, "%s\t%s\n", f.Follower, f.CreatedAt.Format("2006-01-02 15:04"))
+		}
+		return tw.Flush()
+	})
 }
 
 // followsAnswer approves or rejects a pending follow request and queues the
