@@ -11,12 +11,16 @@ import (
 	"herald/bench"
 )
 
-const benchUsage = "usage: herald bench fanout [--scenario a|b|c|all] [--hosts N] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--markdown] [--cpuprofile FILE] [--db DIR]"
+const benchUsage = "usage: herald bench fanout [--scenario a|b|c|all] [--hosts N] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--farm process|inprocess] [--markdown] [--cpuprofile FILE] [--db DIR]"
 
-// bench runs benchmarks against a loopback inbox farm inside this process.
-// Nothing is sent beyond 127.0.0.1: the farm's host names are mapped to its
-// listener by a dialer only the benchmark installs.
+// bench runs benchmarks against a loopback inbox farm, by default in a child
+// process (`herald bench farm`, not listed in the usage: only the benchmark
+// starts it). Nothing is sent beyond 127.0.0.1: the farm's host names are
+// mapped to its listener by a dialer only the benchmark installs.
 func (c *cli) bench(ctx context.Context, args []string) int {
+	if len(args) > 0 && args[0] == "farm" {
+		return c.benchFarm(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] != "fanout" {
 		return c.fail(usageError{benchUsage})
 	}
@@ -36,6 +40,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the first scenario's measured window to FILE")
 	dir := fs.String("db", "", "directory for the temporary databases (default: the system temp dir); they are removed afterwards")
 	verbose := fs.Bool("v", false, "log the runner's warnings and errors to stderr")
+	farmMode := fs.String("farm", "process", "where the inbox farm runs: process (a child process, so CPU and RSS are Herald's own) or inprocess")
 	// No HERALD_* variables here: HERALD_DB names a real database.
 	noEnv := &cli{getenv: func(string) string { return "" }, stdout: c.stdout, stderr: c.stderr}
 	pos, err := noEnv.parse(fs, args[1:])
@@ -44,6 +49,18 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	}
 	if err != nil {
 		return c.fail(err)
+	}
+	var farmCmd []string
+	switch *farmMode {
+	case "process":
+		exe, err := os.Executable()
+		if err != nil {
+			return c.fail(err)
+		}
+		farmCmd = []string{exe, "bench", "farm"}
+	case "inprocess":
+	default:
+		return c.fail(usageError{"--farm: want process or inprocess"})
 	}
 	var names []string
 	switch *scenario {
@@ -90,7 +107,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		var results []*bench.Result
 		for _, name := range names {
 			sc := bench.Scenario{Name: name, Hosts: *hosts, Followers: *followers, Dir: *dir, Logger: logger,
-				GlobalCap: *globalCap, PerHostCap: *perHost}
+				GlobalCap: *globalCap, PerHostCap: *perHost, FarmCmd: farmCmd}
 			switch name {
 			case "b":
 				sc.Activities = *burst
@@ -116,7 +133,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	}
 	if *queued > 0 {
 		fmt.Fprintf(c.stderr, "queued: %d rows...\n", *queued)
-		res, err := bench.RunQueued(ctx, bench.Queued{Rows: *queued, Hosts: *hosts, Dir: *dir, Logger: logger})
+		res, err := bench.RunQueued(ctx, bench.Queued{Rows: *queued, Hosts: *hosts, Dir: *dir, Logger: logger, FarmCmd: farmCmd})
 		if err != nil {
 			return c.fail(err)
 		}
@@ -126,6 +143,15 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		rep.WriteMarkdown(c.stdout)
 	} else {
 		rep.WriteText(c.stdout)
+	}
+	return exitOK
+}
+
+// benchFarm is `herald bench farm`, the inbox farm as a child process of
+// `herald bench fanout` (bench.FarmMain). It exits when its stdin closes.
+func (c *cli) benchFarm(ctx context.Context, args []string) int {
+	if err := bench.FarmMain(ctx, args, os.Stdin, c.stdout); err != nil {
+		return c.fail(err)
 	}
 	return exitOK
 }

@@ -3,11 +3,51 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"os"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// TestMain lets the test binary serve as the farm process of
+// TestFanoutFarmProcess: started with BENCH_FARM_CHILD=1, it is
+// `herald bench farm`.
+func TestMain(m *testing.M) {
+	if os.Getenv("BENCH_FARM_CHILD") == "1" {
+		if err := FarmMain(context.Background(), os.Args[1:], os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestFanoutFarmProcess runs a small (c)-like scenario against a farm in a
+// child process: deliveries are verified there, refusals happen in this
+// process's dialer, and the counts come back over the control endpoint.
+func TestFanoutFarmProcess(t *testing.T) {
+	t.Setenv("BENCH_FARM_CHILD", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := RunScenario(ctx, Scenario{Name: "proc", Hosts: 20, Followers: 40, Refuse: 0.2, Dir: t.TempDir(),
+		Timeout: 10 * time.Second, FarmCmd: []string{os.Args[0]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Healthy != 16 || res.Delivered != 16 || res.Duplicates != 0 || res.BadSignatures != 0 {
+		t.Errorf("healthy %d, delivered %d (duplicates %d, bad signatures %d), want 16 verified once each",
+			res.Healthy, res.Delivered, res.Duplicates, res.BadSignatures)
+	}
+	if res.Refusals < 4 || !res.FarmProcess || res.FarmCPU <= 0 {
+		t.Errorf("refusals %d (want >= 4), farm process %v, farm CPU %s", res.Refusals, res.FarmProcess, res.FarmCPU)
+	}
+	if res.LastFirst < res.HealthyDone {
+		t.Errorf("last first attempt %s before the last delivery %s", res.LastFirst, res.HealthyDone)
+	}
+}
 
 // TestFanoutSmall runs the whole harness on a 30-host farm: every host must
 // get exactly one delivery whose signature the farm verified.

@@ -46,6 +46,11 @@ type Scenario struct {
 	// CPUProfile, if set, receives a CPU profile of the measured window,
 	// from the first enqueue to the last awaited arrival.
 	CPUProfile io.Writer
+	// FarmCmd, if set, runs the farm as a child process with this command
+	// (`herald bench farm`; see ServeFarmProcess), so that CPU time and
+	// peak RSS are the sender's alone. Without it the farm runs in this
+	// process and its share is included.
+	FarmCmd []string
 }
 
 // Result is what a Scenario measured. Durations are from the commit of the
@@ -67,9 +72,11 @@ type Result struct {
 	FirstDelivery time.Duration // to the first verified delivery
 	P50, P99      time.Duration // enqueue (commit) to first delivery, healthy pairs
 	PerSecond     float64       // Expected / HealthyDone
-	CPU           time.Duration // process CPU over the window (runner and farm)
+	CPU           time.Duration // this process's CPU over the window (the farm's too when in-process)
 	Window        time.Duration // the measured window, first enqueue to the end
-	PeakRSS       uint64        // process VmHWM over the window (runner and farm)
+	PeakRSS       uint64        // this process's VmHWM over the window (the farm's too when in-process)
+	FarmProcess   bool          // whether the farm ran in a process of its own
+	FarmCPU       time.Duration // the farm process's CPU over the window, when it had one
 	PeakReset     bool          // whether VmHWM could be reset before the window
 	NewConns      int64         // TCP connections the farm accepted
 	Refusals      int64         // dials refused by the farm
@@ -99,7 +106,7 @@ type env struct {
 	db    *store.DB
 	actor *store.Actor
 	pub   crypto.PublicKey
-	farm  *Farm
+	farm  farmHandle
 }
 
 func newEnv(ctx context.Context, sc *Scenario) (_ *env, err error) {
@@ -130,8 +137,16 @@ func newEnv(ctx context.Context, sc *Scenario) (_ *env, err error) {
 	if err = insertFollowers(ctx, e.db, e.actor.ID, sc.Hosts, sc.Followers); err != nil {
 		return nil, err
 	}
-	e.farm, err = NewFarm(FarmOptions{Hosts: sc.Hosts, PublicKey: e.pub, BlackHole: sc.BlackHole, Refuse: sc.Refuse,
-		Slow: sc.Slow, Fail5xx: sc.Fail5xx, SlowDelay: sc.SlowDelay, Seed: 1})
+	fo := FarmOptions{Hosts: sc.Hosts, PublicKey: e.pub, BlackHole: sc.BlackHole, Refuse: sc.Refuse,
+		Slow: sc.Slow, Fail5xx: sc.Fail5xx, SlowDelay: sc.SlowDelay, Seed: 1}
+	if len(sc.FarmCmd) > 0 {
+		e.farm, err = StartRemoteFarm(ctx, sc.FarmCmd, fo, pubPEM, dir)
+		return e, err
+	}
+	f, err := NewFarm(fo)
+	if err == nil {
+		e.farm = localFarm{f}
+	}
 	return e, err
 }
 
@@ -183,7 +198,7 @@ func activityBody(iri string) []byte {
 		iri, actor, benchInstance.FollowersURL("alice"), iri+"/object", actor, "<p>"+content+"</p>", benchInstance.FollowersURL("alice"))
 }
 
-func (sc *Scenario) runnerConfig(db *store.DB, farm *Farm) delivery.Config {
+func (sc *Scenario) runnerConfig(db *store.DB, farm farmHandle) delivery.Config {
 	logger := sc.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -255,7 +270,7 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	defer stopRunner()
 	time.Sleep(50 * time.Millisecond) // let the runner reach its idle sleep
 
-	res := &Result{Name: sc.Name, Hosts: sc.Hosts, Activities: sc.Activities}
+	res := &Result{Name: sc.Name, Hosts: sc.Hosts, Activities: sc.Activities, FarmProcess: len(sc.FarmCmd) > 0}
 	for i := range sc.Hosts {
 		if b := farm.Behaviour(i); b == Healthy || b == Slow {
 			res.Healthy++
@@ -266,7 +281,13 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	commits := make([]time.Time, sc.Activities)
 	for k := range iris {
 		iris[k] = activityIRI(sc.Name, k)
-		farm.Expect(iris[k])
+	}
+	if err := farm.Expect(iris...); err != nil {
+		return nil, err
+	}
+	farm0, err := farm.Stats()
+	if err != nil {
+		return nil, err
 	}
 
 	res.PeakReset = ResetPeakRSS()
@@ -293,15 +314,9 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 			res.EnqueueRows = er.Queued
 		}
 	}
-	timer := time.NewTimer(sc.Timeout)
-	defer timer.Stop()
-	select {
-	case <-farm.Done():
-	case <-timer.C:
-		res.TimedOut = true
-	case <-ctx.Done():
-		res.TimedOut = true
-	}
+	waitCtx, cancelWait := context.WithTimeout(ctx, sc.Timeout)
+	werr := farm.Wait(waitCtx)
+	cancelWait()
 	end := time.Now()
 	res.CPU = CPUTime() - cpu0
 	res.Window = end.Sub(windowStart)
@@ -309,12 +324,28 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	if sc.CPUProfile != nil {
 		pprof.StopCPUProfile()
 	}
+	if werr != nil {
+		if waitCtx.Err() == nil {
+			return nil, werr // the farm failed, not the wait
+		}
+		res.TimedOut = true
+	}
+	st, err := farm.Stats()
+	if err != nil {
+		return nil, err
+	}
+	if res.FarmProcess {
+		res.FarmCPU = st.CPU - farm0.CPU
+	}
 
 	t0 := commits[0]
 	var lat []time.Duration
 	var first0, last time.Time
 	for k, iri := range iris {
-		first, count := farm.Arrivals(iri)
+		first, count, err := farm.Arrivals(iri)
+		if err != nil {
+			return nil, err
+		}
 		for i := range first {
 			res.Delivered += count[i]
 			if count[i] > 1 {
@@ -337,7 +368,11 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 		last = end
 	}
 	res.HealthyDone = last.Sub(t0)
-	for _, t := range farm.FirstAttempts() {
+	attempts, err := farm.FirstAttempts()
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range attempts {
 		if d := t.Sub(t0); !t.IsZero() && d > res.LastFirst {
 			res.LastFirst = d
 		}
@@ -350,7 +385,6 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	if res.HealthyDone > 0 {
 		res.PerSecond = float64(len(lat)) / res.HealthyDone.Seconds()
 	}
-	st := farm.Stats()
 	res.BadSignatures, res.NewConns, res.Refusals = st.BadSignatures, st.NewConns, st.Refusals
 
 	if err := stopRunner(); err != nil && !errors.Is(err, context.Canceled) {

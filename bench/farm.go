@@ -52,6 +52,9 @@ type FarmOptions struct {
 	Fail5xx   float64          // fraction of hosts that answer 503
 	SlowDelay time.Duration    // default 500 ms
 	Seed      uint64
+	// RefuseElsewhere says that refusals happen in a dialer in another
+	// process (RemoteFarm), which waits for them itself: Done does not.
+	RefuseElsewhere bool
 }
 
 // Farm is a loopback inbox farm: many virtual hosts behind one listener.
@@ -173,7 +176,10 @@ func FollowerID(i, n int) string { return fmt.Sprintf("http://%s/users/u%05d", H
 
 // hostIndex parses a farm host name (with or without a port) back to its
 // index; ok is false for anything that is not one of ours.
-func (f *Farm) hostIndex(hostport string) (int, bool) {
+func (f *Farm) hostIndex(hostport string) (int, bool) { return parseHostIndex(hostport, len(f.kinds)) }
+
+// parseHostIndex parses a farm host name of a farm of n hosts.
+func parseHostIndex(hostport string, n int) (int, bool) {
 	h := hostport
 	if host, _, err := net.SplitHostPort(hostport); err == nil {
 		h = host
@@ -183,11 +189,11 @@ func (f *Farm) hostIndex(hostport string) (int, bool) {
 	if !ok || len(name) < 2 || name[0] != 'h' {
 		return 0, false
 	}
-	n, err := strconv.Atoi(name[1:])
-	if err != nil || n < 1 || n > len(f.kinds) {
+	i, err := strconv.Atoi(name[1:])
+	if err != nil || i < 1 || i > n {
 		return 0, false
 	}
-	return n - 1, true
+	return i - 1, true
 }
 
 // Dial is the delivery client's DialContext: it maps every farm host name
@@ -218,6 +224,8 @@ func (f *Farm) Expect(activityID string) {
 	for i, k := range f.kinds {
 		if k == Healthy || k == Slow {
 			f.remaining++
+		} else if k == Refuse && f.opts.RefuseElsewhere {
+			continue
 		} else if len(f.acts) == 1 && f.firstTouch[i] == 0 {
 			f.remaining++
 		}
@@ -316,14 +324,17 @@ func (f *Farm) serve(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// FarmStats are the farm's counters.
+// FarmStats are the farm's counters, and, from a farm process, that
+// process's own CPU time and peak RSS.
 type FarmStats struct {
 	NewConns, Requests, BadSignatures, Refusals, Unmatched int64
+	CPU                                                    time.Duration
+	PeakRSS                                                uint64
 }
 
 // Stats returns the farm's counters so far.
 func (f *Farm) Stats() FarmStats {
-	return FarmStats{f.newConns.Load(), f.requests.Load(), f.badSigs.Load(), f.refusals.Load(), f.unmatched.Load()}
+	return FarmStats{NewConns: f.newConns.Load(), Requests: f.requests.Load(), BadSignatures: f.badSigs.Load(), Refusals: f.refusals.Load(), Unmatched: f.unmatched.Load()}
 }
 
 // Arrivals returns, for an expected activity, the time of each host's first

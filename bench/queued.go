@@ -21,6 +21,7 @@ type Queued struct {
 	Dir         string
 	Timeout     time.Duration // bound on draining the backlog (default 10 min)
 	Logger      *slog.Logger
+	FarmCmd     []string // as Scenario.FarmCmd
 }
 
 // QueuedResult is what a Queued run measured.
@@ -47,7 +48,7 @@ func RunQueued(ctx context.Context, q Queued) (*QueuedResult, error) {
 	if q.Timeout <= 0 {
 		q.Timeout = 10 * time.Minute
 	}
-	sc := Scenario{Name: "queued", Hosts: q.Hosts, Followers: q.Hosts, Dir: q.Dir, Logger: q.Logger}
+	sc := Scenario{Name: "queued", Hosts: q.Hosts, Followers: q.Hosts, Dir: q.Dir, Logger: q.Logger, FarmCmd: q.FarmCmd}
 	e, err := newEnv(ctx, &sc)
 	if err != nil {
 		return nil, err
@@ -60,7 +61,9 @@ func RunQueued(ctx context.Context, q Queued) (*QueuedResult, error) {
 	enqueuer := delivery.New(sc.runnerConfig(e.db, e.farm)) // never run: only enqueues
 	for k := range iris {
 		iris[k] = activityIRI("queued", k)
-		e.farm.Expect(iris[k])
+		if err := e.farm.Expect(iris[k]); err != nil {
+			return nil, err
+		}
 		r, err := enqueue(ctx, e.db, enqueuer, e.actor.ID, iris[k])
 		if err != nil {
 			return nil, err
@@ -90,20 +93,23 @@ func RunQueued(ctx context.Context, q Queued) (*QueuedResult, error) {
 		<-runDone
 	}()
 
-	timer := time.NewTimer(q.Timeout)
-	defer timer.Stop()
-	select {
-	case <-e.farm.Done():
-	case <-timer.C:
-		res.TimedOut = true
-	case <-ctx.Done():
-		res.TimedOut = true
-	}
+	waitCtx, cancelWait := context.WithTimeout(ctx, q.Timeout)
+	werr := e.farm.Wait(waitCtx)
+	cancelWait()
 	end := time.Now()
 	res.PeakRSS = PeakRSS()
+	if werr != nil {
+		if waitCtx.Err() == nil {
+			return nil, werr
+		}
+		res.TimedOut = true
+	}
 	var first, last time.Time
 	for _, iri := range iris {
-		at, count := e.farm.Arrivals(iri)
+		at, count, err := e.farm.Arrivals(iri)
+		if err != nil {
+			return nil, err
+		}
 		for i, t := range at {
 			res.Delivered += count[i]
 			res.Duplicates += max(count[i]-1, 0)

@@ -153,13 +153,25 @@ func (r *Report) Table() [][]string {
 		med("p50 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P50) }, fsecs)
 		med("p99 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P99) }, fsecs)
 		med("CPU s per 1,000 deliveries", "", func(s *Result) float64 { return s.CPUPer1000() }, f2)
-		med(fmt.Sprintf("CPU cores busy (of %d)", cores()), "", func(s *Result) float64 {
+		med(fmt.Sprintf("Herald CPU cores busy (of %d)", cores()), "", func(s *Result) float64 {
 			if s.Window == 0 {
 				return 0
 			}
 			return s.CPU.Seconds() / s.Window.Seconds()
 		}, f2)
-		add("peak RSS (whole process, farm incl.)", "< 150 MB", func(n string) string {
+		rssLabel := "peak RSS (Herald process; farm in a child)"
+		if !r.Rounds[0][0].FarmProcess {
+			rssLabel = "peak RSS (whole process, farm incl.)"
+		}
+		if r.Rounds[0][0].FarmProcess {
+			med("farm process: CPU cores busy", "", func(s *Result) float64 {
+				if s.Window == 0 {
+					return 0
+				}
+				return s.FarmCPU.Seconds() / s.Window.Seconds()
+			}, f2)
+		}
+		add(rssLabel, "< 150 MB", func(n string) string {
 			xs := r.each(n, func(_ int, s *Result) (float64, bool) { return float64(s.PeakRSS), true })
 			reset := true
 			r.each(n, func(_ int, s *Result) (float64, bool) { reset = reset && s.PeakReset; return 0, false })
