@@ -21,11 +21,21 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	if len(args) > 0 && args[0] == "farm" {
 		return c.benchFarm(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "ingest-gen" {
+		// The load generator of scenario (d), a child process like the farm.
+		if err := bench.IngestGenMain(ctx, args[1:], c.stdout); err != nil {
+			return c.fail(err)
+		}
+		return exitOK
+	}
 	if len(args) == 0 || args[0] != "fanout" {
 		return c.fail(usageError{benchUsage})
 	}
 	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
-	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), all, or none (with --queued)")
+	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), d (inbox ingest), all (a, c, b, d), or none (with --queued)")
+	ingestFor := fs.Duration("ingest-for", 60*time.Second, "scenario d: the measured window")
+	ingestKeys := fs.String("ingest-keys", "rsa", "scenario d: the remote actors' keys, rsa (RSA-2048, requests pre-signed) or ed25519")
+	ingestConns := fs.Int("ingest-conns", 16, "scenario d: concurrent requests")
 	hosts := fs.Int("hosts", 3000, "farm hosts (one shared inbox each)")
 	followers := fs.Int("followers", 50000, "followers of the sending actor, spread over the hosts")
 	blackhole := fs.Float64("blackhole", 0.1, "scenario c: fraction of hosts that never answer")
@@ -63,14 +73,18 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		return c.fail(usageError{"--farm: want process or inprocess"})
 	}
 	var names []string
+	ingest := false
 	switch *scenario {
 	case "all":
 		names = []string{"a", "c", "b"} // (c) right after the (a) it is compared with
+		ingest = true
 	case "a", "b", "c":
 		names = []string{*scenario}
+	case "d":
+		ingest = true
 	case "none":
 	default:
-		return c.fail(usageError{"--scenario: want a, b, c, all or none"})
+		return c.fail(usageError{"--scenario: want a, b, c, d, all or none"})
 	}
 	var logger *slog.Logger
 	if *verbose {
@@ -130,6 +144,21 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 			results = append(results, res)
 		}
 		rep.Rounds = append(rep.Rounds, results)
+	}
+	if ingest {
+		exe, err := os.Executable()
+		if err != nil {
+			return c.fail(err)
+		}
+		for round := range max(*rounds, 1) {
+			fmt.Fprintf(c.stderr, "round %d: scenario d (inbox ingest, %s, %s keys)...\n", round+1, *ingestFor, *ingestKeys)
+			res, err := bench.RunIngest(ctx, bench.Ingest{HeraldExe: exe, Duration: *ingestFor, Keys: *ingestKeys,
+				Conns: *ingestConns, Dir: *dir})
+			if err != nil {
+				return c.fail(err)
+			}
+			rep.Ingest = append(rep.Ingest, res)
+		}
 	}
 	if *queued > 0 {
 		fmt.Fprintf(c.stderr, "queued: %d rows...\n", *queued)

@@ -114,3 +114,18 @@ func TestFarmDial(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopbackURL: the ingest generator sends to 127.0.0.0/8 and nowhere
+// else.
+func TestLoopbackURL(t *testing.T) {
+	for _, ok := range []string{"http://127.0.0.1:8080/inbox", "http://127.0.9.3:1/inbox"} {
+		if err := loopbackURL(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"http://example.com:80/inbox", "http://10.0.0.1:80/inbox", "https://127.0.0.1:443/inbox", "http://[::1]:80/inbox", "http://localhost:80/inbox"} {
+		if err := loopbackURL(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}

@@ -16,6 +16,14 @@
 // RunScenario drives a real delivery.Runner on a temporary SQLite database
 // through one fan-out and reports what it cost; SigningRate measures the
 // floor every delivery stands on, the RSA-2048 signing rate of the machine.
-// The farm runs in the same process as the runner, so CPU time and peak RSS
-// include the farm's share (reading and verifying every request).
+// `herald bench fanout` runs the farm in a child process (`herald bench
+// farm`, ServeFarmProcess, driven through RemoteFarm over a loopback control
+// endpoint), so CPU time and peak RSS are the sender's own; the package's
+// tests also run it in-process.
+//
+// RunIngest is scenario (d), inbox ingest: a `herald serve` child process on
+// a real SQLite file, loaded by a generator child process (IngestGenMain)
+// that plays 200 remote actors from a loopback origin. The server's CPU and
+// RSS are read from /proc, and afterwards the database is checked for every
+// request that was answered 202.
 package bench

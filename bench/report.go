@@ -23,6 +23,7 @@ type Report struct {
 	Sign   []float64   // every signing-rate measurement, in order (signatures/s)
 	Rounds [][]*Result // Rounds[i]: the scenarios of round i, in the same order every round
 	Queued *QueuedResult
+	Ingest []*IngestResult // scenario (d), one per round
 }
 
 // names are the scenario names, in column order.
@@ -115,6 +116,7 @@ func (r *Report) Table() [][]string {
 	dur := func(d time.Duration) float64 { return d.Seconds() }
 	fsecs := func(x float64) string { return secs(time.Duration(x * float64(time.Second))) }
 	f0 := func(x float64) string { return fmt.Sprintf("%.0f", x) }
+	f1 := func(x float64) string { return fmt.Sprintf("%.1f", x) }
 	f2 := func(x float64) string { return fmt.Sprintf("%.2f", x) }
 
 	if len(names) > 0 {
@@ -195,6 +197,30 @@ func (r *Report) Table() [][]string {
 		row[len(row)-1] = value
 		rows = append(rows, append(row, target))
 	}
+	if len(r.Ingest) > 0 {
+		ing := func(f func(*IngestResult) float64) []float64 {
+			var xs []float64
+			for _, x := range r.Ingest {
+				xs = append(xs, f(x))
+			}
+			return xs
+		}
+		g := r.Ingest[0].Gen
+		one("(d) inbox ingest: window, actors, keys, conns", fmt.Sprintf("%s, %d, %s, %d%s", secs(g.Elapsed), g.Actors, g.Keys, g.Conns,
+			map[bool]string{true: " (pool ran out)", false: ""}[g.PoolExhausted]), "60 s")
+		one("(d) accepted/s", spread(ing(func(x *IngestResult) float64 { return x.PerSecond }), f0), ">= 2,000")
+		one("(d) p50 / p99 latency", spread(ing(func(x *IngestResult) float64 { return x.Gen.P50.Seconds() * 1000 }), f1)+" / "+
+			spread(ing(func(x *IngestResult) float64 { return x.Gen.P99.Seconds() * 1000 }), f1)+" ms", "p99 < 50 ms")
+		one("(d) errors (non-202) / lost 202s", fmt.Sprintf("%.0f / %.0f", sum(ing(func(x *IngestResult) float64 { return float64(x.Errors()) })),
+			sum(ing(func(x *IngestResult) float64 { return float64(x.Lost()) }))), "0 / 0")
+		one("(d) stored / 202s incl. warm-up (all rounds)", fmt.Sprintf("%.0f / %.0f", sum(ing(func(x *IngestResult) float64 { return float64(x.Stored) })),
+			sum(ing(func(x *IngestResult) float64 { return float64(x.WantStored) }))), "equal")
+		one("(d) server CPU ms per request", spread(ing(func(x *IngestResult) float64 {
+			return x.ServerCPU.Seconds() * 1000 / float64(max(x.Gen.Sent, 1))
+		}), f2), "")
+		one("(d) server CPU cores busy", spread(ing(func(x *IngestResult) float64 { return x.ServerCPU.Seconds() / x.Gen.Elapsed.Seconds() }), f2), "")
+		one("(d) server peak RSS", mb(uint64(slices.Max(ing(func(x *IngestResult) float64 { return float64(x.ServerRSS) }))), r.Ingest[0].RSSReset)+" max", "< 150 MB")
+	}
 	if q := r.Queued; q != nil {
 		one(fmt.Sprintf("queued: rows (enqueued in %s)", secs(q.Setup)), fmt.Sprint(q.Rows), ">= 100,000")
 		one("queued: store.Open", ms(q.Open), "")
@@ -238,6 +264,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+func sum(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }

@@ -28,8 +28,15 @@ func CPUTime() time.Duration {
 
 // procStatus returns a field of /proc/self/status in bytes (for kB fields),
 // 0 when unavailable.
-func procStatus(field string) uint64 {
-	f, err := os.Open("/proc/self/status")
+func procStatus(field string) uint64 { return procStatusFile("/proc/self/status", field) }
+
+// procStatusOf is procStatus for another process (a child).
+func procStatusOf(pid int, field string) uint64 {
+	return procStatusFile("/proc/"+strconv.Itoa(pid)+"/status", field)
+}
+
+func procStatusFile(path, field string) uint64 {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}
