@@ -247,6 +247,23 @@ type Herald struct {
 // the peer might resolve to ::1).
 func StartHerald(t testing.TB, actors ...string) *Herald {
 	t.Helper()
+	return StartHeraldWith(t, HeraldOptions{Actors: actors})
+}
+
+// HeraldOptions tune StartHeraldWith.
+type HeraldOptions struct {
+	// Actors are made with `herald actor add NAME` before serve starts.
+	Actors []string
+	// ManualApproval are more actors, made with `--manual-approval`.
+	ManualApproval []string
+	// RetryScale, when set, is passed as `serve --test-retry-scale`: 0.01
+	// makes the first delivery retry come after 0.15 s instead of 15 s.
+	RetryScale string
+}
+
+// StartHeraldWith is StartHerald with options.
+func StartHeraldWith(t testing.TB, opts HeraldOptions) *Herald {
+	t.Helper()
 	bin := HeraldBinary(t)
 	port := FreePort(t)
 	h := &Herald{
@@ -257,8 +274,24 @@ func StartHerald(t testing.TB, actors ...string) *Herald {
 	}
 	h.URL = "http://" + h.Domain
 	common := []string{"--db", h.DBPath, "--listen", h.Domain, "--domain", h.Domain}
-	for _, name := range actors {
-		out, err := exec.Command(bin, append([]string{"actor", "add", name}, common...)...).CombinedOutput()
+	type add struct {
+		name   string
+		manual bool
+	}
+	var adds []add
+	for _, name := range opts.Actors {
+		adds = append(adds, add{name, false})
+	}
+	for _, name := range opts.ManualApproval {
+		adds = append(adds, add{name, true})
+	}
+	for _, a := range adds {
+		name := a.name
+		args := append([]string{"actor", "add", name}, common...)
+		if a.manual {
+			args = append(args, "--manual-approval")
+		}
+		out, err := exec.Command(bin, args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("interop: herald actor add %s: %v\n%s", name, err, out)
 		}
@@ -272,8 +305,11 @@ func StartHerald(t testing.TB, actors ...string) *Herald {
 			t.Fatalf("interop: herald actor add %s printed no token:\n%s", name, out)
 		}
 	}
-	c := start(t, "herald", filepath.Dir(h.DBPath), bin,
-		append([]string{"serve", "--insecure-http", "--allow-private-network"}, common...)...)
+	serve := append([]string{"serve", "--insecure-http", "--allow-private-network"}, common...)
+	if opts.RetryScale != "" {
+		serve = append(serve, "--test-retry-scale", opts.RetryScale)
+	}
+	c := start(t, "herald", filepath.Dir(h.DBPath), bin, serve...)
 	c.waitHealthy(t, h.URL+"/healthz")
 	t.Cleanup(func() {
 		if h.db != nil {
@@ -342,6 +378,120 @@ func (h *Herald) Metric(t testing.TB, name string) float64 {
 		sum += v
 	}
 	return sum
+}
+
+// MetricSeries is Metric restricted to the series whose labels contain
+// labels (e.g. `reason="unknown_delete"`).
+func (h *Herald) MetricSeries(t testing.TB, name, labels string) float64 {
+	t.Helper()
+	resp, err := client.Get(h.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		rest, ok := strings.CutPrefix(line, name+"{")
+		if !ok {
+			continue
+		}
+		end := strings.LastIndexByte(rest, '}')
+		if end < 0 || !strings.Contains(rest[:end], labels) {
+			continue
+		}
+		fields := strings.Fields(rest[end+1:])
+		if len(fields) == 0 {
+			continue
+		}
+		v, err := strconv.ParseFloat(fields[0], 64)
+		if err != nil {
+			t.Fatalf("interop: metric line %q: %v", line, err)
+		}
+		sum += v
+	}
+	return sum
+}
+
+// CLI runs `herald args... --db DB` against the running server's database
+// and returns its standard output; a non-zero exit fails the test.
+func (h *Herald) CLI(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(h.bin, append(args, "--db", h.DBPath)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("interop: herald %s: %v\n%s%s", strings.Join(args, " "), err, stdout.Bytes(), stderr.Bytes())
+	}
+	return stdout.String()
+}
+
+// InstanceFlags are the flags that tell a CLI command which instance it
+// writes for (ids of the activities it queues).
+func (h *Herald) InstanceFlags() []string {
+	return []string{"--listen", h.Domain, "--domain", h.Domain}
+}
+
+// Publish posts doc (a bare object or an activity) to the C2S outbox of the
+// local actor name with its bearer token, expects 201, and returns the
+// Location (the activity's id) and the activity as stored.
+func (h *Herald) Publish(t testing.TB, name string, doc map[string]any) (string, map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, h.ActorID(name)+"/outbox", bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+h.Tokens[name])
+	req.Header.Set("Content-Type", "application/activity+json")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("interop: publish as %s: %v", name, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("interop: publish %s as %s: status %d (want 201): %s", b, name, resp.StatusCode, tail(body, 2000))
+	}
+	var stored map[string]any
+	if err := json.Unmarshal(body, &stored); err != nil {
+		t.Fatalf("interop: publish answer %s: %v", tail(body, 500), err)
+	}
+	loc := resp.Header.Get("Location")
+	if loc == "" || loc != stored["id"] {
+		t.Fatalf("interop: publish answered Location %q for activity %v", loc, stored["id"])
+	}
+	return loc, stored
+}
+
+// DeliveryReport is the answer of GET /users/{name}/outbox/{id}/deliveries.
+type DeliveryReport struct {
+	Activity string         `json:"activity"`
+	Summary  string         `json:"summary"`
+	Counts   map[string]int `json:"counts"`
+	Targets  []struct {
+		Inbox      string `json:"inbox"`
+		State      string `json:"state"`
+		Attempts   int    `json:"attempts"`
+		LastStatus int    `json:"last_status"`
+		Error      string `json:"error"`
+	} `json:"targets"`
+}
+
+// Deliveries reads the delivery report of activity (an id Publish
+// returned) through the C2S API of the local actor name.
+func (h *Herald) Deliveries(t testing.TB, name, activity string) DeliveryReport {
+	t.Helper()
+	short := activity[strings.LastIndexByte(activity, '/')+1:]
+	req, _ := http.NewRequest(http.MethodGet, h.ActorID(name)+"/outbox/"+url.PathEscape(short)+"/deliveries", nil)
+	req.Header.Set("Authorization", "Bearer "+h.Tokens[name])
+	var rep DeliveryReport
+	if err := do(req, http.StatusOK, &rep); err != nil {
+		t.Fatalf("interop: delivery report of %s: %v", activity, err)
+	}
+	return rep
 }
 
 // InboxItems returns the activities in the personal inbox of the local actor
@@ -538,6 +688,7 @@ func (p *Peer) Knock(t testing.TB, origin, spec string) {
 // Received is one POST that reached the peer's inboxes.
 type Received struct {
 	Seq        int               `json:"seq"`
+	At         string            `json:"at"`
 	Path       string            `json:"path"`
 	Scheme     string            `json:"scheme"`
 	Headers    map[string]string `json:"headers"`
@@ -566,6 +717,7 @@ type Outgoing struct {
 	Scheme  string            `json:"scheme"`
 	Headers map[string]string `json:"headers"`
 	Status  int               `json:"status"`
+	Body    string            `json:"body"` // the answer's body when status >= 400
 	Error   string            `json:"error"`
 }
 
@@ -614,6 +766,57 @@ func (p *Peer) Requests(t testing.TB) []Request {
 func (p *Peer) AuthorizedFetch(t testing.TB, on bool) {
 	t.Helper()
 	p.Post(t, "/control/authorized-fetch", map[string]any{"on": on}, nil)
+}
+
+// Respond makes the peer answer its next count inbox POSTs with status
+// (and headers) without looking at them; status 0 clears.
+func (p *Peer) Respond(t testing.TB, status, count int, headers map[string]string) {
+	t.Helper()
+	p.Post(t, "/control/respond", map[string]any{"status": status, "count": count, "headers": headers}, nil)
+}
+
+// AcceptSchemes makes the peer's inboxes answer 401 to POSTs signed with
+// any other scheme ("rfc9421", "draft-cavage").
+func (p *Peer) AcceptSchemes(t testing.TB, schemes ...string) {
+	t.Helper()
+	p.Post(t, "/control/signatures", map[string]any{"accept": schemes}, nil)
+}
+
+// AcceptStyle sets how the peer's Accept of a Follow embeds it:
+// "embed-actor" (the default: the Follow with the follower's whole actor
+// document embedded, as Fedify's tutorial code sends it) or "plain" (a
+// Follow whose actor and object are ids, as Mastodon sends it).
+func (p *Peer) AcceptStyle(t testing.TB, style string) {
+	t.Helper()
+	p.Post(t, "/control/accept-style", map[string]any{"style": style}, nil)
+}
+
+// Follower is an actor following the peer, as the peer recorded it.
+type Follower struct {
+	ID       string `json:"id"`
+	Inbox    string `json:"inbox"`
+	FollowID string `json:"followId"`
+}
+
+// Followers lists the actors following the peer.
+func (p *Peer) Followers(t testing.TB) []Follower {
+	t.Helper()
+	var f []Follower
+	p.Get(t, "/control/followers", &f)
+	return f
+}
+
+// ReceivedByID returns what the peer's inboxes received with activity id
+// id, oldest first (a retried or double-knocked delivery shows more than once).
+func (p *Peer) ReceivedByID(t testing.TB, id string) []Received {
+	t.Helper()
+	var out []Received
+	for _, r := range p.Received(t) {
+		if r.ID == id {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Following is the peer's record of a Follow it sent.

@@ -103,6 +103,15 @@ let forced = { status: 0, count: 0, headers: {} };
 let authorizedFetch = false;
 /** Signature schemes the inbox lets through to Fedify; others get 401. */
 let acceptedSchemes = new Set(["rfc9421", "draft-cavage"]);
+/**
+ * How the Accept of a Follow embeds it: "embed-actor" (default) sends the
+ * Follow object after `follow.getActor(ctx)`, as Fedify's tutorial does,
+ * so the follower's whole actor document is embedded (Fedify caches the
+ * fetched actor in the Follow); "plain" embeds a Follow whose actor and
+ * object are ids, as Mastodon does.
+ */
+let acceptStyle = "embed-actor";
+const ACCEPT_STYLES = new Set(["embed-actor", "plain"]);
 
 const keyPairs = [
   await generateCryptoKeyPair("RSASSA-PKCS1-v1_5"),
@@ -128,6 +137,10 @@ globalThis.fetch = async (input, init) => {
   try {
     const res = await realFetch(input, init);
     entry.status = res.status;
+    if (res.status >= 400) {
+      // What the other side said when it refused (first 1000 characters).
+      entry.body = (await res.clone().text()).slice(0, 1000);
+    }
     return res;
   } catch (e) {
     entry.error = String(e?.message ?? e);
@@ -241,7 +254,9 @@ federation
       new Accept({
         id: new URL(`/accepts/${crypto.randomUUID()}`, ctx.origin),
         actor: ctx.getActorUri(NAME),
-        object: follow,
+        object: acceptStyle === "plain"
+          ? new Follow({ id: follow.id, actor: follow.actorId, object: follow.objectId })
+          : follow,
       }),
     );
   })
@@ -437,6 +452,14 @@ async function control(req, url) {
       acceptedSchemes = new Set(accept);
       return json(200, { accept: [...acceptedSchemes] });
     }
+    case "POST /control/accept-style": {
+      const style = body.style ?? "embed-actor";
+      if (!ACCEPT_STYLES.has(style)) {
+        throw new HttpError(400, 'style must be "embed-actor" or "plain"');
+      }
+      acceptStyle = style;
+      return json(200, { style });
+    }
     case "POST /control/authorized-fetch":
       authorizedFetch = Boolean(body.on);
       return json(200, { authorizedFetch });
@@ -470,6 +493,7 @@ async function control(req, url) {
       forced = { status: 0, count: 0, headers: {} };
       acceptedSchemes = new Set(["rfc9421", "draft-cavage"]);
       authorizedFetch = false;
+      acceptStyle = "embed-actor";
       return json(200, { reset: true });
   }
   throw new HttpError(404, `no control endpoint ${req.method} ${url.pathname}`);
