@@ -290,7 +290,9 @@ func TestHeraldSignedFetchPassesFedifyAuthorizedFetch(t *testing.T) {
 // Herald's delivery scheduler sends the Accept it queued for the peer's
 // Follow; Fedify verifies it and marks its Follow accepted. The peer can be
 // made to accept only one signature scheme: Herald's double-knock must
-// still deliver.
+// still deliver (rfc9421-only is scenario 6, "TestDoubleKnockToRFC9421Only"),
+// and a later post must go out on the first knock with the scheme that
+// worked.
 func TestHeraldAcceptReachesFedify(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -344,6 +346,20 @@ func TestHeraldAcceptReachesFedify(t *testing.T) {
 			if err := json.Unmarshal(r.Activity, &acc); err != nil || acc.Object.ID != sent.FollowID {
 				t.Errorf("Accept does not embed the Follow %s: %s", sent.FollowID, r.Activity)
 			}
+
+			// Herald remembers per host which scheme worked: a post to the
+			// peer's shared inbox lands on the first knock, with the scheme
+			// the peer accepts (Herald leads with draft-cavage otherwise).
+			createID, _ := h.Publish(t, "alice", map[string]any{"type": "Note", "content": "after the handshake"})
+			got := waitReceived(t, p, createID)
+			want := "draft-cavage"
+			if len(tc.accept) == 1 {
+				want = tc.accept[0]
+			}
+			if len(got) != 1 || got[0].Scheme != want {
+				t.Errorf("the post reached the peer as %+v, want one POST signed %s", got, want)
+			}
+			checkVerified(t, got, "Create", alice, "/inbox")
 		})
 	}
 }
