@@ -20,7 +20,7 @@ var actorTypes = map[string]bool{"Person": true, "Service": true, "Application":
 
 func (c *cli) actor(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(c.stderr, "herald: actor needs a subcommand: add, list or token")
+		fmt.Fprintln(c.stderr, "herald: actor needs a subcommand: add, list, token or delete")
 		return exitUsage
 	}
 	switch args[0] {
@@ -30,8 +30,13 @@ func (c *cli) actor(ctx context.Context, args []string) int {
 		return c.actorList(ctx, args[1:])
 	case "token":
 		return c.actorToken(ctx, args[1:])
+	case "delete":
+		return c.actorDelete(ctx, args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(c.stdout, usage)
+		return exitOK
 	default:
-		fmt.Fprintf(c.stderr, "herald: unknown actor subcommand %q (want add, list or token)\n", args[0])
+		fmt.Fprintf(c.stderr, "herald: unknown actor subcommand %q (want add, list, token or delete)\n", args[0])
 		return exitUsage
 	}
 }
@@ -134,4 +139,38 @@ func (c *cli) actorToken(ctx context.Context, args []string) int {
 		fmt.Fprintf(c.stdout, "token: %s\n", token)
 		return nil
 	})
+}
+
+// actorDelete deletes an actor for good and tells every server that knows
+// it: herald actor delete NAME --yes
+func (c *cli) actorDelete(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("actor delete", flag.ContinueOnError)
+	var f publishFlags
+	f.register(fs)
+	yes := fs.Bool("yes", false, "confirm: the actor cannot be restored and its name cannot be reused")
+	pos, err := c.parse(fs, args)
+	if err == nil && len(pos) != 1 {
+		err = usageError{"usage: herald actor delete NAME --yes"}
+	}
+	if err == nil && !*yes {
+		err = usageError{"this deletes " + pos[0] + " for good (its name cannot be reused): add --yes"}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	srv, db, closeAll, err := c.publishing(ctx, &f)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer closeAll()
+	actor, err := asActor(ctx, db, pos[0])
+	if err != nil {
+		return c.fail(err)
+	}
+	res, err := srv.Publisher().DeleteActor(ctx, actor)
+	if err != nil {
+		return c.fail(err)
+	}
+	fmt.Fprintf(c.stdout, "deleted %s; its Delete is queued for %d inboxes (low priority): %s\n", actor.Name, res.Queued.Queued, res.Activity.IRI)
+	return exitOK
 }

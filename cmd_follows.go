@@ -23,6 +23,9 @@ func (c *cli) follows(ctx context.Context, args []string) int {
 		return c.followsPending(ctx, args[1:])
 	case "approve", "reject":
 		return c.followsAnswer(ctx, args[0], args[1:])
+	case "help", "-h", "--help":
+		fmt.Fprint(c.stdout, usage)
+		return exitOK
 	default:
 		fmt.Fprintf(c.stderr, "herald: unknown follows subcommand %q (want pending, approve or reject)\n", args[0])
 		return exitUsage

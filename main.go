@@ -8,6 +8,8 @@
 //	herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]
 //	herald actor list
 //	herald actor token NAME
+//	herald actor delete NAME --yes
+//	herald actor delete NAME --yes
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
 //	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
 //	herald post --as NAME [--to public|followers|@user@host] TEXT | delete URL
@@ -67,6 +69,8 @@ commands:
   actor add NAME        create a local actor and print its bearer token
   actor list            list local actors
   actor token NAME      issue a new bearer token (the old one stops working)
+  actor delete NAME --yes
+                        delete an actor for good and tell every server that knows it
   block DOMAIN          block a domain in both directions (--reason TEXT)
   unblock DOMAIN        lift a block
   blocks                list blocked domains

@@ -305,3 +305,29 @@ func TestCLITLSFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestCLIActorDelete(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "h.db")
+	runCLI(t, nil, "actor", "add", "alice", "--db", db)
+	steps := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"actor", "delete", "alice", "--db", db}, 2, "--yes"},
+		{[]string{"actor", "delete", "nobody", "--yes", "--db", db}, 1, "no actor"},
+		{[]string{"actor", "delete", "alice", "--yes", "--db", db}, 0, "deleted alice; its Delete is queued for 0 inboxes"},
+		{[]string{"actor", "delete", "alice", "--yes", "--db", db}, 1, "no actor"},
+		{[]string{"actor", "add", "alice", "--db", db}, 1, "already exists"},
+		{[]string{"actor", "--help"}, 0, "usage"},
+	}
+	for _, s := range steps {
+		code, out, errOut := runCLI(t, nil, s.args...)
+		if code != s.code || !strings.Contains(out+errOut, s.out) {
+			t.Errorf("%v: exit %d, %q %q", s.args, code, out, errOut)
+		}
+	}
+	if _, out, _ := runCLI(t, nil, "actor", "list", "--db", db); strings.Contains(out, "alice") {
+		t.Errorf("a deleted actor is listed: %q", out)
+	}
+}

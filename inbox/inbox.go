@@ -65,13 +65,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := h.Now()
 	a := &activity{now: now}
 	if name := chi.URLParam(r, "name"); name != "" {
-		t, err := h.DB.ActorByName(ctx, name)
+		t, err := h.DB.ActorByNameWithDeleted(ctx, name)
 		if errors.Is(err, store.ErrNotFound) {
 			api.Error(w, http.StatusNotFound, "no such actor")
 			return
 		}
 		if err != nil {
 			h.fail(w, r, err)
+			return
+		}
+		if t.Deleted {
+			// 410 tells senders to stop: Mastodon removes the follow.
+			api.Error(w, http.StatusGone, "this actor was deleted")
 			return
 		}
 		a.target = t

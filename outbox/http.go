@@ -77,6 +77,9 @@ func (h *Handler) Post(w http.ResponseWriter, r *http.Request) {
 // page by Accept, 410 with the Tombstone once deleted, 404 for unknown or
 // non-public objects.
 func (h *Handler) Object(w http.ResponseWriter, r *http.Request) {
+	if h.actorGone(w, r) {
+		return
+	}
 	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/statuses/" + chi.URLParam(r, "id")
 	o, err := h.DB.ObjectByIRI(r.Context(), iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !o.Public && !o.Deleted) {
@@ -105,6 +108,9 @@ func (h *Handler) Object(w http.ResponseWriter, r *http.Request) {
 
 // Activity serves GET /users/{name}/activities/{id}: public activities only.
 func (h *Handler) Activity(w http.ResponseWriter, r *http.Request) {
+	if h.actorGone(w, r) {
+		return
+	}
 	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/activities/" + chi.URLParam(r, "id")
 	a, err := h.DB.ActivityByIRI(r.Context(), iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !a.Public) {
@@ -117,6 +123,17 @@ func (h *Handler) Activity(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", federation.ContentType)
 	w.Write([]byte(a.Body))
+}
+
+// actorGone answers 410 for anything of a deleted actor: other servers
+// were told (a Delete of the actor) to forget all of it.
+func (h *Handler) actorGone(w http.ResponseWriter, r *http.Request) bool {
+	a, err := h.DB.ActorByNameWithDeleted(r.Context(), chi.URLParam(r, "name"))
+	if err != nil || !a.Deleted {
+		return false
+	}
+	api.Error(w, http.StatusGone, "this actor was deleted")
+	return true
 }
 
 // pageSize is the number of items per collection page.

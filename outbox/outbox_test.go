@@ -309,3 +309,59 @@ func TestBlockRefusesLaterFollows(t *testing.T) {
 		t.Errorf("followers after Undo(Block) and a new Follow: %d", n)
 	}
 }
+
+func TestDeleteActorTellsEveryKnownServer(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	fans := fedtest.NewRemote(t, "127.0.7.8")       // followers
+	friend := fedtest.NewRemote(t, "127.0.7.9")     // followed by alice
+	pen := fedtest.NewRemote(t, "127.0.7.10")       // only got a direct message
+	bystander := fedtest.NewRemote(t, "127.0.7.11") // never involved
+	follow(t, h, fans.Actor(t, "bob"))
+	carol := friend.Actor(t, "carol")
+	_, fol := post(t, h, h.Token, map[string]any{"type": "Follow", "object": carol.ID})
+	h.Deliver(t, "/users/alice/inbox", carol, fedtest.Activity(carol, "Accept", fol["id"]))
+	_, note := post(t, h, h.Token, map[string]any{"type": "Note", "content": "psst", "to": []string{pen.Actor(t, "dan").ID}})
+	h.Step(t)
+	bystander.Actor(t, "erin")
+
+	res, err := h.Srv.Publisher().DeleteActor(t.Context(), h.Alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Queued.Queued != 3 {
+		t.Errorf("Delete queued for %d inboxes, want 3", res.Queued.Queued)
+	}
+	if n := h.Count(t, `SELECT count(*) FROM deliveries WHERE lane = 1`); n != 3 {
+		t.Errorf("low-lane deliveries %d", n)
+	}
+	h.Step(t)
+	for _, r := range []*fedtest.Remote{fans, friend, pen} {
+		if got := received(r, "Delete"); len(got) != 1 {
+			t.Errorf("%s got Deletes %v", r.Host, got)
+		}
+	}
+	if got := received(bystander, "Delete"); len(got) != 0 {
+		t.Errorf("an uninvolved server was told: %v", got)
+	}
+	// Everything of alice is gone.
+	for _, path := range []string{"/users/alice", strings.TrimPrefix(note["object"].(map[string]any)["id"].(string), h.URL)} {
+		if res, _ := h.Do(t, "GET", path, "", nil); res.StatusCode != 410 {
+			t.Errorf("GET %s: %d, want 410", path, res.StatusCode)
+		}
+	}
+	if res, _ := h.Do(t, "GET", "/.well-known/webfinger?resource=acct:alice@"+h.Inst.Domain, "", nil); res.StatusCode != 404 {
+		t.Errorf("webfinger: %d", res.StatusCode)
+	}
+	if res, _ := h.Do(t, "POST", "/users/alice/outbox", h.Token, map[string]any{"type": "Note"}); res.StatusCode != 404 && res.StatusCode != 401 {
+		t.Errorf("publishing as a deleted actor: %d", res.StatusCode)
+	}
+	if code, _ := h.Deliver(t, "/users/alice/inbox", carol, fedtest.Activity(carol, "Like", "x")); code != 410 {
+		t.Errorf("inbox of a deleted actor: %d", code)
+	}
+	if n := h.Count(t, `SELECT count(*) FROM followers`) + h.Count(t, `SELECT count(*) FROM following`); n != 0 {
+		t.Errorf("%d follows left", n)
+	}
+	if _, err := h.Srv.Publisher().DeleteActor(t.Context(), h.Alice); err == nil {
+		t.Error("deleted twice")
+	}
+}

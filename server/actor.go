@@ -14,7 +14,7 @@ import (
 // servers, a profile page to browsers.
 func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
-	a, err := s.db.ActorByName(r.Context(), name)
+	a, err := s.db.ActorByNameWithDeleted(r.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
 		s.writeError(w, r, http.StatusNotFound, "No such actor.")
 		return
@@ -24,6 +24,13 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	inst := s.cfg.Instance
+	if a.Deleted {
+		// Gone for good, as Mastodon answers for a deleted account.
+		writeActivityJSON(w, http.StatusGone, map[string]any{
+			"@context": "https://www.w3.org/ns/activitystreams", "id": inst.ActorID(a.Name), "type": "Tombstone", "formerType": a.Type,
+		})
+		return
+	}
 	if federation.WantsActivityJSON(r) {
 		writeActivityJSON(w, http.StatusOK, federation.LocalActorDocument(inst, a))
 		return

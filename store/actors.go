@@ -22,17 +22,20 @@ type Actor struct {
 	PrivateKeyPEM  string // never logged, never served
 	PublicKeyPEM   string
 	CreatedAt      time.Time
+	// Deleted is set once the operator deleted the actor: its documents
+	// answer 410, its token is revoked, and its name stays taken.
+	Deleted bool
 }
 
 // ErrExists is returned when creating something that already exists.
 var ErrExists = errors.New("already exists")
 
-const actorColumns = `id, name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, created_at`
+const actorColumns = `id, name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, created_at, deleted_at IS NOT NULL`
 
 func scanActor(row interface{ Scan(...any) error }) (*Actor, error) {
 	var a Actor
 	var created int64
-	err := row.Scan(&a.ID, &a.Name, &a.Type, &a.DisplayName, &a.Summary, &a.ManualApproval, &a.PrivateKeyPEM, &a.PublicKeyPEM, &created)
+	err := row.Scan(&a.ID, &a.Name, &a.Type, &a.DisplayName, &a.Summary, &a.ManualApproval, &a.PrivateKeyPEM, &a.PublicKeyPEM, &created, &a.Deleted)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -70,8 +73,15 @@ func (db *DB) CreateActor(ctx context.Context, a *Actor, token string) error {
 	})
 }
 
-// ActorByName returns the local actor with that name, or ErrNotFound.
+// ActorByName returns the local actor with that name, or ErrNotFound (also
+// for a deleted actor).
 func (db *DB) ActorByName(ctx context.Context, name string) (*Actor, error) {
+	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE name = ? AND deleted_at IS NULL`, name))
+}
+
+// ActorByNameWithDeleted is ActorByName that also returns a deleted actor
+// (with Deleted set), for the endpoints that answer 410 Gone for it.
+func (db *DB) ActorByNameWithDeleted(ctx context.Context, name string) (*Actor, error) {
 	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE name = ?`, name))
 }
 
@@ -104,13 +114,13 @@ type ActorSummary struct {
 	Following int
 }
 
-// ListActors returns every local actor by name with follower and following
+// ListActors returns every local actor (deleted ones left out) by name with follower and following
 // counts (accepted relationships only).
 func (db *DB) ListActors(ctx context.Context) ([]ActorSummary, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT `+actorColumns+`,
 		(SELECT count(*) FROM followers f WHERE f.actor_id = actors.id AND f.state = 'accepted'),
 		(SELECT count(*) FROM following g WHERE g.actor_id = actors.id AND g.state = 'accepted')
-		FROM actors ORDER BY name`)
+		FROM actors WHERE deleted_at IS NULL ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +129,7 @@ func (db *DB) ListActors(ctx context.Context) ([]ActorSummary, error) {
 	for rows.Next() {
 		var s ActorSummary
 		var created int64
-		if err := rows.Scan(&s.ID, &s.Name, &s.Type, &s.DisplayName, &s.Summary, &s.ManualApproval, &s.PrivateKeyPEM, &s.PublicKeyPEM, &created, &s.Followers, &s.Following); err != nil {
+		if err := rows.Scan(&s.ID, &s.Name, &s.Type, &s.DisplayName, &s.Summary, &s.ManualApproval, &s.PrivateKeyPEM, &s.PublicKeyPEM, &created, &s.Deleted, &s.Followers, &s.Following); err != nil {
 			return nil, err
 		}
 		s.CreatedAt = time.Unix(created, 0).UTC()
@@ -128,10 +138,10 @@ func (db *DB) ListActors(ctx context.Context) ([]ActorSummary, error) {
 	return out, rows.Err()
 }
 
-// CountActors returns the number of local actors.
+// CountActors returns the number of local actors (deleted ones left out).
 func (db *DB) CountActors(ctx context.Context) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM actors`).Scan(&n)
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM actors WHERE deleted_at IS NULL`).Scan(&n)
 	return n, err
 }
 
@@ -187,4 +197,23 @@ func (db *DB) ActorCounts(ctx context.Context, actorID int64) (followers, follow
 // ActorByID returns the local actor with that row id, or ErrNotFound.
 func (db *DB) ActorByID(ctx context.Context, id int64) (*Actor, error) {
 	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE id = ?`, id))
+}
+
+// MarkActorDeleted marks a local actor deleted, revokes its token and
+// removes its follows in both directions. The row stays: its key signs the
+// Delete that tells other servers, and its name is never reused.
+func MarkActorDeleted(ctx context.Context, tx *sql.Tx, id int64, now time.Time) error {
+	res, err := tx.ExecContext(ctx, `UPDATE actors SET deleted_at = ?, token_hash = NULL WHERE id = ? AND deleted_at IS NULL`, now.Unix(), id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	for _, q := range []string{`DELETE FROM followers WHERE actor_id = ?`, `DELETE FROM following WHERE actor_id = ?`} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -252,3 +252,38 @@ func (db *DB) FollowingOf(ctx context.Context, actorID int64) ([]Following, erro
 	}
 	return out, rows.Err()
 }
+
+// KnownInboxes returns one inbox per server a local actor's departure
+// should reach: its followers' servers, the servers of the actors it
+// follows, and every server its activities were ever queued for. A server's
+// shared inbox is preferred where Herald knows it; one delivery per server
+// is enough for a Delete of the actor.
+func KnownInboxes(ctx context.Context, tx *sql.Tx, actorID int64) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT shared_inbox, 1 FROM followers WHERE actor_id = ?1 AND shared_inbox IS NOT NULL
+		UNION SELECT inbox, 0 FROM followers WHERE actor_id = ?1
+		UNION SELECT ra.shared_inbox, 1 FROM following f JOIN remote_actors ra ON ra.id = f.target WHERE f.actor_id = ?1 AND ra.shared_inbox != ''
+		UNION SELECT ra.inbox, 0 FROM following f JOIN remote_actors ra ON ra.id = f.target WHERE f.actor_id = ?1
+		UNION SELECT d.inbox, 0 FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE a.actor_id = ?1
+		ORDER BY 2 DESC, 1`, actorID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byHost := map[string]bool{}
+	var out []string
+	for rows.Next() {
+		var inbox string
+		var shared bool
+		if err := rows.Scan(&inbox, &shared); err != nil {
+			return nil, err
+		}
+		host, err := InboxHost(inbox)
+		if err != nil || byHost[host] {
+			continue
+		}
+		byHost[host] = true
+		out = append(out, inbox)
+	}
+	return out, rows.Err()
+}

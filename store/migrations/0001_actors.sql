@@ -10,7 +10,8 @@ CREATE TABLE actors (
 	private_key_pem TEXT    NOT NULL,
 	public_key_pem  TEXT    NOT NULL,
 	token_hash      TEXT,                              -- hex SHA-256 of the bearer token
-	created_at      INTEGER NOT NULL                   -- unix seconds
+	created_at      INTEGER NOT NULL,                  -- unix seconds
+	deleted_at      INTEGER                            -- set by `herald actor delete`; the row keeps the key to sign the Delete
 ) STRICT;
 
 CREATE UNIQUE INDEX actors_token_hash ON actors(token_hash) WHERE token_hash IS NOT NULL;
