@@ -116,10 +116,21 @@ func ParseDocument(body []byte) (map[string]any, error) {
 	if _, ok := doc["@context"]; !ok {
 		return nil, fmt.Errorf("%w: no @context", ErrUnsupportedContext)
 	}
-	if hasASContext(doc["@context"]) && !needsExpansion(doc, 0) {
+	if !hasASContext(doc["@context"]) {
+		return Normalize(doc)
+	}
+	if !needsExpansion(doc, 0) {
 		return doc, nil
 	}
-	return Normalize(doc)
+	norm, err := Normalize(doc)
+	if errors.Is(err, ErrUnsupportedContext) {
+		// An AS2 document that also names a context Herald does not hold
+		// (Fedify embeds actors with https://w3id.org/identity/v1): read
+		// it as plain JSON, as Mastodon does, rather than refuse it. The
+		// terms Herald reads are in their compact AS2 form anyway.
+		return doc, nil
+	}
+	return norm, err
 }
 
 // hasASContext reports whether @context is the AS2 URL or a list containing

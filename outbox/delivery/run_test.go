@@ -119,3 +119,24 @@ func TestExpiredLeasesReturn(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+// TestRetryDueSoonIsNotDelayedByTheIdleSleep: with a short retry schedule,
+// the loop must wake for a retry written back while it slept, not wait out
+// MaxIdle.
+func TestRetryDueSoonIsNotDelayedByTheIdleSleep(t *testing.T) {
+	e := newEnv(t, func(c *delivery.Config) { c.RetryScale = 0.001; c.Now = time.Now; c.MaxIdle = time.Hour })
+	e.now = time.Now() // the inbox verifies signatures against e's clock
+	in := newInbox(t, e, "127.0.4.4")
+	in.script(503)
+	id := e.enqueue(t, store.LaneNormal, in.url)[in.url]
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error)
+	go func() { stopped <- e.runner.Run(ctx) }()
+	// With MaxIdle an hour, only a wake-up can deliver the retry.
+	waitFor(t, "the retry", func() bool { return e.row(t, id).State == "done" })
+	cancel()
+	<-stopped
+	if r := e.row(t, id); r.Attempts != 2 {
+		t.Errorf("%+v", r)
+	}
+}

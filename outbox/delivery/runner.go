@@ -452,6 +452,15 @@ func (r *Runner) flush(ctx context.Context) error {
 		r.mu.Unlock()
 		return err
 	}
+	// A row handed back to the queue (a retry, a release, a hold) may be due
+	// sooner than the loop's current sleep, which was computed while the row
+	// was still leased: let the loop look again.
+	for _, res := range batch {
+		if res.State == store.DeliveryQueued {
+			r.Wake()
+			break
+		}
+	}
 	if len(unavailable) > 0 {
 		r.mu.Lock()
 		for _, h := range unavailable {
