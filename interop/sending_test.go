@@ -247,15 +247,6 @@ func TestHeraldDropsFollowerOn410(t *testing.T) {
 	}
 }
 
-// knownHeraldBug skips the rest of a test that ran into a Herald bug
-// documented in interop/README.md ("Known Herald bugs"). The test runs up to
-// the point of failure every time, so once the bug is fixed it goes on and
-// checks everything (and the skip should then be removed).
-func knownHeraldBug(t *testing.T, format string, args ...any) {
-	t.Helper()
-	t.Skipf("KNOWN HERALD BUG (interop/README.md): "+format, args...)
-}
-
 // Scenario 4: alice follows the peer through the C2S outbox; Fedify accepts;
 // Herald marks the follow accepted. An Undo through the outbox removes it
 // here and reaches the peer, which drops alice from its followers.
@@ -295,9 +286,6 @@ func TestHeraldFollowsFedify(t *testing.T) {
 				return fmt.Errorf("alice's follow of the peer is %q, want accepted", followingState())
 			})
 			if refused != nil {
-				if style == "embed-actor" && strings.Contains(refused.Body, "not a known context") {
-					knownHeraldBug(t, "Herald answers 400 to Fedify's Accept that embeds the follower's actor: %s", refused.Body)
-				}
 				t.Fatalf("Herald refused the peer's Accept (%s): 400 %s", refused.Scheme, refused.Body)
 			}
 			checkVerified(t, p.ReceivedByID(t, followID), "Follow", alice, "/users/peer/inbox")
