@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"herald/bench"
@@ -50,6 +51,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the first scenario's measured window to FILE")
 	dir := fs.String("db", "", "directory for the temporary databases (default: the system temp dir); they are removed afterwards")
 	verbose := fs.Bool("v", false, "log the runner's warnings and errors to stderr")
+	fedify := fs.String("fedify", "auto", "after each (a), run the same fan-out with Fedify (bench/fedify/fanout.mjs on the interop peer's Node): auto (when `bash interop/setup.sh` has been run), on or off")
 	farmMode := fs.String("farm", "process", "where the inbox farm runs: process (a child process, so CPU and RSS are Herald's own) or inprocess")
 	// No HERALD_* variables here: HERALD_DB names a real database.
 	noEnv := &cli{getenv: func(string) string { return "" }, stdout: c.stdout, stderr: c.stderr}
@@ -85,6 +87,22 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	case "none":
 	default:
 		return c.fail(usageError{"--scenario: want a, b, c, d, all or none"})
+	}
+	var fd bench.Fedify
+	if *fedify != "off" && slices.Contains(names, "a") {
+		node, modules, script, ok := bench.FedifyPaths(".")
+		switch {
+		case ok && farmCmd != nil:
+			fd = bench.Fedify{Node: node, Modules: modules, Script: script, Hosts: *hosts, Followers: *followers, FarmCmd: farmCmd, Dir: *dir}
+			i := slices.Index(names, "a")
+			names = slices.Insert(names, i+1, "fedify")
+		case *fedify == "on" && farmCmd == nil:
+			return c.fail(usageError{"--fedify on needs --farm process"})
+		case *fedify == "on":
+			return c.fail(fmt.Errorf("fedify: no interop/peer/node_modules or bench/fedify/fanout.mjs under the current directory: run bash interop/setup.sh in the repository"))
+		default:
+			fmt.Fprintln(c.stderr, "fedify comparison skipped: run from the repository after bash interop/setup.sh")
+		}
 	}
 	var logger *slog.Logger
 	if *verbose {
@@ -132,7 +150,12 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 				sc.CPUProfile, prof = prof, nil
 			}
 			fmt.Fprintf(c.stderr, "round %d: scenario %s...\n", round+1, name)
-			res, err := bench.RunScenario(ctx, sc)
+			var res *bench.Result
+			if name == "fedify" {
+				res, err = bench.RunFedify(ctx, fd)
+			} else {
+				res, err = bench.RunScenario(ctx, sc)
+			}
 			if err != nil {
 				return c.fail(err)
 			}

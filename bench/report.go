@@ -126,8 +126,18 @@ func (r *Report) Table() [][]string {
 			return fmt.Sprintf("%d (%d)", s.Hosts, s.Healthy)
 		})
 		add("activities", "", func(n string) string { return fmt.Sprint(r.find(0, n).Activities) })
-		med("enqueue, 1st activity", "well under 1 s", func(s *Result) float64 { return dur(s.Enqueue) }, fsecs)
-		add("  rows queued by it", "one per host", func(n string) string { return fmt.Sprint(r.find(0, n).EnqueueRows) })
+		add("enqueue, 1st activity", "well under 1 s", func(n string) string {
+			if n == "fedify" {
+				return "–"
+			}
+			return fsecs(median(r.each(n, func(_ int, s *Result) (float64, bool) { return dur(s.Enqueue), true })))
+		})
+		add("  rows queued by it", "one per host", func(n string) string {
+			if n == "fedify" {
+				return "–"
+			}
+			return fmt.Sprint(r.find(0, n).EnqueueRows)
+		})
 		med("deliveries/s", "", func(s *Result) float64 { return s.PerSecond }, f0)
 		add("  ÷ RSA-2048 signing rate", ">= 0.70", func(n string) string {
 			return spread(r.each(n, func(_ int, s *Result) (float64, bool) {
@@ -138,6 +148,15 @@ func (r *Report) Table() [][]string {
 			return spread(r.each(n, func(_ int, s *Result) (float64, bool) {
 				per := s.CPUPer1000() / 1000
 				return s.Sign.CPU.Seconds() / per, per > 0 && s.Sign.CPU > 0
+			}), f2)
+		})
+		add("  Herald (a) ÷ this, same round", "fedify: >= 5", func(n string) string {
+			return spread(r.each(n, func(i int, s *Result) (float64, bool) {
+				a := r.find(i, "a")
+				if a == nil || s.PerSecond == 0 || n == "a" {
+					return 0, false
+				}
+				return a.PerSecond / s.PerSecond, true
 			}), f2)
 		})
 		med("time to first delivery", "", func(s *Result) float64 { return dur(s.FirstDelivery) }, fsecs)
@@ -155,13 +174,13 @@ func (r *Report) Table() [][]string {
 		med("p50 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P50) }, fsecs)
 		med("p99 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P99) }, fsecs)
 		med("CPU s per 1,000 deliveries", "", func(s *Result) float64 { return s.CPUPer1000() }, f2)
-		med(fmt.Sprintf("Herald CPU cores busy (of %d)", cores()), "", func(s *Result) float64 {
+		med(fmt.Sprintf("sender CPU cores busy (of %d)", cores()), "", func(s *Result) float64 {
 			if s.Window == 0 {
 				return 0
 			}
 			return s.CPU.Seconds() / s.Window.Seconds()
 		}, f2)
-		rssLabel := "peak RSS (Herald process; farm in a child)"
+		rssLabel := "peak RSS (sender process; farm in a child)"
 		if !r.Rounds[0][0].FarmProcess {
 			rssLabel = "peak RSS (whole process, farm incl.)"
 		}
