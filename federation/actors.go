@@ -235,8 +235,38 @@ type Fetcher struct {
 	Blocked func(host string) bool
 
 	mu        sync.Mutex
-	refreshed map[string]time.Time // key id -> last RefreshKey fetch
-	flights   map[string]*flight   // in-progress fetches by key
+	refreshed map[string]time.Time        // key id -> last RefreshKey fetch
+	flights   map[string]*flight          // in-progress fetches by key
+	parsed    map[string]crypto.PublicKey // publicKeyPem text -> its parsed key
+}
+
+// maxParsedKeys bounds Fetcher.parsed; when full it starts afresh.
+const maxParsedKeys = 4096
+
+// parsePEM parses a cached key's PEM, remembering the result: the inbox
+// looks a sender's key up for every request it verifies, and parsing the
+// PEM (base64, DER, big integers) cost as much as the database lookup.
+// Keyed by the PEM text itself, the memo can never return a key other than
+// the one the store holds, so a rotated or forgotten key is never served
+// from it.
+func (f *Fetcher) parsePEM(pemText string) (crypto.PublicKey, error) {
+	f.mu.Lock()
+	pub, ok := f.parsed[pemText]
+	f.mu.Unlock()
+	if ok {
+		return pub, nil
+	}
+	pub, err := ParsePublicKeyPEM(pemText)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	if f.parsed == nil || len(f.parsed) >= maxParsedKeys {
+		f.parsed = map[string]crypto.PublicKey{}
+	}
+	f.parsed[pemText] = pub
+	f.mu.Unlock()
+	return pub, nil
 }
 
 // flight lets concurrent requests for the same URL share one fetch: a new
@@ -469,7 +499,7 @@ func (f *Fetcher) cachedKey(ctx context.Context, keyID string) (*RemoteKey, erro
 	if err != nil {
 		return nil, err
 	}
-	pub, err := ParsePublicKeyPEM(row.PublicKeyPEM)
+	pub, err := f.parsePEM(row.PublicKeyPEM)
 	if err != nil {
 		return nil, fmt.Errorf("cached key %s: %w", row.KeyID, err)
 	}

@@ -76,7 +76,7 @@ func (db *DB) CreateActor(ctx context.Context, a *Actor, token string) error {
 // ActorByName returns the local actor with that name, or ErrNotFound (also
 // for a deleted actor).
 func (db *DB) ActorByName(ctx context.Context, name string) (*Actor, error) {
-	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE name = ? AND deleted_at IS NULL`, name))
+	return scanActor(db.queryRow(ctx, db.r, `SELECT `+actorColumns+` FROM actors WHERE name = ? AND deleted_at IS NULL`, name))
 }
 
 // ActorByNameWithDeleted is ActorByName that also returns a deleted actor

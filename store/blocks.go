@@ -85,7 +85,7 @@ func (db *DB) BlockedDomains(ctx context.Context) ([]BlockedDomain, error) {
 // costs microseconds.
 func (db *DB) IsBlocked(ctx context.Context, host string) (bool, error) {
 	var one int
-	err := db.r.QueryRowContext(ctx, `SELECT 1 FROM blocked_domains WHERE domain = ?`, NormalizeDomain(host)).Scan(&one)
+	err := db.queryRow(ctx, db.r, `SELECT 1 FROM blocked_domains WHERE domain = ?`, NormalizeDomain(host)).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

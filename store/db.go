@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
@@ -35,7 +36,54 @@ type DB struct {
 	// Now is the clock used for timestamps the store writes itself. Tests
 	// replace it; everything else leaves it at time.Now.
 	Now func() time.Time
+	// stmts holds the statements of prepared, by stmtKey.
+	stmts sync.Map
 }
+
+// stmtKey names a prepared statement: its pool and its SQL text.
+type stmtKey struct {
+	pool  *sql.DB
+	query string
+}
+
+// prepared returns query prepared on pool, preparing it on first use and
+// keeping it for the life of the DB. modernc.org/sqlite parses and plans
+// the SQL of every unprepared call afresh, which on the hot paths (the
+// inbox's per-request lookups, the delivery scheduler's per-delivery ones)
+// cost about as much as running the query. Only for fixed query texts: the
+// cache is never pruned.
+func (db *DB) prepared(ctx context.Context, pool *sql.DB, query string) (*sql.Stmt, error) {
+	key := stmtKey{pool, query}
+	if s, ok := db.stmts.Load(key); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := db.stmts.LoadOrStore(key, s); loaded {
+		s.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return s, nil
+}
+
+// queryRow is QueryRowContext through a prepared statement.
+func (db *DB) queryRow(ctx context.Context, pool *sql.DB, query string, args ...any) rowScanner {
+	s, err := db.prepared(ctx, pool, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+// rowScanner is what *sql.Row offers; errRow carries a preparation error
+// to the Scan that would have reported it.
+type rowScanner interface{ Scan(dest ...any) error }
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
 
 // ErrNotFound is returned by lookups that match no row.
 var ErrNotFound = errors.New("not found")
@@ -88,8 +136,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-// Close closes both connection pools.
+// Close closes the prepared statements and both connection pools.
 func (db *DB) Close() error {
+	db.stmts.Range(func(k, s any) bool {
+		s.(*sql.Stmt).Close()
+		db.stmts.Delete(k)
+		return true
+	})
 	return errors.Join(db.r.Close(), db.w.Close())
 }
 

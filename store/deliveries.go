@@ -184,12 +184,15 @@ func (db *DB) ClaimDeliveries(ctx context.Context, lane, limit int, exclude []st
 	excl, _ := json.Marshal(exclude)
 	ms := now.UnixMilli()
 	until := now.Add(lease).UnixMilli()
-	rows, err := db.w.QueryContext(ctx, `UPDATE deliveries SET state = 'leased', lease_until = ?1, updated_at = ?2
+	st, err := db.prepared(ctx, db.w, `UPDATE deliveries SET state = 'leased', lease_until = ?1, updated_at = ?2
 		WHERE id IN (SELECT id FROM deliveries
 			WHERE state = 'queued' AND lane = ?3 AND next_at <= ?2 AND host NOT IN (SELECT value FROM json_each(?4))
 			ORDER BY next_at LIMIT ?5)
-		RETURNING id, activity_id, inbox, host, lane, attempts, enqueued_at, coalesce(first_attempt_at, 0)`,
-		until, ms, lane, string(excl), limit)
+		RETURNING id, activity_id, inbox, host, lane, attempts, enqueued_at, coalesce(first_attempt_at, 0)`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, until, ms, lane, string(excl), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +246,7 @@ func (db *DB) HoldHost(ctx context.Context, host string, until, now time.Time) (
 // ok=false when the queue is empty.
 func (db *DB) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err error) {
 	var ms sql.NullInt64
-	err = db.w.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = ?`, lane).Scan(&ms)
+	err = db.queryRow(ctx, db.w, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = ?`, lane).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
 	}

@@ -71,7 +71,7 @@ func init() {
 func (db *DB) FollowerDigest(ctx context.Context, actorID int64, origin string) (Digest, error) {
 	var d Digest
 	var b []byte
-	err := db.r.QueryRowContext(ctx, `SELECT digest FROM follower_digests WHERE actor_id = ? AND origin = ?`, actorID, origin).Scan(&b)
+	err := db.queryRow(ctx, db.r, `SELECT digest FROM follower_digests WHERE actor_id = ? AND origin = ?`, actorID, origin).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, nil
 	}

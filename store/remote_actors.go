@@ -80,7 +80,7 @@ func (db *DB) RemoteActorByID(ctx context.Context, id string) (*RemoteActor, err
 	var a RemoteActor
 	var doc string
 	var fetched int64
-	err := db.r.QueryRowContext(ctx, `SELECT id, inbox, shared_inbox, followers, preferred_username, type, document, fetched_at
+	err := db.queryRow(ctx, db.r, `SELECT id, inbox, shared_inbox, followers, preferred_username, type, document, fetched_at
 		FROM remote_actors WHERE id = ?`, id).
 		Scan(&a.ID, &a.Inbox, &a.SharedInbox, &a.Followers, &a.PreferredUsername, &a.Type, &doc, &fetched)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -98,7 +98,7 @@ func (db *DB) RemoteActorByID(ctx context.Context, id string) (*RemoteActor, err
 func (db *DB) RemoteKeyByID(ctx context.Context, keyID string) (*RemoteKey, error) {
 	var k RemoteKey
 	var fetched int64
-	err := db.r.QueryRowContext(ctx, `SELECT key_id, actor_id, public_key_pem, fetched_at FROM remote_keys WHERE key_id = ?`, keyID).
+	err := db.queryRow(ctx, db.r, `SELECT key_id, actor_id, public_key_pem, fetched_at FROM remote_keys WHERE key_id = ?`, keyID).
 		Scan(&k.KeyID, &k.ActorID, &k.PublicKeyPEM, &fetched)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
