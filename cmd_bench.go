@@ -37,6 +37,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	ingestFor := fs.Duration("ingest-for", 60*time.Second, "scenario d: the measured window")
 	ingestKeys := fs.String("ingest-keys", "rsa", "scenario d: the remote actors' keys, rsa (RSA-2048, requests pre-signed) or ed25519")
 	ingestConns := fs.Int("ingest-conns", 16, "scenario d: concurrent requests")
+	ingestRounds := fs.Int("ingest-rounds", 1, "scenario d: how many times to run it (each pre-signs its own pool)")
 	hosts := fs.Int("hosts", 3000, "farm hosts (one shared inbox each)")
 	followers := fs.Int("followers", 50000, "followers of the sending actor, spread over the hosts")
 	blackhole := fs.Float64("blackhole", 0.1, "scenario c: fraction of hosts that never answer")
@@ -173,7 +174,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		if err != nil {
 			return c.fail(err)
 		}
-		for round := range max(*rounds, 1) {
+		for round := range max(*ingestRounds, 1) {
 			fmt.Fprintf(c.stderr, "round %d: scenario d (inbox ingest, %s, %s keys)...\n", round+1, *ingestFor, *ingestKeys)
 			res, err := bench.RunIngest(ctx, bench.Ingest{HeraldExe: exe, Duration: *ingestFor, Keys: *ingestKeys,
 				Conns: *ingestConns, Dir: *dir})

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -189,6 +190,19 @@ func FarmMain(ctx context.Context, args []string, in io.Reader, out io.Writer) e
 	}
 	if o.PublicKey, err = federation.ParsePublicKeyPEM(string(pemText)); err != nil {
 		return err
+	}
+	// A profile of the farm itself, to see what the stand-in for the
+	// remote servers costs the machine.
+	if path := os.Getenv("HERALD_BENCH_FARM_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	return ServeFarmProcess(ctx, o, in, out)
 }
