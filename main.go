@@ -56,7 +56,18 @@ const (
 	exitUsage = 2
 )
 
+// defaultMemoryLimit is the soft memory limit Herald runs with unless
+// GOMEMLIMIT says otherwise. Most of a busy fan-out's heap is garbage
+// (request buffers, JSON); a limit makes the collector return it before
+// the process grows, at no measured throughput cost (docs/PERFORMANCE.md:
+// 163 MB peak without it, 125 MB with it, same deliveries/s). A larger
+// instance raises it with GOMEMLIMIT=1GiB.
+const defaultMemoryLimit = 100 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
