@@ -136,6 +136,21 @@ func (h *Handler) actorGone(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// pathActor loads the local actor named in the path, answering 404 (or
+// 500) itself when it cannot.
+func (h *Handler) pathActor(w http.ResponseWriter, r *http.Request) (*store.Actor, bool) {
+	actor, err := h.DB.ActorByName(r.Context(), chi.URLParam(r, "name"))
+	if errors.Is(err, store.ErrNotFound) {
+		api.Error(w, http.StatusNotFound, "no such actor")
+		return nil, false
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return nil, false
+	}
+	return actor, true
+}
+
 // pageSize is the number of items per collection page.
 const pageSize = 20
 
@@ -144,13 +159,8 @@ const pageSize = 20
 func (h *Handler) Outbox(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	name := chi.URLParam(r, "name")
-	actor, err := h.DB.ActorByName(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		api.Error(w, http.StatusNotFound, "no such actor")
-		return
-	}
-	if err != nil {
-		h.fail(w, r, err)
+	actor, ok := h.pathActor(w, r)
+	if !ok {
 		return
 	}
 	base := h.Instance.OutboxURL(name)
@@ -198,13 +208,8 @@ func (h *Handler) Following(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) relations(w http.ResponseWriter, r *http.Request, followers bool) {
 	ctx := r.Context()
 	name := chi.URLParam(r, "name")
-	actor, err := h.DB.ActorByName(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		api.Error(w, http.StatusNotFound, "no such actor")
-		return
-	}
-	if err != nil {
-		h.fail(w, r, err)
+	actor, ok := h.pathActor(w, r)
+	if !ok {
 		return
 	}
 	base := h.Instance.FollowingURL(name)

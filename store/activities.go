@@ -52,21 +52,8 @@ func ActivityTx(ctx context.Context, tx *sql.Tx, iri string) (*Activity, error) 
 // OutboxPage returns an actor's public outbox activities, newest first:
 // those older than maxID (row id) when maxID > 0.
 func (db *DB) OutboxPage(ctx context.Context, actorID, maxID int64, limit int) ([]Activity, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+activityColumns+` FROM activities
+	return db.activities(ctx, `SELECT `+activityColumns+` FROM activities
 		WHERE actor_id = ? AND in_outbox = 1 AND public = 1 AND (? = 0 OR id < ?) ORDER BY id DESC LIMIT ?`, actorID, maxID, maxID, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Activity
-	for rows.Next() {
-		a, err := scanActivity(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *a)
-	}
-	return out, rows.Err()
 }
 
 // OutboxCount returns how many public activities an actor's outbox lists.
@@ -79,7 +66,12 @@ func (db *DB) OutboxCount(ctx context.Context, actorID int64) (int, error) {
 // RecentPublished returns the latest activities any actor published (public
 // or not), newest first, for the status page.
 func (db *DB) RecentPublished(ctx context.Context, limit int) ([]Activity, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox = 1 ORDER BY id DESC LIMIT ?`, limit)
+	return db.activities(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox = 1 ORDER BY id DESC LIMIT ?`, limit)
+}
+
+// activities runs a query selecting activityColumns.
+func (db *DB) activities(ctx context.Context, query string, args ...any) ([]Activity, error) {
+	rows, err := db.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
