@@ -23,6 +23,7 @@ type cli struct {
 // usageError is a command-line mistake: exit code 2, one line on stderr.
 type usageError struct{ msg string }
 
+// Error is the one-line message.
 func (e usageError) Error() string { return e.msg }
 
 // parse parses args with fs, allowing flags and positional arguments in any

@@ -37,6 +37,7 @@ const (
 	Fail5xx                    // verify, answer 503
 )
 
+// String names the behaviour, as in reports.
 func (b Behaviour) String() string {
 	return [...]string{"healthy", "black-hole", "refuse", "slow", "5xx"}[b]
 }

@@ -48,6 +48,7 @@ type farmHandle interface {
 // localFarm adapts an in-process Farm to farmHandle.
 type localFarm struct{ *Farm }
 
+// Expect tells the farm which activity ids to wait for.
 func (f localFarm) Expect(ids ...string) error {
 	for _, id := range ids {
 		f.Farm.Expect(id)
@@ -55,6 +56,7 @@ func (f localFarm) Expect(ids ...string) error {
 	return nil
 }
 
+// Wait blocks until every expected delivery arrived or ctx ends.
 func (f localFarm) Wait(ctx context.Context) error {
 	select {
 	case <-f.Done():
@@ -64,12 +66,15 @@ func (f localFarm) Wait(ctx context.Context) error {
 	}
 }
 
+// Arrivals returns when (and on which host) an activity arrived.
 func (f localFarm) Arrivals(id string) ([]time.Time, []int, error) {
 	first, count := f.Farm.Arrivals(id)
 	return first, count, nil
 }
 
+// FirstAttempts returns the time of each host's first request.
 func (f localFarm) FirstAttempts() ([]time.Time, error) { return f.Farm.FirstAttempts(), nil }
+// Stats returns the farm's counters.
 func (f localFarm) Stats() (FarmStats, error)           { return f.Farm.Stats(), nil }
 
 // farmHello is the one line a farm process writes on stdout once it

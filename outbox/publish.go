@@ -37,6 +37,7 @@ type Publisher struct {
 // nothing was stored or sent.
 type InputError struct{ Msg string }
 
+// Error is the message the client gets with the 400.
 func (e *InputError) Error() string { return e.Msg }
 
 func inputErr(format string, args ...any) error {

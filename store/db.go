@@ -83,6 +83,7 @@ type rowScanner interface{ Scan(dest ...any) error }
 
 type errRow struct{ err error }
 
+// Scan reports the preparation error.
 func (r errRow) Scan(...any) error { return r.err }
 
 // ErrNotFound is returned by lookups that match no row.

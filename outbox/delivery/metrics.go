@@ -64,12 +64,14 @@ var (
 	circuitDesc     = prometheus.NewDesc("federation_circuit_open", "Hosts whose circuit breaker is open or half-open.", nil, nil)
 )
 
+// Describe lists the gauges (prometheus.Collector).
 func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- depthDesc
 	ch <- unavailableDesc
 	ch <- circuitDesc
 }
 
+// Collect reads the gauges from the database (prometheus.Collector).
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()

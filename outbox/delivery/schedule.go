@@ -37,6 +37,7 @@ const (
 	Retry                    // 401, 408, 429, 5xx except 501, timeouts and connection errors
 )
 
+// String is the outcome's name, as in logs.
 func (o Outcome) String() string {
 	return [...]string{"success", "permanent", "retry"}[o]
 }
