@@ -74,8 +74,9 @@ func (f localFarm) Arrivals(id string) ([]time.Time, []int, error) {
 
 // FirstAttempts returns the time of each host's first request.
 func (f localFarm) FirstAttempts() ([]time.Time, error) { return f.Farm.FirstAttempts(), nil }
+
 // Stats returns the farm's counters.
-func (f localFarm) Stats() (FarmStats, error)           { return f.Farm.Stats(), nil }
+func (f localFarm) Stats() (FarmStats, error) { return f.Farm.Stats(), nil }
 
 // farmHello is the one line a farm process writes on stdout once it
 // listens: where its hosts and its control endpoint are, and how each host
