@@ -122,9 +122,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// else can tell the sender apart (no fetch, no verification verdict).
 	keyHost, _ := store.HostOf(keyID)
 	actorHost, _ := store.HostOf(a.actor)
-	for _, host := range []string{keyHost, actorHost} {
-		if host == "" {
-			continue
+	for i, host := range []string{keyHost, actorHost} {
+		if host == "" || (i == 1 && host == keyHost) {
+			continue // the actor is usually on the signer's host: one lookup
 		}
 		blocked, err := h.DB.IsBlocked(ctx, host)
 		if err != nil {
