@@ -70,11 +70,11 @@ func (s *Server) objectPage(w http.ResponseWriter, o *store.Object, doc map[stri
 }
 
 // reportPage serves /status/deliveries?activity=IRI: the delivery report of
-// one published activity, linked from the status page.
+// one public activity, linked from the status page.
 func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	iri := r.URL.Query().Get("activity")
 	rep, a, err := outbox.ReportFor(r.Context(), s.db, iri)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && !a.InOutbox) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (!a.InOutbox || !a.Public)) {
 		s.writeError(w, r, http.StatusNotFound, "No such published activity.")
 		return
 	}
@@ -87,10 +87,12 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	s.pages.Render(w, "report.html", map[string]any{"Domain": s.cfg.Instance.Domain, "Report": rep})
 }
 
-// postsPanel lists the latest published activities with where they got to;
-// each links to its full delivery report.
+// postsPanel lists the latest public activities with where they got to;
+// each links to its full delivery report. Non-public activities stay off
+// the public page: their recipients are nobody else's business (their
+// reports are in the token API and `herald deliveries URL`).
 func (s *Server) postsPanel(ctx context.Context) (Panel, error) {
-	list, err := s.db.RecentPublished(ctx, 10)
+	list, err := s.db.RecentPublic(ctx, 10)
 	if err != nil {
 		return Panel{}, err
 	}

@@ -392,3 +392,29 @@ func TestNoSecretsServed(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusPageShowsOnlyPublicActivities: a direct message's recipient
+// must not appear on the public status page or its report link.
+func TestStatusPageShowsOnlyPublicActivities(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := context.Background()
+	pub := ts.server.Publisher()
+	public, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "hello all"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "psst", "to": []any{ts.inst.ActorID("alice")}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, page := ts.get(t, "/status", "text/html")
+	if !strings.Contains(page, url.QueryEscape(public.Activity.IRI)) || strings.Contains(page, url.QueryEscape(direct.Activity.IRI)) {
+		t.Errorf("status page lists the wrong activities:\n%s", page)
+	}
+	if res, _ := ts.get(t, "/status/deliveries?activity="+url.QueryEscape(direct.Activity.IRI), "text/html"); res.StatusCode != 404 {
+		t.Errorf("report of a direct message: %d", res.StatusCode)
+	}
+	if res, _ := ts.get(t, "/status/deliveries?activity="+url.QueryEscape(public.Activity.IRI), "text/html"); res.StatusCode != 200 {
+		t.Errorf("report of a public post: %d", res.StatusCode)
+	}
+}

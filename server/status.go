@@ -142,10 +142,12 @@ func (s *Server) failedPanel(ctx context.Context) (Panel, error) {
 	if err != nil {
 		return Panel{}, err
 	}
-	p := Panel{Title: "Failed deliveries (latest 20)", Columns: []string{"When", "Inbox", "Attempts", "Last error"},
+	// Hosts, not inboxes: a personal inbox would say who got what on a
+	// public page. `herald deliveries --failed` shows the inboxes.
+	p := Panel{Title: "Failed deliveries (latest 20)", Columns: []string{"When", "Host", "Attempts", "Last error"},
 		Empty: "No failed deliveries. `herald deliveries retry` requeues failed ones."}
 	for _, f := range list {
-		p.Rows = append(p.Rows, []string{f.FailedAt.Format("2006-01-02 15:04"), f.Inbox, fmt.Sprint(f.Attempts), f.LastError})
+		p.Rows = append(p.Rows, []string{f.FailedAt.Format("2006-01-02 15:04"), f.Host, fmt.Sprint(f.Attempts), f.LastError})
 	}
 	return p, nil
 }

@@ -63,10 +63,10 @@ func (db *DB) OutboxCount(ctx context.Context, actorID int64) (int, error) {
 	return n, err
 }
 
-// RecentPublished returns the latest activities any actor published (public
-// or not), newest first, for the status page.
-func (db *DB) RecentPublished(ctx context.Context, limit int) ([]Activity, error) {
-	return db.activities(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox = 1 ORDER BY id DESC LIMIT ?`, limit)
+// RecentPublic returns the latest public activities local actors
+// published, newest first, for the (public) status page.
+func (db *DB) RecentPublic(ctx context.Context, limit int) ([]Activity, error) {
+	return db.activities(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox = 1 AND public = 1 ORDER BY id DESC LIMIT ?`, limit)
 }
 
 // activities runs a query selecting activityColumns.
