@@ -15,6 +15,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -87,21 +88,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	doc, err := federation.ParseDocument(body)
-	if err != nil {
-		api.Error(w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
+	// Plain JSON only, before the signature is checked: JSON-LD
+	// normalisation, which a non-compact document needs, costs far more
+	// and is done once the sender is known (below).
+	var plain map[string]any
+	if err := json.Unmarshal(body, &plain); err != nil || plain == nil {
+		api.Error(w, http.StatusBadRequest, "body is not a JSON object")
 		return
 	}
-	a.doc, a.body = doc, body
-	a.typ = federation.FirstString(doc["type"])
-	a.actor = federation.IDOf(doc["actor"])
-	if a.typ == "" || a.actor == "" {
-		api.Error(w, http.StatusBadRequest, "activity needs a type and an actor")
+	if _, ok := plain["@context"]; !ok {
+		api.Error(w, http.StatusBadRequest, "body has no @context: not an ActivityStreams document")
 		return
 	}
-	a.id = federation.IDOf(doc["id"])
-	a.objectID = federation.IDOf(doc["object"])
-	a.object = federation.Object(doc["object"])
+	if plain["type"] == nil && plain["@type"] == nil {
+		api.Error(w, http.StatusBadRequest, "activity needs a type")
+		return
+	}
+	a.actor = federation.IDOf(plain["actor"])
+	a.typ = federation.FirstString(plain["type"])
+	a.objectID = federation.IDOf(plain["object"])
 
 	// 2. Signature syntax and the checks that need no key.
 	signed, perr := signature.Parse(r, body, signature.Options{Now: now, Scheme: federation.RequestScheme(r, h.Instance.Scheme)})
@@ -146,7 +151,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// a deleted actor's key would only fail. Mastodon does the same. An
 	// actor is known if it is cached or in a follow relationship (its cache
 	// entry may be gone after an Update).
-	if a.typ == "Delete" && a.objectID == a.actor {
+	if a.typ == "Delete" && a.actor != "" && a.objectID == a.actor {
 		known, err := h.knownActor(ctx, a.actor)
 		if err != nil {
 			h.fail(w, r, err)
@@ -175,6 +180,37 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		api.Error(w, http.StatusUnauthorized, "signature verification failed")
 		return
 	}
+
+	// The sender is verified: now read the document as ActivityStreams,
+	// normalising it if it is not in compact AS2 form.
+	doc, err := federation.ParseDocument(body)
+	if err != nil {
+		api.Error(w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
+		return
+	}
+	a.doc, a.body = doc, body
+	a.typ = federation.FirstString(doc["type"])
+	if actor := federation.IDOf(doc["actor"]); actor != a.actor {
+		// Only a non-compact document names its actor differently; the
+		// blocklist saw the key's host, and sees the actor's now.
+		a.actor = actor
+		if host, _ := store.HostOf(actor); host != "" {
+			if blocked, err := h.DB.IsBlocked(ctx, host); err != nil {
+				h.fail(w, r, err)
+				return
+			} else if blocked {
+				h.drop(w, DropBlocked, host, now)
+				return
+			}
+		}
+	}
+	if a.typ == "" || a.actor == "" {
+		api.Error(w, http.StatusBadRequest, "activity needs a type and an actor")
+		return
+	}
+	a.id = federation.IDOf(doc["id"])
+	a.objectID = federation.IDOf(doc["object"])
+	a.object = federation.Object(doc["object"])
 
 	// 6. The signer must be the activity's actor.
 	if key.Owner != a.actor {

@@ -387,3 +387,28 @@ func TestInboxRecordsLiveness(t *testing.T) {
 		t.Errorf("host liveness rows %d", n)
 	}
 }
+
+// TestNormalisationWaitsForTheSignature: JSON-LD normalisation is costly,
+// so an unsigned body is refused as unsigned before any of it: one that
+// would fail to normalise (an unknown context) gets 401, not 400. Signed,
+// the same body is read as plain AS2.
+func TestNormalisationWaitsForTheSignature(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.1.1")
+	bob := r.Actor(t, "bob")
+	act := fedtest.Activity(bob, "Create", map[string]any{"type": "Note", "as:content": "hi"})
+	act["@context"] = []any{"https://www.w3.org/ns/activitystreams", "https://unknown.example/ctx"}
+	act["to"] = h.Inst.ActorID("alice")
+	body, _ := json.Marshal(act)
+	req, _ := http.NewRequest("POST", h.URL+"/users/alice/inbox", nil)
+	req.Header.Set("Content-Type", "application/activity+json")
+	if code, resp := h.Send(t, req, body); code != 401 {
+		t.Errorf("unsigned: %d %s, want 401", code, resp)
+	}
+	if code, resp := h.Deliver(t, "/users/alice/inbox", bob, act); code != 202 {
+		t.Errorf("signed: %d %s, want 202", code, resp)
+	}
+	if n := h.Count(t, `SELECT count(*) FROM inbox_items`); n != 1 {
+		t.Errorf("items %d", n)
+	}
+}
