@@ -15,10 +15,10 @@ import (
 const (
 	deliveryDeadline = 20 * time.Second
 	// A delivery queued by a CLI command (not the C2S endpoint) is picked up
-	// when the scheduler next wakes on its own: within 10 s.
+	// when the scheduler next wakes on its own: within 2 s.
 	cliDeliveryDeadline = 40 * time.Second
 	// Two retries with --test-retry-scale 0.01 should take under a second,
-	// but each one waits for the scheduler's idle wake-up (10 s; see the
+	// but each one waits for the scheduler's idle wake-up (2 s; see the
 	// README's "Known Herald bugs").
 	retryDeadline = 60 * time.Second
 )
@@ -163,7 +163,7 @@ func TestHeraldPostReachesFedify(t *testing.T) {
 // third attempt, and its delivery report says so.
 func TestHeraldRetriesOn503(t *testing.T) {
 	// Mostly waiting on Herald (see README, "Known Herald bugs": retries
-	// wait for the scheduler's 10 s idle wake-up): run beside the other
+	// wait for the scheduler's 2 s idle wake-up): run beside the other
 	// waiting test.
 	t.Parallel()
 	RequirePeer(t)

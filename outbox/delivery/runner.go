@@ -44,7 +44,10 @@ type Config struct {
 	MaxInFlight int
 	PerHostCap  int           // requests in flight to one host (default 4)
 	Lease       time.Duration // how long a claimed row stays ours (default 5 min)
-	MaxIdle     time.Duration // longest sleep with nothing due (default 10 s)
+	// MaxIdle is the longest sleep with nothing due (default 2 s): rows
+	// another process (an admin command) queued wait at most this long,
+	// at the cost of one indexed query per wake-up.
+	MaxIdle time.Duration
 	// DrainTimeout is how long a graceful shutdown lets attempts in flight
 	// finish (default 10 s).
 	DrainTimeout time.Duration
@@ -78,7 +81,7 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxInFlight, 1024)
 	setDefault(&c.PerHostCap, 4)
 	setDefault(&c.Lease, 5*time.Minute)
-	setDefault(&c.MaxIdle, 10*time.Second)
+	setDefault(&c.MaxIdle, 2*time.Second)
 	setDefault(&c.DrainTimeout, 10*time.Second)
 	setDefault(&c.RetryScale, 1)
 	setDefault(&c.BreakerThreshold, DefaultBreakerThreshold)
