@@ -417,3 +417,35 @@ func TestFedifySelfDeleteAfterUpdate(t *testing.T) {
 	}
 	noVerifyFailures(t, h)
 }
+
+// Herald's reactions: alice likes and boosts a note of the peer's; Fedify
+// verifies both, the Like at the author's inbox, the Announce through the
+// shared inbox (alice's followers and the author); an Undo of the Like
+// follows it there.
+func TestHeraldReactionsReachFedify(t *testing.T) {
+	h, p := setup(t, PeerOptions{})
+	alice := h.ActorID("alice")
+	followAccepted(t, h, p, "alice")
+	note := map[string]any{"id": p.ActorID + "/notes/reacted", "type": "Note", "attributedTo": p.ActorID}
+
+	likeID, _ := h.Publish(t, "alice", map[string]any{"type": "Like", "object": note})
+	got := waitReceived(t, p, likeID)
+	r := checkVerified(t, got, "Like", alice, got[len(got)-1].Path)
+	if r.Path != "/inbox" && r.Path != "/users/peer/inbox" {
+		t.Errorf("the Like reached %s", r.Path)
+	}
+
+	announceID, _ := h.Publish(t, "alice", map[string]any{"type": "Announce", "object": note})
+	got = waitReceived(t, p, announceID)
+	checkVerified(t, got, "Announce", alice, got[len(got)-1].Path)
+	if n := len(p.ReceivedByID(t, announceID)); n != 1 {
+		t.Errorf("the Announce reached the peer %d times, want once (one shared inbox)", n)
+	}
+
+	undoID, _ := h.Publish(t, "alice", map[string]any{"type": "Undo", "object": likeID})
+	got = waitReceived(t, p, undoID)
+	r = checkVerified(t, got, "Undo", alice, got[len(got)-1].Path)
+	if o := objectOf(t, r.Activity); o["id"] != likeID || o["type"] != "Like" {
+		t.Errorf("the Undo carries %v, want the Like %s", o, likeID)
+	}
+}
