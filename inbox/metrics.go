@@ -33,6 +33,7 @@ type Metrics struct {
 	received       *prometheus.CounterVec
 	dropped        *prometheus.CounterVec
 	verifyFailures *prometheus.CounterVec
+	busy           prometheus.Counter
 
 	mu     sync.Mutex
 	recent []Drop // newest last, at most maxRecent
@@ -62,9 +63,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "federation_inbox_verify_failures_total",
 			Help: "Inbox requests refused because their HTTP signature did not verify, by reason.",
 		}, []string{"reason"}),
+		busy: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "federation_inbox_busy_total",
+			Help: "Inbox requests answered 503 because the inbox was processing as many as it takes at once.",
+		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.received, m.dropped, m.verifyFailures)
+		reg.MustRegister(m.received, m.dropped, m.verifyFailures, m.busy)
 	}
 	return m
 }
@@ -85,6 +90,8 @@ func (m *Metrics) countDrop(reason, host string, now time.Time) {
 		m.recent = m.recent[len(m.recent)-maxRecent:]
 	}
 }
+
+func (m *Metrics) countBusy() { m.busy.Inc() }
 
 func (m *Metrics) countVerifyFailure(reason string) {
 	m.verifyFailures.WithLabelValues(reason).Inc()
