@@ -3,14 +3,17 @@ package server_test
 import (
 	"context"
 	"crypto"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"herald/federation"
 	"herald/server"
@@ -416,5 +419,39 @@ func TestStatusPageShowsOnlyPublicActivities(t *testing.T) {
 	}
 	if res, _ := ts.get(t, "/status/deliveries?activity="+url.QueryEscape(public.Activity.IRI), "text/html"); res.StatusCode != 200 {
 		t.Errorf("report of a public post: %d", res.StatusCode)
+	}
+}
+
+// TestReportPageRendersTargets renders a delivery report with a target in
+// each kind of state the page shows.
+func TestReportPageRendersTargets(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String() + "/inbox" // refuses connections once closed
+	ln.Close()
+	err = ts.db.Write(ctx, func(tx *sql.Tx) error {
+		_, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: ts.alice.ID, Follower: "http://" + ln.Addr().String() + "/users/bob",
+			Inbox: dead, State: store.StateAccepted}, time.Now())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ts.server.Publisher().Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "hi"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.server.Runner().Step(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, page := ts.get(t, "/status/deliveries?activity="+url.QueryEscape(res.Activity.IRI), "text/html")
+	for _, want := range []string{"delivered to 0 of 1 servers; 1 retrying", dead, "retrying", "next "} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report page lacks %q:\n%s", want, page)
+		}
 	}
 }
