@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"herald/federation"
+	"herald/server"
 	"herald/store"
 )
 
@@ -145,32 +146,20 @@ func (c *cli) actorToken(ctx context.Context, args []string) int {
 // it: herald actor delete NAME --yes
 func (c *cli) actorDelete(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("actor delete", flag.ContinueOnError)
-	var f publishFlags
-	f.register(fs)
 	yes := fs.Bool("yes", false, "confirm: the actor cannot be restored and its name cannot be reused")
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) != 1 {
-		err = usageError{"usage: herald actor delete NAME --yes"}
-	}
-	if err == nil && !*yes {
-		err = usageError{"this deletes " + pos[0] + " for good (its name cannot be reused): add --yes"}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	srv, db, closeAll, err := c.publishing(ctx, &f)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer closeAll()
-	actor, err := asActor(ctx, db, pos[0])
-	if err != nil {
-		return c.fail(err)
-	}
-	res, err := srv.Publisher().DeleteActor(ctx, actor)
-	if err != nil {
-		return c.fail(err)
-	}
-	fmt.Fprintf(c.stdout, "deleted %s; its Delete is queued for %d inboxes (low priority): %s\n", actor.Name, res.Queued.Queued, res.Activity.IRI)
-	return exitOK
+	return c.withPublisher(ctx, fs, args, 1, "usage: herald actor delete NAME --yes", func(srv *server.Server, db *store.DB, pos []string) error {
+		if !*yes {
+			return usageError{"this deletes " + pos[0] + " for good (its name cannot be reused): add --yes"}
+		}
+		actor, err := asActor(ctx, db, pos[0])
+		if err != nil {
+			return err
+		}
+		res, err := srv.Publisher().DeleteActor(ctx, actor)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "deleted %s; its Delete is queued for %d inboxes (low priority): %s\n", actor.Name, res.Queued.Queued, res.Activity.IRI)
+		return nil
+	})
 }

@@ -54,68 +54,49 @@ func (c *cli) followsPending(ctx context.Context, args []string) int {
 
 // followsAnswer approves or rejects a pending follow request and queues the
 // Accept or Reject to the follower, in one transaction.
+// answers are what approving and rejecting send and say.
+var answers = map[string]struct{ activity, done string }{
+	"approve": {"Accept", "approved"},
+	"reject":  {"Reject", "rejected"},
+}
+
 func (c *cli) followsAnswer(ctx context.Context, verb string, args []string) int {
 	fs := flag.NewFlagSet("follows "+verb, flag.ContinueOnError)
 	var inst instanceFlags
 	inst.register(fs)
-	path := dbFlag(fs)
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) != 2 {
-		err = usageError{fmt.Sprintf("usage: herald follows %s NAME FOLLOWER_ID", verb)}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	in, err := inst.instance()
-	if err != nil {
-		return c.fail(err)
-	}
-	db, err := openDB(ctx, *path)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer db.Close()
-	name, follower := pos[0], pos[1]
-	a, err := db.ActorByName(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		fmt.Fprintf(c.stderr, "herald: no actor named %q\n", name)
-		return exitFail
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	errNotPending := errors.New("no pending follow request")
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		f, err := store.FollowerRow(ctx, tx, a.ID, follower)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && f.State != store.StatePending) {
-			return errNotPending
-		}
+	usage := fmt.Sprintf("usage: herald follows %s NAME FOLLOWER_ID", verb)
+	return c.withDB(ctx, fs, args, 2, usage, func(db *store.DB, pos []string) error {
+		in, err := inst.instance()
 		if err != nil {
 			return err
 		}
-		now := db.Now()
-		if verb == "approve" {
-			if err := store.SetFollowerState(ctx, tx, a.ID, follower, store.StateAccepted); err != nil {
-				return err
-			}
-			return inbox.EnqueueFollowAnswer(ctx, tx, in, a, "Accept", f.FollowID, follower, f.Inbox, now)
-		}
-		if _, err := store.RemoveFollower(ctx, tx, "", follower, a.ID); err != nil {
+		name, follower := pos[0], pos[1]
+		a, err := asActor(ctx, db, name)
+		if err != nil {
 			return err
 		}
-		return inbox.EnqueueFollowAnswer(ctx, tx, in, a, "Reject", f.FollowID, follower, f.Inbox, now)
+		err = db.Write(ctx, func(tx *sql.Tx) error {
+			f, err := store.FollowerRow(ctx, tx, a.ID, follower)
+			if errors.Is(err, store.ErrNotFound) || (err == nil && f.State != store.StatePending) {
+				return fmt.Errorf("%s has no pending follow request from %s", name, follower)
+			}
+			if err != nil {
+				return err
+			}
+			if verb == "approve" {
+				err = store.SetFollowerState(ctx, tx, a.ID, follower, store.StateAccepted)
+			} else {
+				_, err = store.RemoveFollower(ctx, tx, "", follower, a.ID)
+			}
+			if err != nil {
+				return err
+			}
+			return inbox.EnqueueFollowAnswer(ctx, tx, in, a, answers[verb].activity, f.FollowID, follower, f.Inbox, db.Now())
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "%s %s (the %s is queued for delivery)\n", answers[verb].done, follower, answers[verb].activity)
+		return nil
 	})
-	if errors.Is(err, errNotPending) {
-		fmt.Fprintf(c.stderr, "herald: %s has no pending follow request from %s\n", name, follower)
-		return exitFail
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	if verb == "approve" {
-		fmt.Fprintf(c.stdout, "approved %s (the Accept is queued for delivery)\n", follower)
-	} else {
-		fmt.Fprintf(c.stdout, "rejected %s (the Reject is queued for delivery)\n", follower)
-	}
-	return exitOK
 }

@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 
 	"herald/federation"
-	"herald/outbox"
 	"herald/server"
 	"herald/store"
 	"herald/webfinger"
@@ -78,16 +77,37 @@ func resolveActor(ctx context.Context, srv *server.Server, target string) (strin
 	return webfinger.Lookup(ctx, srv.Client(), target, srv.Instance().Scheme)
 }
 
-// publish runs one publication and prints what happened.
-func (c *cli) publish(ctx context.Context, srv *server.Server, actor *store.Actor, doc map[string]any) int {
-	res, err := srv.Publisher().Publish(ctx, actor, doc, "")
-	var in *outbox.InputError
-	if errors.As(err, &in) {
-		fmt.Fprintln(c.stderr, "herald:", in.Msg)
-		return exitFail
+// withPublisher is withDB for the commands that publish: it parses args
+// with fs (which gets the instance, --db and --allow-private-network
+// flags), checks the number of positional arguments, assembles the
+// publisher and calls fn. Errors are reported as withDB reports them.
+func (c *cli) withPublisher(ctx context.Context, fs *flag.FlagSet, args []string, want int, usage string, fn func(srv *server.Server, db *store.DB, pos []string) error) int {
+	var f publishFlags
+	f.register(fs)
+	pos, err := c.parse(fs, args)
+	if err == nil && len(pos) != want {
+		err = usageError{usage}
 	}
 	if err != nil {
 		return c.fail(err)
+	}
+	srv, db, closeAll, err := c.publishing(ctx, &f)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer closeAll()
+	if err := fn(srv, db, pos); err != nil {
+		return c.fail(err)
+	}
+	return exitOK
+}
+
+// publish runs one publication as actor and prints what happened. A
+// refused publication (an *outbox.InputError) is the command's failure.
+func (c *cli) publish(ctx context.Context, srv *server.Server, actor *store.Actor, doc map[string]any) error {
+	res, err := srv.Publisher().Publish(ctx, actor, doc, "")
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(c.stdout, "%s %s\n", res.Activity.Type, res.Activity.IRI)
 	if obj := res.Activity.ObjectIRI; obj != "" {
@@ -102,80 +122,56 @@ func (c *cli) publish(ctx context.Context, srv *server.Server, actor *store.Acto
 	for iri, why := range res.Unresolved {
 		fmt.Fprintf(c.stderr, "could not reach %s: %s\n", iri, why)
 	}
-	return exitOK
+	return nil
 }
 
 // post publishes a Note: herald post --as NAME [--to public|followers|@user@host] TEXT
 func (c *cli) post(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("post", flag.ContinueOnError)
-	var f publishFlags
-	f.register(fs)
 	as := fs.String("as", "", "the local actor that posts")
 	to := fs.String("to", "public", "audience: public, followers, or @user@host (a direct message)")
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) != 1 {
-		err = usageError{`usage: herald post --as NAME [--to public|followers|@user@host] "TEXT"`}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	srv, db, closeAll, err := c.publishing(ctx, &f)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer closeAll()
-	actor, err := asActor(ctx, db, *as)
-	if err != nil {
-		return c.fail(err)
-	}
-	inst := srv.Instance()
-	note := map[string]any{"type": "Note", "content": federation.SummaryHTML(pos[0])}
-	switch *to {
-	case "public":
-		note["to"] = []string{federation.Public}
-		note["cc"] = []string{inst.FollowersURL(actor.Name)}
-	case "followers":
-		note["to"] = []string{inst.FollowersURL(actor.Name)}
-	default:
-		id, err := resolveActor(ctx, srv, *to)
+	usage := `usage: herald post --as NAME [--to public|followers|@user@host] "TEXT"`
+	return c.withPublisher(ctx, fs, args, 1, usage, func(srv *server.Server, db *store.DB, pos []string) error {
+		actor, err := asActor(ctx, db, *as)
 		if err != nil {
-			return c.fail(usageError{fmt.Sprintf("invalid --to %q: %v", *to, err)})
+			return err
 		}
-		note["to"] = []string{id}
-	}
-	return c.publish(ctx, srv, actor, note)
+		inst := srv.Instance()
+		note := map[string]any{"type": "Note", "content": federation.SummaryHTML(pos[0])}
+		switch *to {
+		case "public":
+			note["to"] = []string{federation.Public}
+			note["cc"] = []string{inst.FollowersURL(actor.Name)}
+		case "followers":
+			note["to"] = []string{inst.FollowersURL(actor.Name)}
+		default:
+			id, err := resolveActor(ctx, srv, *to)
+			if err != nil {
+				return usageError{fmt.Sprintf("invalid --to %q: %v", *to, err)}
+			}
+			note["to"] = []string{id}
+		}
+		return c.publish(ctx, srv, actor, note)
+	})
 }
 
 // deleteObject deletes a published object: herald delete URL
 func (c *cli) deleteObject(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("delete", flag.ContinueOnError)
-	var f publishFlags
-	f.register(fs)
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) != 1 {
-		err = usageError{"usage: herald delete OBJECT_URL"}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	srv, db, closeAll, err := c.publishing(ctx, &f)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer closeAll()
-	o, err := db.ObjectByIRI(ctx, pos[0])
-	if errors.Is(err, store.ErrNotFound) {
-		fmt.Fprintf(c.stderr, "herald: no object %s on this server\n", pos[0])
-		return exitFail
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	actor, err := db.ActorByID(ctx, o.ActorID)
-	if err != nil {
-		return c.fail(err)
-	}
-	return c.publish(ctx, srv, actor, map[string]any{"type": "Delete", "object": o.IRI})
+	return c.withPublisher(ctx, fs, args, 1, "usage: herald delete OBJECT_URL", func(srv *server.Server, db *store.DB, pos []string) error {
+		o, err := db.ObjectByIRI(ctx, pos[0])
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no object %s on this server", pos[0])
+		}
+		if err != nil {
+			return err
+		}
+		actor, err := db.ActorByID(ctx, o.ActorID)
+		if err != nil {
+			return err
+		}
+		return c.publish(ctx, srv, actor, map[string]any{"type": "Delete", "object": o.IRI})
+	})
 }
 
 // follow sends a Follow: herald follow --as NAME @user@host
@@ -190,43 +186,31 @@ func (c *cli) unfollow(ctx context.Context, args []string) int {
 
 func (c *cli) followOrUnfollow(ctx context.Context, verb string, args []string) int {
 	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
-	var f publishFlags
-	f.register(fs)
 	as := fs.String("as", "", "the local actor")
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) != 1 {
-		err = usageError{fmt.Sprintf("usage: herald %s --as NAME @user@host|ACTOR_URL", verb)}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	srv, db, closeAll, err := c.publishing(ctx, &f)
-	if err != nil {
-		return c.fail(err)
-	}
-	defer closeAll()
-	actor, err := asActor(ctx, db, *as)
-	if err != nil {
-		return c.fail(err)
-	}
-	target, err := resolveActor(ctx, srv, pos[0])
-	if err != nil {
-		return c.fail(err)
-	}
-	if verb == "follow" {
-		return c.publish(ctx, srv, actor, map[string]any{"type": "Follow", "object": target})
-	}
-	list, err := db.FollowingOf(ctx, actor.ID)
-	if err != nil {
-		return c.fail(err)
-	}
-	for _, g := range list {
-		if g.Target == target {
-			return c.publish(ctx, srv, actor, map[string]any{"type": "Undo", "object": g.FollowID})
+	usage := fmt.Sprintf("usage: herald %s --as NAME @user@host|ACTOR_URL", verb)
+	return c.withPublisher(ctx, fs, args, 1, usage, func(srv *server.Server, db *store.DB, pos []string) error {
+		actor, err := asActor(ctx, db, *as)
+		if err != nil {
+			return err
 		}
-	}
-	fmt.Fprintf(c.stderr, "herald: %s does not follow %s\n", actor.Name, target)
-	return exitFail
+		target, err := resolveActor(ctx, srv, pos[0])
+		if err != nil {
+			return err
+		}
+		if verb == "follow" {
+			return c.publish(ctx, srv, actor, map[string]any{"type": "Follow", "object": target})
+		}
+		list, err := db.FollowingOf(ctx, actor.ID)
+		if err != nil {
+			return err
+		}
+		for _, g := range list {
+			if g.Target == target {
+				return c.publish(ctx, srv, actor, map[string]any{"type": "Undo", "object": g.FollowID})
+			}
+		}
+		return fmt.Errorf("%s does not follow %s", actor.Name, target)
+	})
 }
 
 // following lists whom an actor follows: herald following --as NAME
