@@ -39,9 +39,7 @@ type Herald struct {
 	Alice  *store.Actor
 	Token  string // alice's bearer token
 	Client *http.Client
-
-	mu  sync.Mutex
-	now time.Time
+	clock  *Clock
 }
 
 // NewHerald starts a Herald. Its delivery scheduler does not run by itself:
@@ -62,7 +60,7 @@ func NewHeraldWith(t testing.TB, configure func(*server.Config)) *Herald {
 	}
 	t.Cleanup(func() { db.Close() })
 	ts := httptest.NewUnstartedServer(nil)
-	h := &Herald{Server: ts, DB: db, now: time.Now().UTC().Truncate(time.Second)}
+	h := &Herald{Server: ts, DB: db, clock: NewClock(time.Now().UTC().Truncate(time.Second))}
 	h.Inst = federation.Instance{Scheme: "http", Domain: ts.Listener.Addr().String()}
 	db.Now = h.Clock
 	h.Alice, h.Token = h.AddActor(t, "alice", false)
@@ -83,18 +81,10 @@ func NewHeraldWith(t testing.TB, configure func(*server.Config)) *Herald {
 }
 
 // Clock is the server's clock.
-func (h *Herald) Clock() time.Time {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.now
-}
+func (h *Herald) Clock() time.Time { return h.clock.Now() }
 
 // Advance moves the server's clock.
-func (h *Herald) Advance(d time.Duration) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.now = h.now.Add(d)
-}
+func (h *Herald) Advance(d time.Duration) { h.clock.Advance(d) }
 
 // AddActor creates a local actor and returns it with its token.
 func (h *Herald) AddActor(t testing.TB, name string, manual bool) (*store.Actor, string) {

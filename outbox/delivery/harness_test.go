@@ -17,6 +17,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
+	"herald/internal/fedtest"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -31,22 +32,12 @@ type env struct {
 	inst   federation.Instance
 	alice  *store.Actor
 	pub    crypto.PublicKey
-	mu     sync.Mutex
-	now    time.Time
+	time   *fedtest.Clock
 	seq    int
 }
 
-func (e *env) clock() time.Time {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.now
-}
-
-func (e *env) advance(d time.Duration) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.now = e.now.Add(d)
-}
+func (e *env) clock() time.Time        { return e.time.Now() }
+func (e *env) advance(d time.Duration) { e.time.Advance(d) }
 
 func newEnv(t *testing.T, configure func(*delivery.Config)) *env {
 	t.Helper()
@@ -56,7 +47,7 @@ func newEnv(t *testing.T, configure func(*delivery.Config)) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	e := &env{db: db, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), inst: federation.Instance{Scheme: "http", Domain: "herald.test"}}
+	e := &env{db: db, time: fedtest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)), inst: federation.Instance{Scheme: "http", Domain: "herald.test"}}
 	db.Now = e.clock
 	priv, pub, err := federation.GenerateKeyPEM()
 	if err != nil {

@@ -125,7 +125,7 @@ func TestExpiredLeasesReturn(t *testing.T) {
 // MaxIdle.
 func TestRetryDueSoonIsNotDelayedByTheIdleSleep(t *testing.T) {
 	e := newEnv(t, func(c *delivery.Config) { c.RetryScale = 0.001; c.Now = time.Now; c.MaxIdle = time.Hour })
-	e.now = time.Now() // the inbox verifies signatures against e's clock
+	e.time.Set(time.Now()) // the inbox verifies signatures against e's clock
 	in := newInbox(t, e, "127.0.4.4")
 	in.script(503)
 	id := e.enqueue(t, store.LaneNormal, in.url)[in.url]
