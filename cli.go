@@ -6,10 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
+	"regexp"
 	"strings"
 
-	"herald/federation"
 	"herald/store"
 )
 
@@ -40,7 +39,7 @@ func (c *cli) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 				fs.PrintDefaults()
 				return nil, err
 			}
-			return nil, usageError{err.Error()}
+			return nil, usageError{explainFlagError(fs, err)}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -59,11 +58,54 @@ func (c *cli) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		name := envName(f.Name)
 		if v := c.getenv(name); v != "" {
 			if e := fs.Set(f.Name, v); e != nil {
-				err = usageError{fmt.Sprintf("invalid value %q for %s: %v", v, name, e)}
+				err = usageError{fmt.Sprintf("invalid value %q for %s: %s", v, name, accepts(f, e))}
 			}
 		}
 	})
 	return positional, err
+}
+
+var (
+	badValue  = regexp.MustCompile(`^invalid value "(.*)" for flag -([^:]+): (.*)$`)
+	undefined = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+)
+
+// instanceOnlyFlags belong to `herald init` and `herald serve`: every other
+// command reads the instance from the database.
+var instanceOnlyFlags = map[string]bool{"domain": true, "scheme": true, "listen": true, "allow-private-network": true, "insecure-http": true}
+
+// explainFlagError rewrites the flag package's messages into one line that
+// names the flag the way it is written (--name) and says what it accepts.
+func explainFlagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		if f := fs.Lookup(m[2]); f != nil {
+			return fmt.Sprintf("invalid value %q for --%s: %s", m[1], m[2], accepts(f, errors.New(m[3])))
+		}
+	}
+	if m := undefined.FindStringSubmatch(msg); m != nil {
+		if name := strings.SplitN(m[1], "=", 2)[0]; instanceOnlyFlags[name] && fs.Name() != "serve" && fs.Name() != "init" {
+			return fmt.Sprintf("%s takes no --%s: commands read the instance from the database and leave the network to the server (herald init and herald serve set it)", fs.Name(), name)
+		}
+		return "unknown flag --" + m[1] + " (run \"herald " + fs.Name() + " -h\")"
+	}
+	return msg
+}
+
+// accepts says what a flag takes, from its type; err is the parse error,
+// used when the type says nothing better.
+func accepts(f *flag.Flag, err error) string {
+	switch fmt.Sprintf("%T", f.Value) {
+	case "*flag.durationValue":
+		return "want a duration like 5m"
+	case "*flag.boolValue":
+		return "want true or false"
+	case "*flag.float64Value":
+		return "want a number"
+	case "*flag.intValue", "*flag.int64Value", "*flag.uintValue", "*flag.uint64Value":
+		return "want a whole number"
+	}
+	return err.Error()
 }
 
 // envName maps a flag name to its environment variable: --allow-private-network
@@ -86,76 +128,30 @@ func (c *cli) fail(err error) int {
 	return exitFail
 }
 
-// instanceFlags are the flags that decide the ids Herald mints. serve and the
-// admin commands share them, so `actor add` prints the same URL the server
-// serves.
-type instanceFlags struct {
-	listen       string
-	domain       string
-	insecureHTTP bool
-}
-
-func (f *instanceFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on (host:port)")
-	fs.StringVar(&f.domain, "domain", "", "public host[:port] used in every id (default: localhost with the listen port)")
-	fs.BoolVar(&f.insecureHTTP, "insecure-http", false, "use http:// ids for a non-loopback domain (testing only)")
-}
-
-// instance resolves the flags into the public scheme and domain.
-func (f *instanceFlags) instance() (federation.Instance, error) {
-	_, port, err := net.SplitHostPort(f.listen)
-	if err != nil {
-		return federation.Instance{}, usageError{fmt.Sprintf("invalid --listen %q: want host:port", f.listen)}
-	}
-	domain := f.domain
-	if domain == "" {
-		domain = net.JoinHostPort("localhost", port)
-	}
-	if err := validDomain(domain); err != nil {
-		return federation.Instance{}, usageError{fmt.Sprintf("invalid --domain %q: %v", domain, err)}
-	}
-	scheme := "https"
-	if f.insecureHTTP || federation.IsLoopbackDomain(domain) {
-		scheme = "http"
-	}
-	return federation.Instance{Scheme: scheme, Domain: strings.ToLower(domain)}, nil
-}
-
-// validDomain accepts host or host:port with a plausible host name or IP.
-func validDomain(d string) error {
-	host := d
-	if h, p, err := net.SplitHostPort(d); err == nil {
-		host = h
-		if p == "" {
-			return errors.New("empty port")
-		}
-	}
-	if host == "" {
-		return errors.New("empty host")
-	}
-	if strings.ContainsAny(host, "/?#@ \t") || strings.Contains(d, "://") {
-		return errors.New("want a host name, not a URL")
-	}
-	return nil
-}
-
 // dbFlag registers --db on fs.
 func dbFlag(fs *flag.FlagSet) *string {
-	return fs.String("db", "herald.db", "SQLite database file (created and migrated on start)")
+	return fs.String("db", "herald.db", "the SQLite database file")
 }
 
+// openDB opens the database a command works on. It never creates one: a
+// command run in the wrong folder says so. What the command commits wakes
+// the running server, which sends what was queued at once.
 func openDB(ctx context.Context, path string) (*store.DB, error) {
-	db, err := store.Open(ctx, path)
+	db, err := store.OpenExisting(ctx, path)
+	if errors.Is(err, store.ErrNoDatabase) {
+		return nil, fmt.Errorf("no database at %s: give --db (or HERALD_DB) the file `herald serve` uses, or create one with `herald init --domain HOST`", path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
+	db.NotifyOnCommit()
 	return db, nil
 }
 
-// withDB is the shape most admin commands share: parse args with fs (which
-// gets --db), check the number of positional arguments (want; -1 for any),
-// open the database and call fn. An error from fn is reported with the exit
-// code that fits it: 2 for a usageError, 1 for anything else.
+// withDB is the shape most commands share: parse args with fs (which gets
+// --db), check the number of positional arguments (want; -1 for any), open
+// the database and call fn. An error from fn is reported with the exit code
+// that fits it: 2 for a usageError, 1 for anything else.
 func (c *cli) withDB(ctx context.Context, fs *flag.FlagSet, args []string, want int, usage string, fn func(db *store.DB, pos []string) error) int {
 	path := dbFlag(fs)
 	pos, err := c.parse(fs, args)

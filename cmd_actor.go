@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 
 	"herald/federation"
-	"herald/server"
+	"herald/jobs"
 	"herald/store"
 )
 
@@ -52,8 +52,6 @@ func newToken() string {
 
 func (c *cli) actorAdd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("actor add", flag.ContinueOnError)
-	var inst instanceFlags
-	inst.register(fs)
 	path := dbFlag(fs)
 	display := fs.String("name", "", "display name")
 	summary := fs.String("summary", "", "profile text (plain text)")
@@ -74,15 +72,15 @@ func (c *cli) actorAdd(ctx context.Context, args []string) int {
 		fmt.Fprintf(c.stderr, "herald: invalid actor name %q: use 1 to 30 of a-z, 0-9 and _\n", name)
 		return exitFail
 	}
-	in, err := inst.instance()
-	if err != nil {
-		return c.fail(err)
-	}
 	db, err := openDB(ctx, *path)
 	if err != nil {
 		return c.fail(err)
 	}
 	defer db.Close()
+	in, err := c.loadInstance(ctx, db)
+	if err != nil {
+		return c.fail(err)
+	}
 	// Check first so a duplicate fails fast, before generating a key.
 	if _, err := db.ActorByName(ctx, name); err == nil {
 		fmt.Fprintf(c.stderr, "herald: actor %q already exists\n", name)
@@ -108,10 +106,8 @@ func (c *cli) actorAdd(ctx context.Context, args []string) int {
 
 func (c *cli) actorList(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("actor list", flag.ContinueOnError)
-	var inst instanceFlags
-	inst.register(fs)
 	return c.withDB(ctx, fs, args, 0, "actor list takes no arguments", func(db *store.DB, _ []string) error {
-		in, err := inst.instance()
+		in, err := c.loadInstance(ctx, db)
 		if err != nil {
 			return err
 		}
@@ -147,7 +143,7 @@ func (c *cli) actorToken(ctx context.Context, args []string) int {
 func (c *cli) actorDelete(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("actor delete", flag.ContinueOnError)
 	yes := fs.Bool("yes", false, "confirm: the actor cannot be restored and its name cannot be reused")
-	return c.withPublisher(ctx, fs, args, 1, "usage: herald actor delete NAME --yes", func(srv *server.Server, db *store.DB, pos []string) error {
+	return c.withDB(ctx, fs, args, 1, "usage: herald actor delete NAME --yes", func(db *store.DB, pos []string) error {
 		if !*yes {
 			return usageError{"this deletes " + pos[0] + " for good (its name cannot be reused): add --yes"}
 		}
@@ -155,11 +151,8 @@ func (c *cli) actorDelete(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		res, err := srv.Publisher().DeleteActor(ctx, actor)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.stdout, "deleted %s; its Delete is queued for %d inboxes (low priority): %s\n", actor.Name, res.Queued.Queued, res.Activity.IRI)
-		return nil
+		return c.runJob(ctx, db, jobs.KindDeleteActor, actor, jobs.Args{}, func(res jobs.Result) {
+			fmt.Fprintf(c.stdout, "deleted %s; its Delete is queued for %d inboxes (low priority): %s\n", actor.Name, res.Queued, res.Activity)
+		})
 	})
 }

@@ -12,7 +12,7 @@ import (
 	"herald/bench"
 )
 
-const benchUsage = "usage: herald bench fanout [--scenario a|b|c|all] [--hosts N] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--farm process|inprocess] [--markdown] [--cpuprofile FILE] [--db DIR]"
+const benchUsage = "usage: herald bench wake [--posts N] [--idle D] | herald bench fanout [--scenario a|b|c|all] [--hosts N] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--farm process|inprocess] [--markdown] [--cpuprofile FILE] [--db DIR]"
 
 // bench runs benchmarks against a loopback inbox farm, by default in a child
 // process (`herald bench farm`, not listed in the usage: only the benchmark
@@ -21,6 +21,9 @@ const benchUsage = "usage: herald bench fanout [--scenario a|b|c|all] [--hosts N
 func (c *cli) bench(ctx context.Context, args []string) int {
 	if len(args) > 0 && args[0] == "farm" {
 		return c.benchFarm(ctx, args[1:])
+	}
+	if len(args) > 0 && args[0] == "wake" {
+		return c.benchWake(ctx, args[1:])
 	}
 	if len(args) > 0 && args[0] == "ingest-gen" {
 		// The load generator of scenario (d), a child process like the farm.

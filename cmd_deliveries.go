@@ -107,7 +107,7 @@ func (c *cli) deliveriesRetry(ctx context.Context, args []string) int {
 		if n == 0 {
 			return errors.New("no failed deliveries matched")
 		}
-		fmt.Fprintf(c.stdout, "requeued %d deliveries (a running server sends them within seconds)\n", n)
+		fmt.Fprintf(c.stdout, "requeued %d deliveries (a running server sends them now)\n", n)
 		return nil
 	})
 }

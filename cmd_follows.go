@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
-	"herald/inbox"
+	"herald/jobs"
 	"herald/store"
 )
 
@@ -52,51 +51,30 @@ func (c *cli) followsPending(ctx context.Context, args []string) int {
 	})
 }
 
-// followsAnswer approves or rejects a pending follow request and queues the
-// Accept or Reject to the follower, in one transaction.
-// answers are what approving and rejecting send and say.
-var answers = map[string]struct{ activity, done string }{
-	"approve": {"Accept", "approved"},
-	"reject":  {"Reject", "rejected"},
-}
-
+// followsAnswer approves or rejects a pending follow request: the server
+// changes the follower's state and queues the Accept or Reject in one
+// transaction.
 func (c *cli) followsAnswer(ctx context.Context, verb string, args []string) int {
 	fs := flag.NewFlagSet("follows "+verb, flag.ContinueOnError)
-	var inst instanceFlags
-	inst.register(fs)
 	usage := fmt.Sprintf("usage: herald follows %s NAME FOLLOWER_ID", verb)
+	kind := map[string]string{"approve": jobs.KindApprove, "reject": jobs.KindReject}[verb]
 	return c.withDB(ctx, fs, args, 2, usage, func(db *store.DB, pos []string) error {
-		in, err := inst.instance()
-		if err != nil {
-			return err
-		}
 		name, follower := pos[0], pos[1]
 		a, err := asActor(ctx, db, name)
 		if err != nil {
 			return err
 		}
-		err = db.Write(ctx, func(tx *sql.Tx) error {
-			f, err := store.FollowerRow(ctx, tx, a.ID, follower)
-			if errors.Is(err, store.ErrNotFound) || (err == nil && f.State != store.StatePending) {
-				return fmt.Errorf("%s has no pending follow request from %s", name, follower)
-			}
-			if err != nil {
-				return err
-			}
-			if verb == "approve" {
-				err = store.SetFollowerState(ctx, tx, a.ID, follower, store.StateAccepted)
-			} else {
-				_, err = store.RemoveFollower(ctx, tx, "", follower, a.ID)
-			}
-			if err != nil {
-				return err
-			}
-			return inbox.EnqueueFollowAnswer(ctx, tx, in, a, answers[verb].activity, f.FollowID, follower, f.Inbox, db.Now())
-		})
+		// Checked here too, so a typo is told at once even with no server.
+		pending, err := db.Followers(ctx, a.ID, store.StatePending)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "%s %s (the %s is queued for delivery)\n", answers[verb].done, follower, answers[verb].activity)
-		return nil
+		if !slices.ContainsFunc(pending, func(f store.Follower) bool { return f.Follower == follower }) {
+			return fmt.Errorf("%s has no pending follow request from %s", name, follower)
+		}
+		return c.runJob(ctx, db, kind, a, jobs.Args{Follower: follower}, func(res jobs.Result) {
+			fmt.Fprintf(c.stdout, "%s %s: %s %s\n", map[string]string{"approve": "approved", "reject": "rejected"}[verb], follower, res.Type, res.Activity)
+			c.printQueued(res)
+		})
 	})
 }

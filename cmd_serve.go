@@ -2,19 +2,33 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
+	"herald/federation"
+	"herald/node"
 	"herald/server"
+	"herald/store"
 )
 
 func (c *cli) serve(ctx context.Context, args []string) int {
+	// SIGHUP reloads (the ExecReload= of the documented systemd unit); it
+	// must never stop the server, so it is caught before anything else.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on (host:port)")
 	var inst instanceFlags
-	inst.register(fs)
+	inst.register(fs, "the public host[:port] that goes into every id; recorded by the first serve (default: localhost with the listen port)")
 	path := dbFlag(fs)
 	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
 	hideGraph := fs.Bool("hide-social-graph", false, "serve followers and following collections as counts only, without the lists")
@@ -22,7 +36,8 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	tlsf.register(fs)
 	noSync := fs.Bool("no-followers-sync", false, "turn FEP-8fcf followers synchronization off, both directions: send no Collection-Synchronization header, ignore received ones")
 	retryScale := fs.Float64("test-retry-scale", 1, "tests only: multiply delivery retry delays by this (e.g. 0.01)")
-	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process; after a crash, rows come back to the queue when it expires")
+	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process while it lives; a stopped process's deliveries are taken back at the next start")
+	logLevel := fs.String("log-level", "", "log level: debug, info, warn or error (recorded in the database; `herald log-level` changes it while running)")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
@@ -30,9 +45,9 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	in, err := inst.instance()
+	_, port, err := net.SplitHostPort(*listen)
 	if err != nil {
-		return c.fail(err)
+		return c.fail(usageError{fmt.Sprintf("invalid --listen %q: want host:port", *listen)})
 	}
 	if *retryScale <= 0 || *retryScale > 1 {
 		return c.fail(usageError{fmt.Sprintf("invalid --test-retry-scale %v: want a factor in (0, 1]", *retryScale)})
@@ -40,42 +55,135 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if *lease < time.Second {
 		return c.fail(usageError{fmt.Sprintf("invalid --delivery-lease %v: want at least 1s", *lease)})
 	}
-	logger := slog.New(slog.NewTextHandler(c.stderr, nil))
-	cfg := server.Config{
+	if *logLevel != "" {
+		if _, err := node.ParseLogLevel(*logLevel); err != nil {
+			return c.fail(usageError{fmt.Sprintf("invalid --log-level %q: %v", *logLevel, err)})
+		}
+	}
+	cert, err := tlsf.load()
+	if err != nil {
+		return c.fail(err)
+	}
+	if _, err := inst.want("localhost", cert != nil); err != nil {
+		return c.fail(err) // a bad --domain or --scheme, before anything is touched
+	}
+
+	db, err := store.Open(ctx, *path)
+	if err != nil {
+		return c.fail(fmt.Errorf("database: %w", err))
+	}
+	defer db.Close()
+	lock, err := db.LockServe()
+	if errors.Is(err, store.ErrServing) {
+		return c.fail(c.alreadyServing(ctx, db))
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	defer lock.Close()
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return c.fail(fmt.Errorf("listen: %w", err))
+	}
+	defer ln.Close()
+	// The default domain names the port really listened on (--listen
+	// 127.0.0.1:0 picks one).
+	_, port, _ = net.SplitHostPort(ln.Addr().String())
+	want, err := inst.want(net.JoinHostPort("localhost", port), cert != nil)
+	if err != nil {
+		return c.fail(err)
+	}
+	in, err := c.settle(ctx, db, &inst, want, cert != nil)
+	if err != nil {
+		return c.fail(err)
+	}
+	if *logLevel != "" {
+		if err := db.SetLogLevel(ctx, *logLevel); err != nil {
+			return c.fail(err)
+		}
+	}
+
+	level := new(slog.LevelVar)
+	logger := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
+	ncfg := node.Config{
 		Instance:            in,
 		Version:             versionString(),
 		Logger:              logger,
+		LogLevel:            level,
 		AllowPrivateNetwork: *allowPrivate,
 		DeliveryLease:       *lease,
 		RetryScale:          *retryScale,
 		NoFollowersSync:     *noSync,
-		HideSocialGraph:     *hideGraph,
 	}
-	if err := tlsf.apply(&cfg, logger); err != nil {
+	if err := tlsf.apply(&ncfg, logger); err != nil {
 		return c.fail(err)
 	}
-	in = cfg.Instance
-	db, err := openDB(ctx, *path)
+	n, err := node.New(ctx, ncfg, db)
 	if err != nil {
 		return c.fail(err)
 	}
-	defer db.Close()
-	srv, err := server.New(ctx, cfg, db)
+	srv, err := server.New(ctx, server.Config{HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy}, n)
 	if err != nil {
 		return c.fail(err)
-	}
-	ln, err := net.Listen("tcp", inst.listen)
-	if err != nil {
-		return c.fail(fmt.Errorf("listen: %w", err))
 	}
 	if *allowPrivate {
 		logger.Warn("outbound requests may reach loopback and private addresses (--allow-private-network); never use this in production")
 	}
-	reloadOnHUP(ctx, cfg.TLS, logger)
+	if in.Scheme == "http" && !federation.IsLoopbackDomain(in.Domain) {
+		logger.Warn("ids are http:// on a public domain (--scheme http); other servers will refuse them: testing only")
+	}
+	if federation.IsLoopbackDomain(in.Domain) {
+		if _, p, err := net.SplitHostPort(in.Domain); err == nil && p != port {
+			logger.Warn("the ids name another port than this server listens on", "ids", in.Base(), "listen", ln.Addr().String())
+		}
+	}
+
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBG()
+	go reloadOnHUP(bg, hup, cert, n, logger)
+	nodeDone := make(chan error, 1)
+	go func() { nodeDone <- n.Run(bg, lock.Wakes(), true) }()
 	fmt.Fprintf(c.stdout, "herald %s serving %s on %s from %s\n", versionString(), in.Base(), ln.Addr(), db.Path())
-	if err := srv.Run(ctx, ln); err != nil {
+	serveErr := srv.Run(ctx, ln)
+	// The listener is closed: stop the scheduler, which hands what it has
+	// not finished back to the queue.
+	stopBG()
+	if err := errors.Join(serveErr, <-nodeDone); err != nil {
 		return c.fail(err)
 	}
 	logger.Info("stopped")
 	return exitOK
+}
+
+// alreadyServing says who holds the database, from the processes table.
+func (c *cli) alreadyServing(ctx context.Context, db *store.DB) error {
+	procs, err := db.Processes(ctx)
+	if err != nil || len(procs) == 0 {
+		return fmt.Errorf("another herald serve is running on %s; stop it first", db.Path())
+	}
+	p := procs[len(procs)-1]
+	return fmt.Errorf("another herald serve (pid %d on %s, running since %s) is running on %s; stop it first",
+		p.PID, p.Hostname, p.StartedAt.Local().Format("2006-01-02 15:04:05"), db.Path())
+}
+
+// reloadOnHUP reloads what can be reloaded on each SIGHUP until ctx ends:
+// the certificate (a failed reload keeps the one in use) and the log level
+// recorded in the database.
+func reloadOnHUP(ctx context.Context, hup <-chan os.Signal, cert *server.Certificate, n *node.Node, logger *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		logger.Info("SIGHUP: reloading")
+		if cert != nil {
+			if err := cert.Reload(); err != nil {
+				logger.Error("certificate reload failed; keeping the current one", "err", err)
+			} else {
+				logger.Info("certificate reloaded")
+			}
+		}
+		n.ReloadLogLevel(ctx)
+	}
 }

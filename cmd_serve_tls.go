@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
+	"crypto/x509"
 	"flag"
 	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"herald/federation"
+	"herald/node"
 	"herald/server"
 )
 
@@ -20,6 +18,8 @@ type tlsFlags struct {
 	extraCA            string
 	insecureSkipVerify bool
 	trustProxy         bool
+
+	roots []*x509.Certificate // --extra-ca, once loaded
 }
 
 func (f *tlsFlags) register(fs *flag.FlagSet) {
@@ -30,59 +30,40 @@ func (f *tlsFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.trustProxy, "trust-proxy", false, "take the request scheme from X-Forwarded-Proto when verifying RFC 9421 signatures (behind a reverse proxy only)")
 }
 
-// apply checks the flags and fills the server config. Everything is
-// checked before anything listens: a bad certificate exits 2.
-func (f *tlsFlags) apply(cfg *server.Config, logger *slog.Logger) error {
+// load reads the files the flags name: the certificate Herald serves
+// (nil without --tls-cert) and --extra-ca. It runs before the database is
+// touched or anything listens: a bad file exits 2.
+func (f *tlsFlags) load() (*server.Certificate, error) {
 	if (f.cert == "") != (f.key == "") {
-		return usageError{"--tls-cert and --tls-key go together"}
-	}
-	if f.cert != "" {
-		cert, err := server.LoadCertificate(f.cert, f.key)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		cfg.TLS = cert
-		cfg.Instance.Scheme = "https"
+		return nil, usageError{"--tls-cert and --tls-key go together"}
 	}
 	if f.extraCA != "" {
 		roots, err := server.LoadCAFile(f.extraCA)
 		if err != nil {
-			return usageError{fmt.Sprintf("invalid --extra-ca: %v", err)}
+			return nil, usageError{fmt.Sprintf("invalid --extra-ca: %v", err)}
 		}
-		cfg.ExtraRoots = roots
+		f.roots = roots
 	}
+	if f.cert == "" {
+		return nil, nil
+	}
+	cert, err := server.LoadCertificate(f.cert, f.key)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return cert, nil
+}
+
+// apply fills the node config, whose Instance is settled, with what the
+// flags say of other servers' certificates.
+func (f *tlsFlags) apply(cfg *node.Config, logger *slog.Logger) error {
+	cfg.ExtraRoots = f.roots
 	if f.insecureSkipVerify {
 		if !federation.IsLoopbackDomain(cfg.Instance.Domain) {
-			return usageError{"--tls-insecure-skip-verify is for tests: it is refused with a non-loopback --domain"}
+			return usageError{"--tls-insecure-skip-verify is for tests: it is refused for an instance on a non-loopback domain (" + cfg.Instance.Domain + ")"}
 		}
 		logger.Warn("outbound TLS certificates are NOT verified (--tls-insecure-skip-verify); tests only")
 		cfg.InsecureSkipVerify = true
 	}
-	cfg.TrustProxy = f.trustProxy
 	return nil
-}
-
-// reloadOnHUP reloads the certificate on each SIGHUP until ctx ends. A
-// failed reload keeps the certificate in use.
-func reloadOnHUP(ctx context.Context, cert *server.Certificate, logger *slog.Logger) {
-	if cert == nil {
-		return
-	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	go func() {
-		defer signal.Stop(hup)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-hup:
-				if err := cert.Reload(); err != nil {
-					logger.Error("certificate reload failed; keeping the current one", "err", err)
-				} else {
-					logger.Info("certificate reloaded")
-				}
-			}
-		}
-	}()
 }

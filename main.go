@@ -5,18 +5,25 @@
 // Usage:
 //
 //	herald serve [--listen ADDR] [--domain HOST] [--db FILE] ...
+//	herald init --domain HOST [--scheme https|http]
 //	herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]
 //	herald actor list
 //	herald actor token NAME
-//	herald actor delete NAME --yes
 //	herald actor delete NAME --yes
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
 //	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
 //	herald post --as NAME [--to public|followers|@user@host] TEXT | delete URL
 //	herald follow --as NAME @user@host | unfollow --as NAME @user@host | following --as NAME
 //	herald deliveries [--failed [--host H]] | deliveries ACTIVITY_URL | deliveries retry --host H | --id N | --all
+//	herald jobs
+//	herald log-level debug|info|warn|error
 //	herald migrate
 //	herald version
+//
+// The instance (the scheme and domain of every id) lives in the database:
+// `herald init` or the first `herald serve` records it, and every other
+// command reads it from there. Commands that need the network (post,
+// follow, ...) leave a job for the running server, which does the work.
 //
 // Every flag can also be set with an environment variable: --listen is
 // HERALD_LISTEN, --allow-private-network is HERALD_ALLOW_PRIVATE_NETWORK.
@@ -76,7 +83,8 @@ func main() {
 const usage = `usage: herald <command> [flags]
 
 commands:
-  serve                 run the server
+  serve                 run the server (the first serve records the instance's domain)
+  init --domain HOST    create the database for an instance (--scheme https|http)
   actor add NAME        create a local actor and print its bearer token
   actor list            list local actors
   actor token NAME      issue a new bearer token (the old one stops working)
@@ -99,6 +107,8 @@ commands:
   deliveries ACTIVITY_URL
                         where one activity got to, inbox by inbox
   deliveries retry      requeue failed deliveries (--host H | --id N | --all)
+  jobs                  what the server did for the commands above, newest first
+  log-level LEVEL       set the server's log level (debug, info, warn, error)
   migrate               apply database migrations and exit
   bench fanout          benchmark deliveries against a loopback inbox farm
   version               print the version
@@ -118,6 +128,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch args[0] {
 	case "serve":
 		return env.serve(ctx, args[1:])
+	case "init":
+		return env.initInstance(ctx, args[1:])
+	case "jobs":
+		return env.jobsList(ctx, args[1:])
+	case "log-level":
+		return env.logLevel(ctx, args[1:])
 	case "actor":
 		return env.actor(ctx, args[1:])
 	case "block":

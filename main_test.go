@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,19 +14,10 @@ import (
 	"herald/store"
 )
 
-// runCLI runs herald with args and an environment, returning the exit code
-// and both streams.
-func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), args, func(k string) string { return env[k] }, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
-
 func TestCLIExitCodes(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "h.db")
-	if code, out, errOut := runCLI(t, nil, "actor", "add", "alice", "--db", db, "--name", "Alice", "--summary", "Hi"); code != 0 || !strings.Contains(out, "http://localhost:8080/users/alice") || !strings.Contains(out, "token: ") {
-		t.Fatalf("actor add: %d %q %q", code, out, errOut)
+	db := newInstance(t, "social.example")
+	if out := mustCLI(t, "actor", "add", "alice", "--db", db, "--name", "Alice", "--summary", "Hi"); !strings.Contains(out, "https://social.example/users/alice") || !strings.Contains(out, "token: ") {
+		t.Fatalf("actor add: %q", out)
 	}
 	cases := []struct {
 		name string
@@ -39,12 +28,22 @@ func TestCLIExitCodes(t *testing.T) {
 	}{
 		{"no command", nil, nil, 2, "usage"},
 		{"unknown command", nil, []string{"frobnicate"}, 2, "unknown command"},
-		{"unknown flag", nil, []string{"serve", "--bogus"}, 2, "-bogus"},
+		{"unknown flag", nil, []string{"serve", "--bogus"}, 2, "--bogus"},
 		{"bad listen", nil, []string{"serve", "--listen", "nope", "--db", db}, 2, "--listen"},
 		{"bad domain", nil, []string{"serve", "--domain", "https://x.example/", "--db", db}, 2, "--domain"},
-		{"bad bool env", map[string]string{"HERALD_INSECURE_HTTP": "maybe"}, []string{"serve", "--db", db}, 2, "HERALD_INSECURE_HTTP"},
+		{"bad scheme", nil, []string{"serve", "--scheme", "gopher", "--db", db}, 2, "want https or http"},
+		{"bad bool env", map[string]string{"HERALD_ALLOW_PRIVATE_NETWORK": "maybe"}, []string{"serve", "--db", db}, 2, "HERALD_ALLOW_PRIVATE_NETWORK: want true or false"},
 		{"bad listen env", map[string]string{"HERALD_LISTEN": "nope"}, []string{"serve", "--db", db}, 2, "--listen"},
+		{"duration without unit", map[string]string{"HERALD_DELIVERY_LEASE": "300"}, []string{"serve", "--db", db}, 2, `invalid value "300" for HERALD_DELIVERY_LEASE: want a duration like 5m`},
+		{"duration flag", nil, []string{"serve", "--delivery-lease", "5 minutes", "--db", db}, 2, `for --delivery-lease: want a duration like 5m`},
+		{"bad log level", nil, []string{"serve", "--log-level", "loud", "--db", db}, 2, "want debug, info, warn or error"},
 		{"serve extra argument", nil, []string{"serve", "extra"}, 2, "no arguments"},
+		{"serve on another domain", nil, []string{"serve", "--domain", "other.example", "--listen", "127.0.0.1:0", "--db", db}, 2, "ids are permanent"},
+		{"serve with another scheme", nil, []string{"serve", "--scheme", "http", "--listen", "127.0.0.1:0", "--db", db}, 2, "ids are permanent"},
+		{"init on another domain", nil, []string{"init", "--domain", "other.example", "--db", db}, 2, "belongs to https://social.example"},
+		{"init without domain", nil, []string{"init", "--db", db}, 2, "usage"},
+		{"command with --domain", nil, []string{"actor", "add", "bob", "--domain", "x.example", "--db", db}, 2, "actor add takes no --domain"},
+		{"command with network flag", nil, []string{"post", "--as", "alice", "hi", "--allow-private-network", "--db", db}, 2, "post takes no --allow-private-network"},
 		{"actor no subcommand", nil, []string{"actor"}, 2, "subcommand"},
 		{"actor bad subcommand", nil, []string{"actor", "remove"}, 2, "unknown actor subcommand"},
 		{"actor add no name", nil, []string{"actor", "add", "--db", db}, 2, "usage"},
@@ -54,6 +53,8 @@ func TestCLIExitCodes(t *testing.T) {
 		{"actor add duplicate", nil, []string{"actor", "add", "alice", "--db", db}, 1, "already exists"},
 		{"actor token unknown", nil, []string{"actor", "token", "nobody", "--db", db}, 1, "no actor"},
 		{"actor token no name", nil, []string{"actor", "token", "--db", db}, 2, "usage"},
+		{"post bad target", nil, []string{"post", "--as", "alice", "--to", "bob", "hi", "--db", db}, 2, "want @user@host"},
+		{"log-level bad", nil, []string{"log-level", "loud", "--db", db}, 2, "want debug, info, warn or error"},
 		{"migrate extra", nil, []string{"migrate", "x", "--db", db}, 2, "no arguments"},
 	}
 	for _, c := range cases {
@@ -65,10 +66,76 @@ func TestCLIExitCodes(t *testing.T) {
 			t.Errorf("%s: want a one-line message, got %q", c.name, errOut)
 		}
 	}
-	// The failed commands changed nothing: alice is still the only actor.
+	// The failed commands changed nothing: alice is still the only actor,
+	// and the instance is the one init made.
 	code, out, _ := runCLI(t, nil, "actor", "list", "--db", db)
-	if code != 0 || strings.Count(out, "\n") != 2 || !strings.Contains(out, "alice") {
+	if code != 0 || strings.Count(out, "\n") != 2 || !strings.Contains(out, "https://social.example/users/alice") {
 		t.Errorf("actor list after failures: %d %q", code, out)
+	}
+}
+
+// TestCommandsNeedADatabase: a command on a path with no database says so
+// and creates nothing; init and serve create the file readable by its
+// owner only.
+func TestCommandsNeedADatabase(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.db")
+	for _, args := range [][]string{
+		{"actor", "add", "alice"}, {"actor", "list"}, {"post", "--as", "alice", "hi"}, {"block", "bad.example"},
+		{"deliveries"}, {"follow", "--as", "alice", "@bob@b.example"}, {"jobs"}, {"migrate"}, {"log-level", "debug"},
+	} {
+		code, _, errOut := runCLI(t, nil, append(args, "--db", missing)...)
+		if code != 1 || !strings.Contains(errOut, "no database at "+missing) {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("commands created %v", entries)
+	}
+	path := newInstance(t, "social.example")
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("new database: %v %v, want mode 0600", fi.Mode(), err)
+	}
+	// A database that has no instance yet (made before instances were
+	// recorded, with nothing published) asks for init.
+	bare := filepath.Join(dir, "bare.db")
+	db, err := store.Open(context.Background(), bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if code, _, errOut := runCLI(t, nil, "actor", "add", "alice", "--db", bare); code != 1 || !strings.Contains(errOut, "herald init --domain") {
+		t.Errorf("no instance: %d %q", code, errOut)
+	}
+}
+
+// TestUpgradeAdoptsTheDomainOfExistingIds: a database made before the
+// instance row existed takes the scheme and domain of the ids it holds.
+func TestUpgradeAdoptsTheDomainOfExistingIds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: "x", PublicKeyPEM: "y"}
+	if err := db.CreateActor(ctx, alice, "tok"); err != nil {
+		t.Fatal(err)
+	}
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: "https://old.example/users/alice/activities/1", Type: "Create", ActorID: alice.ID, Body: []byte("{}")}, nil, time.Now())
+		return err
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, nil, "actor", "list", "--db", path)
+	if code != 0 || !strings.Contains(out, "https://old.example/users/alice") || !strings.Contains(errOut, "adopted https://old.example") {
+		t.Errorf("adopt: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := runCLI(t, nil, "serve", "--domain", "new.example", "--listen", "127.0.0.1:0", "--db", path); code != 2 || !strings.Contains(errOut, "ids are permanent") {
+		t.Errorf("serve on another domain after adoption: %d %q", code, errOut)
 	}
 }
 
@@ -76,18 +143,17 @@ func TestCLIEnvironmentAndFlags(t *testing.T) {
 	dir := t.TempDir()
 	envDB := filepath.Join(dir, "env.db")
 	env := map[string]string{"HERALD_DB": envDB, "HERALD_DOMAIN": "social.example"}
+	if code, out, errOut := runCLI(t, env, "init"); code != 0 || !strings.Contains(out, "https://social.example") {
+		t.Fatalf("init from env: %d %q %q", code, out, errOut)
+	}
 	code, out, errOut := runCLI(t, env, "actor", "add", "carol", "--type", "Service")
 	if code != 0 || !strings.Contains(out, "https://social.example/users/carol") {
 		t.Fatalf("env: %d %q %q", code, out, errOut)
 	}
-	// A flag wins over its variable.
-	code, out, _ = runCLI(t, env, "actor", "list", "--domain", "other.example")
-	if code != 0 || !strings.Contains(out, "https://other.example/users/carol") {
-		t.Fatalf("flag over env: %d %q", code, out)
-	}
-	code, out, _ = runCLI(t, env, "actor", "list", "--domain", "other.example", "--insecure-http")
-	if code != 0 || !strings.Contains(out, "http://other.example/users/carol") {
-		t.Fatalf("insecure-http: %d %q", code, out)
+	// A command ignores HERALD_DOMAIN: the database says which instance it is.
+	code, out, _ = runCLI(t, map[string]string{"HERALD_DB": envDB, "HERALD_DOMAIN": "other.example"}, "actor", "list")
+	if code != 0 || !strings.Contains(out, "https://social.example/users/carol") {
+		t.Fatalf("env domain for a command: %d %q", code, out)
 	}
 	// Token rotation prints a new token.
 	code, out, _ = runCLI(t, env, "actor", "token", "carol")
@@ -98,6 +164,11 @@ func TestCLIEnvironmentAndFlags(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "migrations applied") {
 		t.Fatalf("migrate: %d %q", code, out)
 	}
+	// A flag wins over its variable (init is idempotent for its own domain).
+	code, out, _ = runCLI(t, env, "init", "--domain", "social.example", "--db", filepath.Join(dir, "flag.db"))
+	if code != 0 || !strings.Contains(out, "flag.db is the instance https://social.example") {
+		t.Fatalf("flag over env: %d %q", code, out)
+	}
 	code, out, _ = runCLI(t, nil, "version")
 	if code != 0 || !strings.HasPrefix(out, "herald ") {
 		t.Fatalf("version: %d %q", code, out)
@@ -106,64 +177,35 @@ func TestCLIEnvironmentAndFlags(t *testing.T) {
 
 // TestServeStartsAndStops runs `herald serve` on a free loopback port,
 // fetches a page from it and stops it the way SIGTERM does (the context).
+// The first serve of a new database records the default instance,
+// localhost with the port it listens on.
 func TestServeStartsAndStops(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	path := filepath.Join(t.TempDir(), "h.db")
+	s := serveInProcess(t, path)
+	res, err := http.Get("http://" + s.Addr + "/healthz")
 	if err != nil {
 		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errOut syncBuffer
-	done := make(chan int)
-	go func() {
-		done <- run(ctx, []string{"serve", "--listen", addr, "--db", filepath.Join(t.TempDir(), "h.db")}, func(string) string { return "" }, &out, &errOut)
-	}()
-	var res *http.Response
-	for i := 0; i < 100; i++ {
-		if res, err = http.Get("http://" + addr + "/healthz"); err == nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("server never answered: %v\n%s", err, errOut.String())
 	}
 	res.Body.Close()
 	if res.StatusCode != 200 {
 		t.Errorf("healthz %d", res.StatusCode)
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	_, port, _ := strings.Cut(s.Addr, ":")
+	if s.Base != "http://localhost:"+port {
+		t.Errorf("serve printed %q, want http://localhost:%s", s.Base, port)
 	}
-	_, port, _ := net.SplitHostPort(addr)
-	if !strings.Contains(out.String(), "http://localhost:"+port) {
-		t.Errorf("serve did not print its URL: %q", out.String())
+	if out := mustCLI(t, "actor", "add", "alice", "--db", path); !strings.Contains(out, "http://localhost:"+port+"/users/alice") {
+		t.Errorf("actor add after the first serve: %q", out)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	// A second serve on the same file refuses, naming the first.
+	code, _, errOut := runCLI(t, nil, "serve", "--listen", "127.0.0.1:0", "--db", path)
+	if code != 1 || !strings.Contains(errOut, "another herald serve (pid ") {
+		t.Errorf("second serve: %d %q", code, errOut)
+	}
 }
 
 func TestCLIBlocklist(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "h.db")
+	db := newInstance(t, "social.example")
 	steps := []struct {
 		args []string
 		code int
@@ -185,10 +227,8 @@ func TestCLIBlocklist(t *testing.T) {
 }
 
 func TestCLIFollowRequests(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "h.db")
-	if code, _, errOut := runCLI(t, nil, "actor", "add", "carol", "--manual-approval", "--db", path); code != 0 {
-		t.Fatal(errOut)
-	}
+	path := newInstance(t, "social.example")
+	mustCLI(t, "actor", "add", "carol", "--manual-approval", "--db", path)
 	ctx := context.Background()
 	db, err := store.Open(ctx, path)
 	if err != nil {
@@ -205,6 +245,7 @@ func TestCLIFollowRequests(t *testing.T) {
 		}
 	}
 	db.Close()
+	serveInProcess(t, path)
 	steps := []struct {
 		args []string
 		code int
@@ -214,9 +255,10 @@ func TestCLIFollowRequests(t *testing.T) {
 		{[]string{"follows", "pending", "nobody", "--db", path}, 1, "no actor"},
 		{[]string{"follows", "pending", "carol", "--db", path}, 0, "https://b.example/users/dan"},
 		{[]string{"follows", "approve", "carol", "https://x.example/users/none", "--db", path}, 1, "no pending follow request"},
-		{[]string{"follows", "approve", "carol", "https://a.example/users/bob", "--db", path}, 0, "approved"},
+		{[]string{"follows", "approve", "carol", "https://a.example/users/bob", "--db", path}, 0, "approved https://a.example/users/bob: Accept https://social.example/users/carol/activities/"},
 		{[]string{"follows", "approve", "carol", "https://a.example/users/bob", "--db", path}, 1, "no pending"},
 		{[]string{"follows", "reject", "carol", "https://b.example/users/dan", "--db", path}, 0, "rejected"},
+		{[]string{"jobs", "--db", path}, 0, "approve"},
 	}
 	for _, s := range steps {
 		code, out, errOut := runCLI(t, nil, s.args...)
@@ -240,7 +282,7 @@ func TestCLIFollowRequests(t *testing.T) {
 }
 
 func TestCLIDeliveries(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "h.db")
+	path := newInstance(t, "h.example")
 	ctx := context.Background()
 	db, err := store.Open(ctx, path)
 	if err != nil {
@@ -272,6 +314,7 @@ func TestCLIDeliveries(t *testing.T) {
 		{[]string{"deliveries", "retry", "--host", "b.example", "--db", path}, 1, "no failed deliveries matched"},
 		{[]string{"deliveries", "retry", "--host", "a.example", "--db", path}, 0, "requeued 1"},
 		{[]string{"deliveries", "--db", path}, 0, "2       0          0     0"},
+		{[]string{"deliveries", "https://h.example/none", "--db", path}, 1, "no activity"},
 		{[]string{"serve", "--delivery-lease", "10ms", "--db", path}, 2, "--delivery-lease"},
 	}
 	for _, s := range steps {
@@ -287,36 +330,60 @@ func TestCLITLSFlags(t *testing.T) {
 	_, _, certFile, keyFile := fedtest.TLSFiles(t)
 	_, _, otherCert, _ := fedtest.TLSFiles(t)
 	db := filepath.Join(dir, "h.db")
+	public := newInstance(t, "social.example")
 	cases := []struct {
 		args []string
 		msg  string
 	}{
-		{[]string{"--tls-cert", certFile}, "go together"},
-		{[]string{"--tls-cert", filepath.Join(dir, "missing.pem"), "--tls-key", keyFile}, "missing.pem"},
-		{[]string{"--tls-cert", otherCert, "--tls-key", keyFile}, "private key does not match"},
-		{[]string{"--extra-ca", filepath.Join(dir, "none.pem")}, "--extra-ca"},
-		{[]string{"--extra-ca", keyFile}, "no PEM certificate"},
-		{[]string{"--tls-insecure-skip-verify", "--domain", "social.example"}, "non-loopback"},
+		{[]string{"--db", db, "--tls-cert", certFile}, "go together"},
+		{[]string{"--db", db, "--tls-cert", filepath.Join(dir, "missing.pem"), "--tls-key", keyFile}, "missing.pem"},
+		{[]string{"--db", db, "--tls-cert", otherCert, "--tls-key", keyFile}, "private key does not match"},
+		{[]string{"--db", db, "--extra-ca", filepath.Join(dir, "none.pem")}, "--extra-ca"},
+		{[]string{"--db", db, "--extra-ca", keyFile}, "no PEM certificate"},
+		{[]string{"--db", db, "--tls-cert", certFile, "--tls-key", keyFile, "--scheme", "http"}, "disagree"},
+		{[]string{"--db", public, "--tls-insecure-skip-verify"}, "non-loopback"},
 	}
 	for _, c := range cases {
-		code, out, errOut := runCLI(t, nil, append([]string{"serve", "--db", db, "--listen", "127.0.0.1:0"}, c.args...)...)
+		code, out, errOut := runCLI(t, nil, append([]string{"serve", "--listen", "127.0.0.1:0"}, c.args...)...)
 		if code != 2 || !strings.Contains(out+errOut, c.msg) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
 			t.Errorf("%v: exit %d, %q %q", c.args, code, out, errOut)
 		}
 	}
+	// None of the refused starts recorded an instance on the new file.
+	if st, err := os.Stat(db); err == nil {
+		d, _ := store.Open(context.Background(), db)
+		if _, err := d.Instance(context.Background()); err == nil {
+			t.Errorf("a refused serve recorded an instance (%v)", st.Size())
+		}
+		d.Close()
+	}
 }
 
 func TestCLIActorDelete(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "h.db")
-	runCLI(t, nil, "actor", "add", "alice", "--db", db)
+	db := newInstance(t, "social.example")
+	mustCLI(t, "actor", "add", "alice", "--db", db)
+	// With no server running the job waits for one, and says so.
+	if out := mustCLI(t, "actor", "delete", "alice", "--yes", "--db", db); !strings.Contains(out, "queued as job 1: no herald serve is running") {
+		t.Errorf("without a server: %q", out)
+	}
+	serveInProcess(t, db)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(mustCLI(t, "jobs", "--db", db), "done") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the queued job never ran: %s", mustCLI(t, "jobs", "--db", db))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mustCLI(t, "actor", "add", "bob", "--db", db)
 	steps := []struct {
 		args []string
 		code int
 		out  string
 	}{
-		{[]string{"actor", "delete", "alice", "--db", db}, 2, "--yes"},
+		{[]string{"actor", "delete", "bob", "--db", db}, 2, "--yes"},
 		{[]string{"actor", "delete", "nobody", "--yes", "--db", db}, 1, "no actor"},
-		{[]string{"actor", "delete", "alice", "--yes", "--db", db}, 0, "deleted alice; its Delete is queued for 0 inboxes"},
+		{[]string{"actor", "delete", "bob", "--yes", "--db", db}, 0, "deleted bob; its Delete is queued for 0 inboxes"},
+		{[]string{"actor", "delete", "bob", "--yes", "--db", db}, 1, "no actor"},
 		{[]string{"actor", "delete", "alice", "--yes", "--db", db}, 1, "no actor"},
 		{[]string{"actor", "add", "alice", "--db", db}, 1, "already exists"},
 		{[]string{"actor", "--help"}, 0, "usage"},
@@ -327,7 +394,7 @@ func TestCLIActorDelete(t *testing.T) {
 			t.Errorf("%v: exit %d, %q %q", s.args, code, out, errOut)
 		}
 	}
-	if _, out, _ := runCLI(t, nil, "actor", "list", "--db", db); strings.Contains(out, "alice") {
+	if _, out, _ := runCLI(t, nil, "actor", "list", "--db", db); strings.Contains(out, "alice") || strings.Contains(out, "bob") {
 		t.Errorf("a deleted actor is listed: %q", out)
 	}
 }

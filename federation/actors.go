@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"herald/store"
 )
 
 // AcceptActivity is the Accept header of every ActivityStreams fetch: the two
@@ -215,7 +213,7 @@ func ParseActor(doc map[string]any) (*RemoteActor, error) {
 // concurrent use afterwards.
 type Fetcher struct {
 	// Store caches actors and keys. Required.
-	Store *store.DB
+	Store Cache
 	// Client makes the requests. Required.
 	Client *Client
 	// SignGET signs a fetch as the instance actor; the server wires the
@@ -348,7 +346,7 @@ func (f *Fetcher) Actor(ctx context.Context, id string) (*RemoteActor, error) {
 }
 
 // CachedActor returns the cached actor regardless of age, without any network
-// access, or an error wrapping store.ErrNotFound.
+// access, or an error wrapping ErrNotCached.
 func (f *Fetcher) CachedActor(ctx context.Context, id string) (*RemoteActor, error) {
 	row, err := f.Store.RemoteActorByID(ctx, stripFragment(id))
 	if err != nil {
@@ -407,14 +405,14 @@ func (f *Fetcher) save(ctx context.Context, a *RemoteActor) error {
 	if err != nil {
 		return err
 	}
-	row := &store.RemoteActor{
+	row := &CachedActor{
 		ID: a.ID, Inbox: a.Inbox, SharedInbox: a.SharedInbox, Followers: a.Followers,
 		PreferredUsername: a.PreferredUsername, Type: a.Type, Document: doc, FetchedAt: a.FetchedAt,
 	}
-	keys := make([]store.RemoteKey, 0, len(a.Keys))
+	keys := make([]CachedKey, 0, len(a.Keys))
 	for _, k := range a.Keys {
 		k.FetchedAt = a.FetchedAt
-		keys = append(keys, store.RemoteKey{KeyID: k.ID, ActorID: a.ID, PublicKeyPEM: k.PEM, FetchedAt: a.FetchedAt})
+		keys = append(keys, CachedKey{KeyID: k.ID, ActorID: a.ID, PublicKeyPEM: k.PEM, FetchedAt: a.FetchedAt})
 	}
 	if err := f.Store.PutRemoteActor(ctx, row, keys); err != nil {
 		return fmt.Errorf("cache actor %s: %w", a.ID, err)
@@ -486,7 +484,7 @@ func (f *Fetcher) RefreshKey(ctx context.Context, keyID string) (*RemoteKey, err
 // keyId that names a cached actor (fragment ignored), that actor's only key.
 func (f *Fetcher) cachedKey(ctx context.Context, keyID string) (*RemoteKey, error) {
 	row, err := f.Store.RemoteKeyByID(ctx, keyID)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, ErrNotCached) {
 		rows, err2 := f.Store.RemoteKeysByActor(ctx, stripFragment(keyID))
 		if err2 != nil {
 			return nil, err2
@@ -589,7 +587,7 @@ func (f *Fetcher) keyDocument(ctx context.Context, keyID, fetchURL, final string
 		return nil, fmt.Errorf("%w: actor %s embeds a different key %s", ErrKeyOwner, a.ID, id)
 	}
 	k := &RemoteKey{ID: id, Owner: a.ID, Public: pub, PEM: pemText, FetchedAt: f.now()}
-	if err := f.Store.PutRemoteKey(ctx, &store.RemoteKey{KeyID: k.ID, ActorID: k.Owner, PublicKeyPEM: k.PEM, FetchedAt: k.FetchedAt}); err != nil {
+	if err := f.Store.PutRemoteKey(ctx, &CachedKey{KeyID: k.ID, ActorID: k.Owner, PublicKeyPEM: k.PEM, FetchedAt: k.FetchedAt}); err != nil {
 		return nil, fmt.Errorf("cache key %s: %w", id, err)
 	}
 	return k, nil

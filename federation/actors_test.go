@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"herald/store"
 )
 
 // fediServer serves ActivityStreams documents by path from loopback and
@@ -110,11 +107,7 @@ func (c *testClock) Add(d time.Duration) {
 // paths.
 func TestFetcher(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := newMemCache()
 	srv := newFediServer(t)
 	client := NewClient(ClientOptions{AllowPrivate: true, AllowHTTP: true})
 	newFetcher := func() (*Fetcher, *testClock) {

@@ -14,6 +14,10 @@ import "strings"
 // "Public"; IsPublic accepts all three.
 const Public = "https://www.w3.org/ns/activitystreams#Public"
 
+// ContextAS is the ActivityStreams JSON-LD context, the @context of every
+// activity Herald sends.
+const ContextAS = "https://www.w3.org/ns/activitystreams"
+
 // IsPublic reports whether iri names the public collection.
 func IsPublic(iri string) bool {
 	return iri == Public || iri == "as:Public" || iri == "Public"

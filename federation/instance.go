@@ -5,8 +5,12 @@
 package federation
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"net"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Instance knows this server's public scheme and host and builds every id
@@ -62,6 +66,18 @@ func (i Instance) InstanceActorID() string { return i.Base() + "/actor" }
 
 // InstanceKeyID is the id of the instance actor's key.
 func (i Instance) InstanceKeyID() string { return i.InstanceActorID() + "#main-key" }
+
+// NewID mints the id of something a local actor publishes: an activity
+// (collection "activities") or an object ("statuses"). Every id Herald
+// mints for a new activity or object comes from here. The id is
+// time-ordered, so ids sort by age, with 40 random bits, so it can be
+// neither guessed nor made to collide (another server cannot claim it
+// first).
+func (i Instance) NewID(name, collection string, now time.Time) string {
+	b := make([]byte, 5)
+	rand.Read(b)
+	return i.ActorID(name) + "/" + collection + "/" + strconv.FormatInt(now.UnixMilli(), 36) + hex.EncodeToString(b)
+}
 
 // LocalName returns the actor name if id is a local actor id (or key id,
 // fragment ignored).

@@ -18,6 +18,7 @@
 package followersync
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -163,4 +164,28 @@ func sameOrigin(a, b string) bool {
 	oa, ok1 := Origin(a)
 	ob, ok2 := Origin(b)
 	return ok1 && ok2 && oa == ob
+}
+
+// DeliveryHeader is the Collection-Synchronization header of a delivery to
+// inbox of an activity the local actor (actorID, actorName) addressed to
+// its followers: the digest of its followers whose id is on the inbox's
+// origin, one primary-key read (store.FollowerDigest). The value is "" when
+// the digest cannot be read: the delivery matters more than the header.
+// The delivery scheduler calls it at each attempt (delivery.Config's
+// FollowersHeader).
+func (s *Syncer) DeliveryHeader(ctx context.Context, actorID int64, actorName, inbox string) (name, value string) {
+	origin, err := store.OriginOf(inbox)
+	if err != nil {
+		return "", ""
+	}
+	d, err := s.DB.FollowerDigest(ctx, actorID, origin)
+	if err != nil {
+		s.logger().Warn("followers sync: digest for a delivery", "actor", actorName, "origin", origin, "err", err)
+		return "", ""
+	}
+	return HeaderName, Header{
+		CollectionID: s.Instance.FollowersURL(actorName),
+		URL:          s.Instance.FollowersSyncURL(actorName),
+		Digest:       d.String(),
+	}.String()
 }

@@ -16,6 +16,7 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/internal/api"
+	"herald/outbox"
 	"herald/store"
 )
 
@@ -52,6 +53,9 @@ type Syncer struct {
 	Metrics *Metrics
 	Logger  *slog.Logger
 	Now     func() time.Time
+	// Publisher queues the Undo of a follow the remote lists but we do
+	// not have.
+	Publisher *outbox.Publisher
 	// Wake tells the delivery scheduler that an Undo was queued.
 	Wake func()
 	// Disabled turns both directions off (--no-followers-sync): headers

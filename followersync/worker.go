@@ -2,10 +2,7 @@ package followersync
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -150,7 +147,7 @@ func (s *Syncer) sync(ctx context.Context, j store.FollowersSyncJob) (summary, r
 				if err != nil {
 					return err
 				}
-				if err := s.enqueueUndoFollow(ctx, tx, local, remote); err != nil {
+				if err := s.Publisher.UndoFollow(ctx, tx, local, remote.ID, remote.Inbox, s.now()); err != nil {
 					return err
 				}
 				undone++
@@ -238,28 +235,4 @@ func asList(v any) any {
 		return v
 	}
 	return []any{v}
-}
-
-// enqueueUndoFollow queues an Undo of local's follow of remote to remote's
-// inbox. The Follow it undoes is named by actor and object only, as
-// Mastodon's synchronization does: whatever Follow the remote recorded, we
-// do not know its id.
-func (s *Syncer) enqueueUndoFollow(ctx context.Context, tx *sql.Tx, local *store.Actor, remote *federation.RemoteActor) error {
-	actorID := s.Instance.ActorID(local.Name)
-	b := make([]byte, 12)
-	rand.Read(b)
-	id := actorID + "#follows/undo/" + hex.EncodeToString(b)
-	body, err := json.Marshal(map[string]any{
-		"@context": "https://www.w3.org/ns/activitystreams",
-		"id":       id,
-		"type":     "Undo",
-		"actor":    actorID,
-		"object":   map[string]any{"type": "Follow", "actor": actorID, "object": remote.ID},
-	})
-	if err != nil {
-		return err
-	}
-	_, err = store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: id, Type: "Undo", ActorID: local.ID, Body: body},
-		[]string{remote.Inbox}, s.now())
-	return err
 }

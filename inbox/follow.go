@@ -2,12 +2,7 @@ package inbox
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"time"
 
 	"herald/federation"
 	"herald/store"
@@ -33,7 +28,8 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 		return "", err
 	}
 	if blocked {
-		return "", EnqueueFollowAnswer(ctx, tx, h.Instance, local, "Reject", a.id, a.actor, remote.Inbox, a.now)
+		_, _, err = h.Publisher.AnswerFollow(ctx, tx, local, false, a.id, a.actor, remote.Inbox, a.now)
+		return "", err
 	}
 	state := store.StateAccepted
 	if local.ManualApproval {
@@ -47,40 +43,10 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 		return "", err
 	}
 	if state == store.StateAccepted {
-		return "", EnqueueFollowAnswer(ctx, tx, h.Instance, local, "Accept", a.id, a.actor, remote.Inbox, a.now)
+		_, _, err = h.Publisher.AnswerFollow(ctx, tx, local, true, a.id, a.actor, remote.Inbox, a.now)
+		return "", err
 	}
 	return "", nil
-}
-
-// EnqueueFollowAnswer stores an Accept or Reject of a remote actor's Follow
-// and queues its delivery to inbox. The answer embeds the Follow (id, type,
-// actor, object) as Mastodon does; followID may be empty when the Follow had
-// none. The approve and reject commands use it too.
-func EnqueueFollowAnswer(ctx context.Context, tx *sql.Tx, inst federation.Instance, local *store.Actor, typ, followID, follower, inbox string, now time.Time) error {
-	actorID := inst.ActorID(local.Name)
-	follow := map[string]any{"type": "Follow", "actor": follower, "object": actorID}
-	if followID != "" {
-		follow["id"] = followID
-	}
-	id := fmt.Sprintf("%s#%ss/follows/%s", actorID, map[string]string{"Accept": "accept", "Reject": "reject"}[typ], randomID())
-	body, err := json.Marshal(map[string]any{
-		"@context": "https://www.w3.org/ns/activitystreams",
-		"id":       id,
-		"type":     typ,
-		"actor":    actorID,
-		"object":   follow,
-	})
-	if err != nil {
-		return err
-	}
-	_, err = store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: id, Type: typ, ActorID: local.ID, Body: body}, []string{inbox}, now)
-	return err
-}
-
-func randomID() string {
-	b := make([]byte, 12)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // undoFollow removes a follower. The Follow is matched by its id or by

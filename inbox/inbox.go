@@ -29,6 +29,7 @@ import (
 	"herald/federation/signature"
 	"herald/followersync"
 	"herald/internal/api"
+	"herald/outbox"
 	"herald/store"
 )
 
@@ -40,6 +41,8 @@ type Handler struct {
 	Metrics  *Metrics
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// Publisher queues what the inbox answers (the Accept of a Follow).
+	Publisher *outbox.Publisher
 	// Wake tells the delivery scheduler that rows were queued (an Accept).
 	Wake func()
 	// Sync checks FEP-8fcf Collection-Synchronization headers; nil

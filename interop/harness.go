@@ -240,11 +240,11 @@ type Herald struct {
 	db  *store.DB
 }
 
-// StartHerald builds Herald (once), creates the actors named in actors with
-// `herald actor add` and runs `herald serve --insecure-http
-// --allow-private-network` on a free 127.0.0.1 port, with --domain set to
-// that address so ids are http://127.0.0.1:PORT/... (not localhost, which
-// the peer might resolve to ::1).
+// StartHerald builds Herald (once), records the instance with `herald init
+// --domain 127.0.0.1:PORT` (so ids are http://127.0.0.1:PORT/..., not
+// localhost, which the peer might resolve to ::1), creates the actors
+// named in actors with `herald actor add` and runs `herald serve
+// --allow-private-network` on that port.
 func StartHerald(t testing.TB, actors ...string) *Herald {
 	t.Helper()
 	return StartHeraldWith(t, HeraldOptions{Actors: actors})
@@ -273,7 +273,9 @@ func StartHeraldWith(t testing.TB, opts HeraldOptions) *Herald {
 		bin:    bin,
 	}
 	h.URL = "http://" + h.Domain
-	common := []string{"--db", h.DBPath, "--listen", h.Domain, "--domain", h.Domain}
+	if out, err := exec.Command(bin, "init", "--domain", h.Domain, "--db", h.DBPath).CombinedOutput(); err != nil {
+		t.Fatalf("interop: herald init: %v\n%s", err, out)
+	}
 	type add struct {
 		name   string
 		manual bool
@@ -287,7 +289,7 @@ func StartHeraldWith(t testing.TB, opts HeraldOptions) *Herald {
 	}
 	for _, a := range adds {
 		name := a.name
-		args := append([]string{"actor", "add", name}, common...)
+		args := []string{"actor", "add", name, "--db", h.DBPath}
 		if a.manual {
 			args = append(args, "--manual-approval")
 		}
@@ -305,7 +307,7 @@ func StartHeraldWith(t testing.TB, opts HeraldOptions) *Herald {
 			t.Fatalf("interop: herald actor add %s printed no token:\n%s", name, out)
 		}
 	}
-	serve := append([]string{"serve", "--insecure-http", "--allow-private-network"}, common...)
+	serve := []string{"serve", "--allow-private-network", "--db", h.DBPath, "--listen", h.Domain}
 	if opts.RetryScale != "" {
 		serve = append(serve, "--test-retry-scale", opts.RetryScale)
 	}
@@ -426,12 +428,6 @@ func (h *Herald) CLI(t testing.TB, args ...string) string {
 		t.Fatalf("interop: herald %s: %v\n%s%s", strings.Join(args, " "), err, stdout.Bytes(), stderr.Bytes())
 	}
 	return stdout.String()
-}
-
-// InstanceFlags are the flags that tell a CLI command which instance it
-// writes for (ids of the activities it queues).
-func (h *Herald) InstanceFlags() []string {
-	return []string{"--listen", h.Domain, "--domain", h.Domain}
 }
 
 // Publish posts doc (a bare object or an activity) to the C2S outbox of the

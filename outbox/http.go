@@ -54,7 +54,7 @@ func (h *Handler) Post(w http.ResponseWriter, r *http.Request) {
 		api.Error(w, http.StatusBadRequest, "body is not a JSON object")
 		return
 	}
-	res, err := h.Publisher.Publish(r.Context(), actor, doc, r.Header.Get("Idempotency-Key"))
+	res, err := h.Publisher.Publish(r.Context(), actor, doc, Options{IdempotencyKey: r.Header.Get("Idempotency-Key")})
 	var in *InputError
 	if errors.As(err, &in) {
 		api.Error(w, http.StatusBadRequest, in.Msg)

@@ -32,7 +32,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	}
 	obj = clone(obj)
 	delete(obj, "@context")
-	obj["id"] = p.newID(pl.actor, "statuses")
+	obj["id"] = p.Instance.NewID(pl.actor.Name, "statuses", now)
 	obj["attributedTo"] = p.Instance.ActorID(pl.actor.Name)
 	if _, ok := obj["published"]; !ok {
 		obj["published"] = now.Format(time.RFC3339)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"herald/internal/fedtest"
+	"herald/outbox"
 )
 
 // follow makes remote actor a follow alice through Herald's inbox and
@@ -324,7 +325,7 @@ func TestDeleteActorTellsEveryKnownServer(t *testing.T) {
 	h.Step(t)
 	bystander.Actor(t, "erin")
 
-	res, err := h.Srv.Publisher().DeleteActor(t.Context(), h.Alice)
+	res, err := h.Srv.Publisher().DeleteActor(t.Context(), h.Alice, outbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +362,7 @@ func TestDeleteActorTellsEveryKnownServer(t *testing.T) {
 	if n := h.Count(t, `SELECT count(*) FROM followers`) + h.Count(t, `SELECT count(*) FROM following`); n != 0 {
 		t.Errorf("%d follows left", n)
 	}
-	if _, err := h.Srv.Publisher().DeleteActor(t.Context(), h.Alice); err == nil {
+	if _, err := h.Srv.Publisher().DeleteActor(t.Context(), h.Alice, outbox.Options{}); err == nil {
 		t.Error("deleted twice")
 	}
 }

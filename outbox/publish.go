@@ -9,12 +9,9 @@ package outbox
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -84,11 +81,23 @@ type plan struct {
 	unresolved map[string]string
 }
 
+// Options tune one publication.
+type Options struct {
+	// IdempotencyKey is the client's Idempotency-Key: a second publication
+	// with the same key returns the first one's activity and does nothing.
+	IdempotencyKey string
+	// InTx, when set, runs inside the publication's transaction once the
+	// activity is stored; an error rolls everything back. A job marks
+	// itself done here, so it is done exactly when its activity exists.
+	InTx func(ctx context.Context, tx *sql.Tx, res *Result) error
+}
+
 // Publish validates doc (an activity, or a bare object to wrap in Create)
 // from actor, stores it and queues its deliveries in one transaction, and
 // wakes the scheduler. An *InputError means the request was refused and
 // nothing changed.
-func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[string]any, idempotencyKey string) (*Result, error) {
+func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[string]any, opts Options) (*Result, error) {
+	idempotencyKey := opts.IdempotencyKey
 	if idempotencyKey != "" {
 		if a, err := p.replay(ctx, actor, idempotencyKey); err != nil || a != nil {
 			return &Result{Activity: a, Replayed: a != nil}, err
@@ -112,11 +121,11 @@ func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[str
 	}
 	now := p.Now().UTC()
 	pl := &plan{actor: actor, typ: typ, unresolved: map[string]string{}}
+	// The id is minted now, not by Queue: a Follow's row refers to it in
+	// the same transaction.
 	pl.activity = map[string]any{
-		"@context":  "https://www.w3.org/ns/activitystreams",
-		"id":        p.newID(actor, "activities"),
+		"id":        p.Instance.NewID(actor.Name, "activities", now),
 		"type":      typ,
-		"actor":     p.Instance.ActorID(actor.Name),
 		"published": now.Format(time.RFC3339),
 	}
 	var err error
@@ -137,7 +146,7 @@ func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[str
 	if err != nil {
 		return nil, err
 	}
-	return p.commit(ctx, pl, idempotencyKey, now)
+	return p.commit(ctx, pl, opts, now)
 }
 
 // replay returns the activity an Idempotency-Key already produced, if any.
@@ -156,13 +165,10 @@ func (p *Publisher) replay(ctx context.Context, actor *store.Actor, key string) 
 
 // commit stores the plan: its own changes, the activity, local inbox items
 // and the deliveries, all in one transaction; then wakes the scheduler.
-func (p *Publisher) commit(ctx context.Context, pl *plan, key string, now time.Time) (*Result, error) {
-	body, err := marshal(pl.activity)
-	if err != nil {
-		return nil, err
-	}
+func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time.Time) (*Result, error) {
+	key := opts.IdempotencyKey
 	res := &Result{Unresolved: pl.unresolved}
-	err = p.DB.Write(ctx, func(tx *sql.Tx) error {
+	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
 		if key != "" {
 			// Checked again inside the transaction: two requests with one
 			// key serialize on the writer, and the second returns the first.
@@ -174,32 +180,33 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, key string, now time.T
 			}
 		}
 		if pl.apply != nil {
+			// apply may change the activity (a Tombstone) and its audience.
 			if err := pl.apply(ctx, tx, pl); err != nil {
 				return err
 			}
-			// apply may have changed the activity (a Tombstone).
-			if body, err = marshal(pl.activity); err != nil {
-				return err
-			}
 		}
-		out := store.OutActivity{
-			IRI: pl.activity["id"].(string), Type: pl.typ, ActorID: pl.actor.ID, Body: body,
+		iri, q, err := p.Queue(ctx, tx, Outbound{
+			Actor: pl.actor, Activity: pl.activity, Audience: pl.aud,
 			ObjectIRI: pl.objIRI, Public: pl.public, InOutbox: true, IdempotencyKey: key,
-		}
-		q, err := p.Runner.Enqueue(ctx, tx, out, pl.aud, now)
+		}, now)
 		if err != nil {
 			return err
 		}
 		res.Queued = q
+		if res.Activity, err = store.ActivityTx(ctx, tx, iri); err != nil {
+			return err
+		}
 		if len(pl.locals) > 0 {
-			stripped, _ := delivery.StripBlindRecipients(body)
-			if _, err := store.AddInboxItem(ctx, tx, store.InboxItem{IRI: out.IRI, Type: pl.typ, Actor: p.Instance.ActorID(pl.actor.Name),
+			stripped, _ := delivery.StripBlindRecipients([]byte(res.Activity.Body))
+			if _, err := store.AddInboxItem(ctx, tx, store.InboxItem{IRI: iri, Type: pl.typ, Actor: p.Instance.ActorID(pl.actor.Name),
 				Object: pl.objIRI, Body: string(stripped), ReceivedAt: now}, pl.locals); err != nil {
 				return err
 			}
 		}
-		res.Activity, err = store.ActivityTx(ctx, tx, out.IRI)
-		return err
+		if opts.InTx != nil {
+			return opts.InTx(ctx, tx, res)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -213,12 +220,4 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, key string, now time.T
 // ours reports whether an IRI is on this server.
 func (p *Publisher) ours(iri string) bool {
 	return iri == p.Instance.Base() || strings.HasPrefix(iri, p.Instance.Base()+"/")
-}
-
-// newID mints a new id under the actor: time-ordered, so ids sort by age,
-// with random bits so they cannot be guessed or collide.
-func (p *Publisher) newID(actor *store.Actor, kind string) string {
-	b := make([]byte, 5)
-	rand.Read(b)
-	return p.Instance.ActorID(actor.Name) + "/" + kind + "/" + strconv.FormatInt(p.Now().UnixMilli(), 36) + hex.EncodeToString(b)
 }

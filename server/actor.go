@@ -23,7 +23,7 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 		s.internalError(w, r, err)
 		return
 	}
-	inst := s.cfg.Instance
+	inst := s.inst
 	if a.Deleted {
 		// Gone for good, as Mastodon answers for a deleted account.
 		writeActivityJSON(w, http.StatusGone, map[string]any{
@@ -32,7 +32,7 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if federation.WantsActivityJSON(r) {
-		writeActivityJSON(w, http.StatusOK, federation.LocalActorDocument(inst, a))
+		writeActivityJSON(w, http.StatusOK, localActorDocument(inst, a))
 		return
 	}
 	followers, following, err := s.db.ActorCounts(r.Context(), a.ID)
@@ -62,7 +62,7 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 
 // instanceActor serves /actor, the Application that signs Herald's fetches.
 func (s *Server) instanceActor(w http.ResponseWriter, r *http.Request) {
-	doc := federation.InstanceActorDocument(s.cfg.Instance, s.instKey.PublicKeyPEM, s.instKey.CreatedAt)
+	doc := instanceActorDocument(s.inst, s.node.InstanceKey.PublicKeyPEM, s.node.InstanceKey.CreatedAt)
 	if !federation.WantsActivityJSON(r) && acceptsHTML(r.Header.Get("Accept")) {
 		http.Redirect(w, r, "/status", http.StatusFound)
 		return
@@ -74,13 +74,13 @@ func (s *Server) instanceActor(w http.ResponseWriter, r *http.Request) {
 func (s *Server) interact(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	s.pages.Render(w, "interact.html", map[string]any{
-		"Domain": s.cfg.Instance.Domain,
+		"Domain": s.inst.Domain,
 		"URI":    r.URL.Query().Get("uri"),
 	})
 }
 
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error) {
-	s.cfg.Logger.Error("request failed", "path", r.URL.Path, "err", err)
+	s.log.Error("request failed", "path", r.URL.Path, "err", err)
 	s.writeError(w, r, http.StatusInternalServerError, "Something went wrong on our side.")
 }
 
@@ -89,7 +89,7 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, err error
 func (s *Server) instanceOutbox(w http.ResponseWriter, r *http.Request) {
 	writeActivityJSON(w, http.StatusOK, map[string]any{
 		"@context":     "https://www.w3.org/ns/activitystreams",
-		"id":           s.cfg.Instance.InstanceActorID() + "/outbox",
+		"id":           s.inst.InstanceActorID() + "/outbox",
 		"type":         "OrderedCollection",
 		"totalItems":   0,
 		"orderedItems": []any{},

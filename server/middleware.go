@@ -14,7 +14,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
-		s.cfg.Logger.Info("http",
+		s.log.Info("http",
 			"method", r.Method,
 			"path", r.URL.Path,
 			"status", ww.Status(),
@@ -34,7 +34,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.cfg.Logger.Error("panic", "path", r.URL.Path, "panic", v)
+				s.log.Error("panic", "path", r.URL.Path, "panic", v)
 				s.writeError(w, r, http.StatusInternalServerError, "Something went wrong on our side.")
 			}
 		}()

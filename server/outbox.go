@@ -21,18 +21,15 @@ func (s *Server) newOutbox() *outbox.Handler {
 	return &outbox.Handler{
 		Publisher:       s.Publisher(),
 		DB:              s.db,
-		Instance:        s.cfg.Instance,
-		Logger:          s.cfg.Logger,
+		Instance:        s.inst,
+		Logger:          s.log,
 		HTML:            s.objectPage,
 		HideSocialGraph: s.cfg.HideSocialGraph,
 	}
 }
 
-// Publisher is the publishing logic the outbox and the operator's commands
-// share.
-func (s *Server) Publisher() *outbox.Publisher {
-	return &outbox.Publisher{DB: s.db, Instance: s.cfg.Instance, Fetcher: s.fetcher, Runner: s.runner, Now: s.cfg.Now}
-}
+// Publisher is the node's publisher: the one way out for every activity.
+func (s *Server) Publisher() *outbox.Publisher { return s.node.Publisher }
 
 var tagRE = regexp.MustCompile(`(?s)<[^>]*>`)
 
@@ -52,7 +49,7 @@ func plainParagraphs(content string) []string {
 
 // objectPage renders a published object for browsers.
 func (s *Server) objectPage(w http.ResponseWriter, o *store.Object, doc map[string]any) {
-	inst := s.cfg.Instance
+	inst := s.inst
 	name, _ := inst.LocalName(federation.IDOf(doc["attributedTo"]))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Vary", "Accept")
@@ -84,7 +81,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	s.pages.Render(w, "report.html", map[string]any{"Domain": s.cfg.Instance.Domain, "Report": rep})
+	s.pages.Render(w, "report.html", map[string]any{"Domain": s.inst.Domain, "Report": rep})
 }
 
 // postsPanel lists the latest public activities with where they got to;

@@ -30,7 +30,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, code int, ms
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(code)
 		s.pages.Render(w, "error.html", map[string]any{
-			"Domain":  s.cfg.Instance.Domain,
+			"Domain":  s.inst.Domain,
 			"Status":  http.StatusText(code),
 			"Message": msg,
 		})

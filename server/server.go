@@ -8,7 +8,6 @@ package server
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"log/slog"
 	"net"
@@ -22,6 +21,7 @@ import (
 	"herald/federation"
 	"herald/followersync"
 	"herald/inbox"
+	"herald/node"
 	"herald/nodeinfo"
 	"herald/outbox"
 	"herald/outbox/delivery"
@@ -34,16 +34,8 @@ import (
 // Mastodon caps what it fetches at 1 MiB too.
 const MaxBodyBytes = 1 << 20
 
-// Config is what the server needs to know about itself.
+// Config is what the HTTP server adds to its node.
 type Config struct {
-	Instance federation.Instance
-	Version  string
-	Logger   *slog.Logger
-	// Now is the clock; tests inject one. Defaults to time.Now.
-	Now func() time.Time
-	// AllowPrivateNetwork lets the outbound client reach loopback and
-	// private addresses (tests and local interop only).
-	AllowPrivateNetwork bool
 	// HideSocialGraph serves followers and following collections as counts
 	// only, without the lists.
 	HideSocialGraph bool
@@ -52,64 +44,30 @@ type Config struct {
 	// TrustProxy takes the request scheme from X-Forwarded-Proto when
 	// rebuilding @target-uri for RFC 9421 verification.
 	TrustProxy bool
-	// ExtraRoots are CAs the outbound client trusts besides the system's;
-	// InsecureSkipVerify trusts any certificate (tests only).
-	ExtraRoots         []*x509.Certificate
-	InsecureSkipVerify bool
-	// RetryScale multiplies delivery retry delays (tests only; default 1).
-	RetryScale float64
-	// DeliveryLease is how long a claimed delivery stays with this process
-	// (default 5 minutes): after a crash, its rows return to the queue when
-	// the lease expires.
-	DeliveryLease time.Duration
-	// NoFollowersSync turns FEP-8fcf followers synchronization off, both
-	// directions (--no-followers-sync).
-	NoFollowersSync bool
 }
 
-// Server is Herald's HTTP server.
+// Server is Herald's HTTP server: the node's handlers on one router.
 type Server struct {
-	cfg      Config
-	db       *store.DB
-	pages    templates.Pages
-	registry *prometheus.Registry
-	started  time.Time
-	panels   []PanelFunc
-	router   chi.Router
-	instKey  *store.InstanceKey
-	client   *federation.Client
-	fetcher  *federation.Fetcher
-	inbox    *inbox.Handler
-	runner   *delivery.Runner
-	outbox   *outbox.Handler
-	sync     *followersync.Syncer
+	cfg     Config
+	node    *node.Node
+	db      *store.DB
+	inst    federation.Instance
+	log     *slog.Logger
+	pages   templates.Pages
+	started time.Time
+	panels  []PanelFunc
+	router  chi.Router
+	inbox   *inbox.Handler
+	outbox  *outbox.Handler
 }
 
-// New builds the server and its router. It creates the instance actor's key
-// on first start.
-func New(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+// New builds the server and its router on n.
+func New(ctx context.Context, cfg Config, n *node.Node) (*Server, error) {
 	pages, err := templates.Parse()
 	if err != nil {
 		return nil, err
 	}
-	key, err := db.InstanceActorKey(ctx, federation.GenerateKeyPEM)
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{cfg: cfg, db: db, pages: pages, started: cfg.Now(), instKey: key}
-	s.registry = newRegistry(cfg.Version)
-	s.client = newClient(cfg)
-	if s.fetcher, err = newFetcher(cfg, db, s.client, key); err != nil {
-		return nil, err
-	}
-	s.runner = s.newRunner()
-	s.sync = s.newSyncer()
+	s := &Server{cfg: cfg, node: n, db: n.DB, inst: n.Instance, log: n.Logger, pages: pages, started: n.Now()}
 	s.inbox = s.newInbox()
 	s.outbox = s.newOutbox()
 	s.AddPanel(s.postsPanel)
@@ -124,7 +82,7 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 }
 
 // Registry is where packages register their Prometheus metrics.
-func (s *Server) Registry() prometheus.Registerer { return s.registry }
+func (s *Server) Registry() prometheus.Registerer { return s.node.Registry }
 
 // ServeHTTP makes the server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
@@ -139,11 +97,11 @@ func (s *Server) routes() chi.Router {
 		r.Use(trustProxy)
 	}
 
-	inst := s.cfg.Instance
+	inst := s.inst
 	wf := &webfinger.Handler{Instance: inst, Exists: s.actorExists}
 	r.Get("/.well-known/webfinger", wf.ServeHTTP)
 	r.Get("/.well-known/host-meta", webfinger.HostMeta(inst))
-	ni := &nodeinfo.Handler{Instance: inst, Version: s.cfg.Version, Usage: s.usage}
+	ni := &nodeinfo.Handler{Instance: inst, Version: s.node.Version, Usage: s.usage}
 	r.Get("/.well-known/nodeinfo", ni.WellKnown)
 	r.Get("/nodeinfo/2.0", ni.Document("2.0"))
 	r.Get("/nodeinfo/2.1", ni.Document("2.1"))
@@ -165,12 +123,12 @@ func (s *Server) routes() chi.Router {
 	r.Get("/users/{name}/activities/{id}", s.outbox.Activity)
 	r.Get("/users/{name}/followers", s.outbox.Followers)
 	r.Get("/users/{name}/following", s.outbox.Following)
-	r.Get("/users/{name}/followers_synchronization", s.sync.ServeHTTP)
+	r.Get("/users/{name}/followers_synchronization", s.node.Syncer.ServeHTTP)
 	r.Get("/actor/outbox", s.instanceOutbox)
 	r.Get("/status/deliveries", s.reportPage)
 
 	r.Get("/healthz", s.healthz)
-	r.Handle("/metrics", metricsHandler(s.registry))
+	r.Handle("/metrics", metricsHandler(s.node.Registry))
 	r.Get("/status", s.status)
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/status", http.StatusFound) })
 
@@ -204,7 +162,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.db.Ping(ctx); err != nil {
-		s.cfg.Logger.Error("health check failed", "err", err)
+		s.log.Error("health check failed", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "error", "error": "database unavailable"})
 		return
 	}
@@ -212,7 +170,8 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 // Run serves on ln until ctx is cancelled, then shuts down gracefully,
-// giving requests in flight up to 10 seconds.
+// giving requests in flight up to 10 seconds. The node's background work
+// runs separately (node.Run), and stops after the listener.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s,
@@ -220,45 +179,39 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.cfg.Logger.Handler(), slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	if s.cfg.TLS != nil {
 		ln = tls.NewListener(ln, s.cfg.TLS.TLSConfig())
 	}
-	jobs, stopJobs := context.WithCancel(ctx)
-	defer stopJobs()
-	go s.runSweeps(jobs)
-	go s.sync.Run(jobs)
-	runnerDone := make(chan error, 1)
-	go func() { runnerDone <- s.runner.Run(jobs) }()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	var serveErr error
 	select {
-	case serveErr = <-errc:
+	case err := <-errc:
+		return err
 	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		serveErr = hs.Shutdown(shutdownCtx)
-		if err := <-errc; serveErr == nil && !errors.Is(err, http.ErrServerClosed) {
-			serveErr = err
-		}
 	}
-	// Stop the scheduler: attempts in flight get up to 10 s, the rest go
-	// back to the queue for the next start.
-	stopJobs()
-	return errors.Join(serveErr, <-runnerDone)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := hs.Shutdown(shutdownCtx)
+	if serveErr := <-errc; err == nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		err = serveErr
+	}
+	return err
 }
 
+// Node is the node the server serves.
+func (s *Server) Node() *node.Node { return s.node }
+
 // Runner is the delivery scheduler; tests drive it with Step.
-func (s *Server) Runner() *delivery.Runner { return s.runner }
+func (s *Server) Runner() *delivery.Runner { return s.node.Runner }
 
 // FollowersSync is the FEP-8fcf syncer; tests run its queued syncs with
 // Step.
-func (s *Server) FollowersSync() *followersync.Syncer { return s.sync }
+func (s *Server) FollowersSync() *followersync.Syncer { return s.node.Syncer }
 
 // Client is the outbound HTTP client (SSRF guard, timeouts).
-func (s *Server) Client() *federation.Client { return s.client }
+func (s *Server) Client() *federation.Client { return s.node.Client }
 
 // Instance is the server's public scheme and domain.
-func (s *Server) Instance() federation.Instance { return s.cfg.Instance }
+func (s *Server) Instance() federation.Instance { return s.inst }

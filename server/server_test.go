@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/node"
+	"herald/outbox"
 	"herald/server"
 	"herald/store"
 )
@@ -50,7 +52,11 @@ func newTestServer(t *testing.T) *testServer {
 	if err := db.CreateActor(ctx, alice, token); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(ctx, server.Config{Instance: inst, Version: "test", Logger: quiet}, db)
+	n, err := node.New(ctx, node.Config{Instance: inst, Version: "test", Logger: quiet}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(ctx, server.Config{}, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +212,11 @@ func TestInstanceActor(t *testing.T) {
 	}
 	// It keeps its key across restarts: a second server on the same
 	// database serves the same key.
-	srv2, err := server.New(context.Background(), server.Config{Instance: ts.inst, Version: "test", Logger: quiet}, ts.db)
+	n2, err := node.New(context.Background(), node.Config{Instance: ts.inst, Version: "test", Logger: quiet}, ts.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv2, err := server.New(context.Background(), server.Config{}, n2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,11 +412,11 @@ func TestStatusPageShowsOnlyPublicActivities(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := context.Background()
 	pub := ts.server.Publisher()
-	public, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "hello all"}, "")
+	public, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "hello all"}, outbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "psst", "to": []any{ts.inst.ActorID("alice")}}, "")
+	direct, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "psst", "to": []any{ts.inst.ActorID("alice")}}, outbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +451,7 @@ func TestReportPageRendersTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := ts.server.Publisher().Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "hi"}, "")
+	res, err := ts.server.Publisher().Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "hi"}, outbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

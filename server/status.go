@@ -34,7 +34,7 @@ type statusActor struct {
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	inst := s.cfg.Instance
+	inst := s.inst
 	actors, err := s.db.ListActors(ctx)
 	if err != nil {
 		s.internalError(w, r, err)
@@ -65,8 +65,8 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	s.pages.Render(w, "status.html", map[string]any{
 		"Domain":  inst.Domain,
-		"Version": s.cfg.Version,
-		"Uptime":  formatUptime(s.cfg.Now().Sub(s.started)),
+		"Version": s.node.Version,
+		"Uptime":  formatUptime(s.node.Now().Sub(s.started)),
 		"Actors":  rows,
 		"Panels":  panels,
 	})
@@ -126,7 +126,7 @@ func (s *Server) queuePanel(ctx context.Context) (Panel, error) {
 	if t, ok, err := s.db.OldestDue(ctx); err != nil {
 		return Panel{}, err
 	} else if ok {
-		if wait := s.cfg.Now().Sub(t); wait > 0 {
+		if wait := s.node.Now().Sub(t); wait > 0 {
 			oldest = "due since " + t.Format("2006-01-02 15:04:05") + " UTC (" + formatUptime(wait) + " ago)"
 		} else {
 			oldest = "next due " + t.Format("2006-01-02 15:04:05") + " UTC"
@@ -155,7 +155,7 @@ func (s *Server) failedPanel(ctx context.Context) (Panel, error) {
 // circuitPanel lists hosts whose circuit breaker is open.
 func (s *Server) circuitPanel(ctx context.Context) (Panel, error) {
 	p := Panel{Title: "Open circuits", Columns: []string{"Host", "State", "Until"}, Empty: "All circuits closed."}
-	for _, c := range s.runner.OpenCircuits() {
+	for _, c := range s.node.Runner.OpenCircuits() {
 		state := "open"
 		if c.Probing {
 			state = "half-open (probing)"

@@ -18,6 +18,8 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/internal/fedtest"
+	"herald/node"
+	"herald/outbox"
 	"herald/server"
 	"herald/store"
 )
@@ -51,16 +53,21 @@ func startTLSHerald(t *testing.T, name string, ca *x509.Certificate, certFile, k
 	if err := db.CreateActor(ctx, &store.Actor{Name: name, Type: "Person", PrivateKeyPEM: priv, PublicKeyPEM: pub}, name+"-token"); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(ctx, server.Config{Instance: inst, Version: "test", Logger: quiet, TLS: cert,
+	n, err := node.New(ctx, node.Config{Instance: inst, Version: "test", Logger: quiet,
 		ExtraRoots: []*x509.Certificate{ca}, AllowPrivateNetwork: true}, db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error)
+	srv, err := server.New(ctx, server.Config{TLS: cert}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, nodeDone := make(chan error), make(chan error)
 	go func() { done <- srv.Run(ctx, ln) }()
+	go func() { nodeDone <- n.Run(ctx, nil, false) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
+		if err := errors.Join(<-done, <-nodeDone); err != nil {
 			t.Error(err)
 		}
 		db.Close()
@@ -140,7 +147,7 @@ func TestSignedDeliveryBetweenTwoHeraldsOverTLS(t *testing.T) {
 	b := startTLSHerald(t, "bob", ca, certFile, keyFile)
 	ctx := context.Background()
 	bob, _ := b.db.ActorByName(ctx, "bob")
-	if _, err := b.srv.Publisher().Publish(ctx, bob, map[string]any{"type": "Follow", "object": a.inst.ActorID("alice")}, ""); err != nil {
+	if _, err := b.srv.Publisher().Publish(ctx, bob, map[string]any{"type": "Follow", "object": a.inst.ActorID("alice")}, outbox.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)

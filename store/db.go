@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -38,6 +39,8 @@ type DB struct {
 	Now func() time.Time
 	// stmts holds the statements of prepared, by stmtKey.
 	stmts sync.Map
+	// onCommit runs after every committed Write (see NotifyOnCommit).
+	onCommit func()
 }
 
 // stmtKey names a prepared statement: its pool and its SQL text.
@@ -106,9 +109,46 @@ func dsn(path string, readOnly bool) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// ErrNoDatabase is returned by OpenExisting for a path with no database.
+var ErrNoDatabase = errors.New("no database")
+
 // Open opens (creating if needed) the SQLite database at path and applies any
-// migrations it has not seen yet.
+// migrations it has not seen yet. A new file is created readable by its owner
+// only: it will hold private keys.
 func Open(ctx context.Context, path string) (*DB, error) {
+	if err := createPrivate(path); err != nil {
+		return nil, err
+	}
+	return open(ctx, path)
+}
+
+// OpenExisting opens the database at path like Open, but never creates one:
+// a command run in the wrong folder must say so, not start an empty
+// instance.
+func OpenExisting(ctx context.Context, path string) (*DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w at %s", ErrNoDatabase, path)
+	} else if err != nil {
+		return nil, err
+	}
+	return open(ctx, path)
+}
+
+// createPrivate creates an empty file at path with mode 0600 unless
+// something is there already. SQLite creates its -wal and -shm files with
+// the database file's permissions, so they are private too.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+func open(ctx context.Context, path string) (*DB, error) {
 	w, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -168,7 +208,13 @@ func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if db.onCommit != nil {
+		db.onCommit()
+	}
+	return nil
 }
 
 // Reader is the read-only pool, for queries that need no transaction.

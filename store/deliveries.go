@@ -170,11 +170,13 @@ type Claimed struct {
 	LeaseExpiry int64 // unix ms
 }
 
-// ClaimDeliveries leases up to limit due deliveries of one lane, oldest due
-// first, skipping the hosts in exclude (hosts whose queues are full). A
-// leased row belongs to this process until its lease expires; a crash
-// returns it to the queue by expiry (ExpireLeases), so nothing is lost.
-func (db *DB) ClaimDeliveries(ctx context.Context, lane, limit int, exclude []string, now time.Time, lease time.Duration) ([]Claimed, error) {
+// ClaimDeliveries leases up to limit due deliveries of one lane to owner (a
+// registered process), oldest due first, skipping the hosts in exclude
+// (hosts whose queues are full). A leased row belongs to its owner until the
+// lease expires; when the owner dies, the next process to start hands it back
+// at once (ReclaimLeases), and expiry (ExpireLeases) is the last resort, so
+// nothing is lost.
+func (db *DB) ClaimDeliveries(ctx context.Context, owner string, lane, limit int, exclude []string, now time.Time, lease time.Duration) ([]Claimed, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -184,7 +186,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, lane, limit int, exclude []st
 	excl, _ := json.Marshal(exclude)
 	ms := now.UnixMilli()
 	until := now.Add(lease).UnixMilli()
-	st, err := db.prepared(ctx, db.w, `UPDATE deliveries SET state = 'leased', lease_until = ?1, updated_at = ?2
+	st, err := db.prepared(ctx, db.w, `UPDATE deliveries SET state = 'leased', lease_until = ?1, updated_at = ?2, lease_owner = ?6
 		WHERE id IN (SELECT id FROM deliveries
 			WHERE state = 'queued' AND lane = ?3 AND next_at <= ?2 AND host NOT IN (SELECT value FROM json_each(?4))
 			ORDER BY next_at LIMIT ?5)
@@ -192,7 +194,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, lane, limit int, exclude []st
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, until, ms, lane, string(excl), limit)
+	rows, err := st.QueryContext(ctx, until, ms, lane, string(excl), limit, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +213,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, lane, limit int, exclude []st
 // ExpireLeases returns deliveries whose lease ran out (their runner died)
 // to the queue, due at once. It returns how many came back.
 func (db *DB) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
-	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, updated_at = ?1
+	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = ?1
 		WHERE state = 'leased' AND lease_until < ?1`, now.UnixMilli())
 	if err != nil {
 		return 0, err
@@ -219,14 +221,15 @@ func (db *DB) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
 	return r.RowsAffected()
 }
 
-// RenewLeases extends the leases of rows this process still holds.
-func (db *DB) RenewLeases(ctx context.Context, ids []int64, until time.Time) error {
+// RenewLeases extends the leases owner still holds on the rows ids. A row
+// another process reclaimed meanwhile is left alone.
+func (db *DB) RenewLeases(ctx context.Context, owner string, ids []int64, until time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	b, _ := json.Marshal(ids)
-	_, err := db.w.ExecContext(ctx, `UPDATE deliveries SET lease_until = ? WHERE state = 'leased' AND id IN (SELECT value FROM json_each(?))`,
-		until.UnixMilli(), string(b))
+	_, err := db.w.ExecContext(ctx, `UPDATE deliveries SET lease_until = ? WHERE state = 'leased' AND lease_owner = ? AND id IN (SELECT value FROM json_each(?))`,
+		until.UnixMilli(), owner, string(b))
 	return err
 }
 
@@ -320,17 +323,19 @@ type DeliveryResult struct {
 	Gone bool
 }
 
-// ApplyDeliveryResults writes a batch of results in one transaction (group
-// commit): the delivery rows, the per-host failure days and unavailability,
-// and follower removals for 410s. It returns the hosts that became
-// unavailable in this batch.
-func (db *DB) ApplyDeliveryResults(ctx context.Context, results []DeliveryResult, now time.Time) (newlyUnavailable []string, err error) {
+// ApplyDeliveryResults writes a batch of owner's results in one transaction
+// (group commit): the delivery rows, the per-host failure days and
+// unavailability, and follower removals for 410s. A row whose lease owner no
+// longer holds (another process reclaimed it) keeps its new state: the other
+// process sends it again, which receivers dedupe. It returns the hosts that
+// became unavailable in this batch.
+func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []DeliveryResult, now time.Time) (newlyUnavailable []string, err error) {
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		newlyUnavailable = newlyUnavailable[:0]
-		upd, err := tx.PrepareContext(ctx, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_until = NULL,
+		upd, err := tx.PrepareContext(ctx, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_until = NULL, lease_owner = NULL,
 			last_status = ?, last_error = ?, updated_at = ?,
 			first_attempt_at = CASE WHEN ? THEN coalesce(first_attempt_at, ?) ELSE first_attempt_at END
-			WHERE id = ?`)
+			WHERE id = ? AND state = 'leased' AND lease_owner = ?`)
 		if err != nil {
 			return err
 		}
@@ -346,7 +351,7 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, results []DeliveryResult
 			if r.Status != 0 {
 				status = r.Status
 			}
-			if _, err := upd.ExecContext(ctx, r.State, r.Attempts, r.NextAt.UnixMilli(), status, nullString(r.Error), ms, r.Attempted, ms, r.ID); err != nil {
+			if _, err := upd.ExecContext(ctx, r.State, r.Attempts, r.NextAt.UnixMilli(), status, nullString(r.Error), ms, r.Attempted, ms, r.ID, owner); err != nil {
 				return err
 			}
 			if r.Gone {

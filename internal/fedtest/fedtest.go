@@ -23,6 +23,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
+	"herald/node"
 	"herald/server"
 	"herald/store"
 )
@@ -36,6 +37,7 @@ type Herald struct {
 	Inst   federation.Instance
 	DB     *store.DB
 	Srv    *server.Server
+	Node   *node.Node
 	Alice  *store.Actor
 	Token  string // alice's bearer token
 	Client *http.Client
@@ -63,13 +65,20 @@ func NewHeraldWith(t testing.TB, configure func(*server.Config)) *Herald {
 	h := &Herald{Server: ts, DB: db, clock: NewClock(time.Now().UTC().Truncate(time.Second))}
 	h.Inst = federation.Instance{Scheme: "http", Domain: ts.Listener.Addr().String()}
 	db.Now = h.Clock
+	if _, _, err := db.InitInstance(ctx, h.Inst.Scheme, h.Inst.Domain); err != nil {
+		t.Fatal(err)
+	}
 	h.Alice, h.Token = h.AddActor(t, "alice", false)
-	cfg := server.Config{Instance: h.Inst, Version: "test", Logger: quiet, Now: h.Clock, AllowPrivateNetwork: true}
+	var cfg server.Config
 	if configure != nil {
 		configure(&cfg)
-		h.Inst = cfg.Instance
 	}
-	h.Srv, err = server.New(ctx, cfg, db)
+	n, err := node.New(ctx, node.Config{Instance: h.Inst, Version: "test", Logger: quiet, Now: h.Clock, AllowPrivateNetwork: true}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Node = n
+	h.Srv, err = server.New(ctx, cfg, n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"herald/federation/signature"
-	"herald/followersync"
 	"herald/store"
 )
 
@@ -155,11 +154,11 @@ func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retr
 	if !known {
 		scheme = signature.Cavage
 	}
-	syncHdr := r.syncHeader(ctx, act, c.Inbox)
-	status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme, syncHdr)
+	hdrName, hdrValue := r.followersHeader(ctx, act, c.Inbox)
+	status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme, hdrName, hdrValue)
 	if err == nil && (status == http.StatusBadRequest || status == http.StatusUnauthorized) {
 		scheme = other(scheme)
-		status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme, syncHdr)
+		status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme, hdrName, hdrValue)
 	}
 
 	if err == nil && status >= 200 && status < 300 {
@@ -170,30 +169,15 @@ func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retr
 	return status, retryAfter, err
 }
 
-// syncHeader is the FEP-8fcf Collection-Synchronization value for a
-// delivery of act to inbox: the digest of the sender's followers whose id
-// is on the inbox's origin, one primary-key read (store.FollowerDigest).
-// It is "" for activities not addressed to the followers, and when the
-// digest cannot be read: the delivery matters more than the header.
-func (r *Runner) syncHeader(ctx context.Context, act activityBody, inbox string) string {
-	if !act.syncFollowers || act.actorName == "" || r.cfg.NoFollowersSync {
-		return ""
+// followersHeader is the extra header of a delivery of act to inbox when
+// act is addressed to its sender's followers (FEP-8fcf's
+// Collection-Synchronization, computed by Config.FollowersHeader at each
+// attempt so a retry carries the current digest).
+func (r *Runner) followersHeader(ctx context.Context, act activityBody, inbox string) (name, value string) {
+	if !act.syncFollowers || act.actorName == "" || r.cfg.FollowersHeader == nil {
+		return "", ""
 	}
-	origin, err := store.OriginOf(inbox)
-	if err != nil {
-		return ""
-	}
-	d, err := r.cfg.DB.FollowerDigest(ctx, act.actorID, origin)
-	if err != nil {
-		r.cfg.Logger.Warn("delivery: followers digest", "actor", act.actorName, "origin", origin, "err", err)
-		return ""
-	}
-	inst := r.cfg.Instance
-	return followersync.Header{
-		CollectionID: inst.FollowersURL(act.actorName),
-		URL:          inst.FollowersSyncURL(act.actorName),
-		Digest:       d.String(),
-	}.String()
+	return r.cfg.FollowersHeader(ctx, act.actorID, act.actorName, inbox)
 }
 
 func other(s signature.Scheme) signature.Scheme {
@@ -212,9 +196,9 @@ var errStopping = errors.New("shutting down")
 // request, and gives it back once the request is written: waiting for an
 // answer costs nothing, and a host that never answers must not hold a slot
 // that other hosts need. The response body is drained (up to a limit) so
-// the connection is reused. A non-empty syncHdr is sent as the
-// Collection-Synchronization header, which signature.Sign then covers.
-func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signature.Key, scheme signature.Scheme, syncHdr string) (int, string, error) {
+// the connection is reused. A non-empty hdrValue is sent as the header
+// hdrName, which signature.Sign then covers.
+func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signature.Key, scheme signature.Scheme, hdrName, hdrValue string) (int, string, error) {
 	select {
 	case r.global <- struct{}{}:
 	case <-r.stopping:
@@ -230,8 +214,8 @@ func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signat
 		return 0, "", err
 	}
 	req.Header.Set("Content-Type", "application/activity+json")
-	if syncHdr != "" {
-		req.Header.Set(followersync.HeaderName, syncHdr)
+	if hdrValue != "" {
+		req.Header.Set(hdrName, hdrValue)
 	}
 	if err := signature.Sign(req, body, key, scheme, r.cfg.Now()); err != nil {
 		return 0, "", err

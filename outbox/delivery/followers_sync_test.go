@@ -78,8 +78,13 @@ func enqueueToFollowers(t *testing.T, e *env, followers ...string) {
 	}
 }
 
+// withSyncHeader wires the FEP-8fcf header as the node does.
+func withSyncHeader(c *delivery.Config) {
+	c.FollowersHeader = (&followersync.Syncer{DB: c.DB, Instance: c.Instance, Logger: quiet}).DeliveryHeader
+}
+
 func TestSyncHeaderSignedInBothSchemes(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnv(t, withSyncHeader)
 	cavage := newSyncInbox(t, e, "127.0.8.11", false)
 	rfc := newSyncInbox(t, e, "127.0.8.12", true)
 	// Each inbox's digest covers only the followers on its origin.
@@ -104,8 +109,10 @@ func TestSyncHeaderSignedInBothSchemes(t *testing.T) {
 	}
 }
 
+// TestNoFollowersSyncSendsNoHeader: with no FollowersHeader (what
+// --no-followers-sync wires) deliveries carry no header.
 func TestNoFollowersSyncSendsNoHeader(t *testing.T) {
-	e := newEnv(t, func(c *delivery.Config) { c.NoFollowersSync = true })
+	e := newEnv(t, nil)
 	in := newSyncInbox(t, e, "127.0.8.13", false)
 	enqueueToFollowers(t, e, in.base+"/users/a")
 	e.step(t)

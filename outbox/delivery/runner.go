@@ -16,6 +16,7 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
@@ -44,17 +45,23 @@ type Config struct {
 	MaxInFlight int
 	PerHostCap  int           // requests in flight to one host (default 4)
 	Lease       time.Duration // how long a claimed row stays ours (default 5 min)
-	// MaxIdle is the longest sleep with nothing due (default 2 s): rows
-	// another process (an admin command) queued wait at most this long,
-	// at the cost of one indexed query per wake-up.
+	// Owner is the registered process whose name the leases carry
+	// (store.RegisterProcess); default a random one, for tests.
+	Owner string
+	// MaxIdle is the longest sleep with nothing due (default 5 s): the
+	// fallback for rows another process queued without waking the server
+	// (commands wake it at once; see store.NotifyServer), at the cost of
+	// one indexed query per wake-up.
 	MaxIdle time.Duration
 	// DrainTimeout is how long a graceful shutdown lets attempts in flight
 	// finish (default 10 s).
 	DrainTimeout time.Duration
 
-	// NoFollowersSync leaves the FEP-8fcf Collection-Synchronization
-	// header off (--no-followers-sync).
-	NoFollowersSync bool
+	// FollowersHeader returns the header to add to a delivery of a
+	// sender's activity addressed to its followers, recomputed at each
+	// attempt: FEP-8fcf's Collection-Synchronization, from followersync.
+	// nil adds none (--no-followers-sync).
+	FollowersHeader func(ctx context.Context, actorID int64, actorName, inbox string) (name, value string)
 
 	// RetryScale multiplies every retry delay (default 1). Tests that run
 	// Herald as a process use a small one instead of a fake clock.
@@ -81,9 +88,12 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxInFlight, 1024)
 	setDefault(&c.PerHostCap, 4)
 	setDefault(&c.Lease, 5*time.Minute)
-	setDefault(&c.MaxIdle, 2*time.Second)
+	setDefault(&c.MaxIdle, 5*time.Second)
 	setDefault(&c.DrainTimeout, 10*time.Second)
 	setDefault(&c.RetryScale, 1)
+	if c.Owner == "" {
+		c.Owner = "runner-" + strconv.FormatUint(rand.Uint64(), 36)
+	}
 	setDefault(&c.BreakerThreshold, DefaultBreakerThreshold)
 	setDefault(&c.BreakerCoolOff, DefaultBreakerCoolOff)
 }
@@ -293,7 +303,7 @@ func (r *Runner) maintain(ctx context.Context) {
 		ids = append(ids, id)
 	}
 	r.mu.Unlock()
-	if err := r.cfg.DB.RenewLeases(ctx, ids, now.Add(r.cfg.Lease)); err != nil && ctx.Err() == nil {
+	if err := r.cfg.DB.RenewLeases(ctx, r.cfg.Owner, ids, now.Add(r.cfg.Lease)); err != nil && ctx.Err() == nil {
 		r.cfg.Logger.Error("delivery: renew leases", "err", err)
 	}
 	if n, err := r.cfg.DB.ExpireLeases(ctx, now); err != nil {
@@ -345,7 +355,7 @@ func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
 		if limit <= 0 {
 			continue
 		}
-		rows, err := r.cfg.DB.ClaimDeliveries(ctx, lane, limit, full, now, r.cfg.Lease)
+		rows, err := r.cfg.DB.ClaimDeliveries(ctx, r.cfg.Owner, lane, limit, full, now, r.cfg.Lease)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.cfg.Logger.Error("delivery: claim", "err", err)
@@ -447,7 +457,7 @@ func (r *Runner) flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	unavailable, err := r.cfg.DB.ApplyDeliveryResults(ctx, batch, r.cfg.Now())
+	unavailable, err := r.cfg.DB.ApplyDeliveryResults(ctx, r.cfg.Owner, batch, r.cfg.Now())
 	if err != nil {
 		// Keep them for the next flush; the rows stay leased meanwhile.
 		r.mu.Lock()

@@ -1,10 +1,10 @@
-package federation
+package server
 
 import (
 	"html"
-	"strings"
 	"time"
 
+	"herald/federation"
 	"herald/store"
 )
 
@@ -21,31 +21,10 @@ var actorContext = []any{
 	},
 }
 
-// SummaryHTML turns an operator's plain-text summary into the HTML that
-// ActivityStreams' summary carries: escaped, one paragraph per blank-line
-// separated block, line breaks kept.
-func SummaryHTML(text string) string {
-	text = strings.TrimSpace(strings.ReplaceAll(text, "\r\n", "\n"))
-	if text == "" {
-		return ""
-	}
-	var b strings.Builder
-	for _, para := range strings.Split(text, "\n\n") {
-		para = strings.TrimSpace(para)
-		if para == "" {
-			continue
-		}
-		b.WriteString("<p>")
-		b.WriteString(strings.ReplaceAll(html.EscapeString(para), "\n", "<br>"))
-		b.WriteString("</p>")
-	}
-	return b.String()
-}
-
-// LocalActorDocument is the ActivityStreams document of a local actor, in
+// localActorDocument is the ActivityStreams document of a local actor, in
 // the shape Mastodon serves and expects (mastodon-protocol.md 5.3, 5.4).
 // It contains the public key only.
-func LocalActorDocument(inst Instance, a *store.Actor) map[string]any {
+func localActorDocument(inst federation.Instance, a *store.Actor) map[string]any {
 	id := inst.ActorID(a.Name)
 	name := a.DisplayName
 	if name == "" {
@@ -57,7 +36,7 @@ func LocalActorDocument(inst Instance, a *store.Actor) map[string]any {
 		"type":                      a.Type,
 		"preferredUsername":         a.Name,
 		"name":                      name,
-		"summary":                   SummaryHTML(a.Summary),
+		"summary":                   federation.SummaryHTML(a.Summary),
 		"url":                       inst.ProfileURL(a.Name),
 		"inbox":                     inst.InboxURL(a.Name),
 		"outbox":                    inst.OutboxURL(a.Name),
@@ -75,10 +54,10 @@ func LocalActorDocument(inst Instance, a *store.Actor) map[string]any {
 	}
 }
 
-// InstanceActorDocument is the document of the instance actor at /actor: an
+// instanceActorDocument is the document of the instance actor at /actor: an
 // Application whose key signs Herald's own fetches. Its preferredUsername
 // is the host name, as Mastodon's is.
-func InstanceActorDocument(inst Instance, publicKeyPEM string, created time.Time) map[string]any {
+func instanceActorDocument(inst federation.Instance, publicKeyPEM string, created time.Time) map[string]any {
 	id := inst.InstanceActorID()
 	return map[string]any{
 		"@context":                  actorContext,

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"herald/jobs"
+	"herald/store"
+)
+
+// jobWait is how long a command waits for the running server to do its
+// job before it leaves the job queued and says where to look.
+const jobWait = 10 * time.Second
+
+// runJob hands a command to the server: it records the job (which wakes
+// the server), waits for the outcome and prints it. With no server running
+// on the database the job stays queued for the next start, and the command
+// says so. A failed job is the command's failure.
+func (c *cli) runJob(ctx context.Context, db *store.DB, kind string, actor *store.Actor, args jobs.Args, done func(jobs.Result)) error {
+	id, err := jobs.Submit(ctx, db, kind, actor.ID, args)
+	if err != nil {
+		return err
+	}
+	if !db.NotifyServer() {
+		fmt.Fprintf(c.stdout, "queued as job %d: no herald serve is running on %s; it runs when the server starts (see herald jobs)\n", id, db.Path())
+		return nil
+	}
+	j, err := jobs.Wait(ctx, db, id, jobWait)
+	if err != nil {
+		return err
+	}
+	switch j.State {
+	case store.JobDone:
+		res, err := jobs.ResultOf(j)
+		if err != nil {
+			return err
+		}
+		done(res)
+		return nil
+	case store.JobFailed:
+		return errors.New(j.Error)
+	}
+	fmt.Fprintf(c.stdout, "queued as job %d; the server has not finished it yet (see herald jobs)\n", id)
+	return nil
+}
+
+// printSent prints what a publishing job sent.
+func (c *cli) printSent(res jobs.Result) {
+	fmt.Fprintf(c.stdout, "%s %s\n", res.Type, res.Activity)
+	if res.Object != "" && res.Type == "Create" {
+		fmt.Fprintf(c.stdout, "object: %s\n", res.Object)
+	}
+	c.printQueued(res)
+	for iri, why := range res.Unresolved {
+		fmt.Fprintf(c.stderr, "could not reach %s: %s\n", iri, why)
+	}
+}
+
+// printQueued prints how many inboxes a job's activity was queued for.
+func (c *cli) printQueued(res jobs.Result) {
+	fmt.Fprintf(c.stdout, "queued for %d inboxes", res.Queued)
+	if res.SkippedBlocked+res.SkippedUnavailable > 0 {
+		fmt.Fprintf(c.stdout, " (skipped: %d blocked, %d unavailable)", res.SkippedBlocked, res.SkippedUnavailable)
+	}
+	fmt.Fprintln(c.stdout, "; the server is sending them")
+}
+
+// jobsList is `herald jobs`: the latest commands the server did or is to
+// do, with their outcomes.
+func (c *cli) jobsList(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("jobs", flag.ContinueOnError)
+	limit := fs.Int("n", 20, "how many jobs to list, newest first")
+	return c.withDB(ctx, fs, args, 0, "usage: herald jobs [-n N]", func(db *store.DB, _ []string) error {
+		list, err := db.RecentJobs(ctx, *limit)
+		if err != nil {
+			return err
+		}
+		names := map[int64]string{}
+		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tACTOR\tSTATE\tUPDATED\tOUTCOME")
+		for _, j := range list {
+			if _, ok := names[j.ActorID]; !ok {
+				if a, err := db.ActorByID(ctx, j.ActorID); err == nil {
+					names[j.ActorID] = a.Name
+				}
+			}
+			outcome := j.Error
+			if j.State == store.JobDone {
+				if res, err := jobs.ResultOf(&j); err == nil {
+					outcome = res.Type + " " + res.Activity
+				}
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, names[j.ActorID], j.State, j.UpdatedAt.Local().Format("2006-01-02 15:04:05"), outcome)
+		}
+		return tw.Flush()
+	})
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"herald/federation"
+	"herald/federation/signature"
+	"herald/internal/fedtest"
+	"herald/store"
+)
+
+// herald runs the binary in dir (where herald.db is) with no flags but
+// args, as docs/operating.md tells an operator to.
+func herald(t *testing.T, bin, dir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// TestPublishingCommandsAgreeWithTheServer: the server is started with a
+// domain; then every publishing command runs without a flag (in the
+// database's folder), and every activity that reaches the remote server
+// carries an id on that domain, an actor on it, a signature by that actor's
+// key that verifies, and a report that says it arrived.
+func TestPublishingCommandsAgreeWithTheServer(t *testing.T) {
+	bin := buildHerald(t)
+	dir := t.TempDir()
+	const domain = "social.localhost"
+	base := "http://" + domain
+	srv := startProcess(t, bin, "serve", "--domain", domain, "--listen", "127.0.0.1:0", "--db", filepath.Join(dir, "herald.db"), "--allow-private-network")
+	if srv.Base != base {
+		t.Fatalf("serve says %s, want %s", srv.Base, base)
+	}
+	must := func(args ...string) string {
+		t.Helper()
+		out, err := herald(t, bin, dir, args...)
+		if err != nil {
+			t.Fatalf("herald %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	if out := must("actor", "add", "alice"); !strings.Contains(out, "actor: "+base+"/users/alice") {
+		t.Fatalf("actor add: %s", out)
+	}
+	must("actor", "add", "dora", "--manual-approval")
+
+	remote := fedtest.NewRemote(t, "127.0.9.1")
+	bob := remote.Actor(t, "bob")
+	remote.Actor(t, "carol")
+	handle := func(name string) string { return "@" + name + "@" + remote.Host }
+	// bob follows alice (accepted at once) and dora (who approves by hand),
+	// with real signed Follows.
+	for _, name := range []string{"alice", "dora"} {
+		body, _ := json.Marshal(fedtest.Activity(bob, "Follow", base+"/users/"+name))
+		req := fedtest.SignedPost(t, "http://"+srv.Addr+"/users/"+name+"/inbox", body, bob, signature.Cavage, time.Now())
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != http.StatusAccepted {
+			t.Fatalf("follow %s: %v %v", name, res, err)
+		}
+		res.Body.Close()
+	}
+
+	post := must("post", "--as", "alice", "Hello, fediverse")
+	createID := lineValue(post, "Create ")
+	objectID := lineValue(post, "object: ")
+	must("post", "--as", "alice", "--to", handle("bob"), "psst")
+	must("follow", "--as", "alice", handle("carol"))
+	must("unfollow", "--as", "alice", handle("carol"))
+	must("delete", objectID)
+	must("follows", "approve", "dora", bob.ID)
+	must("actor", "delete", "dora", "--yes")
+
+	want := map[string]int{"Accept": 2, "Create": 2, "Follow": 1, "Undo": 1, "Delete": 2}
+	got := waitReceived(t, remote, 8)
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(dir, "herald.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, rec := range got {
+		typ, _ := rec.Doc["type"].(string)
+		want[typ]--
+		id, _ := rec.Doc["id"].(string)
+		actor, _ := rec.Doc["actor"].(string)
+		name, ok := strings.CutPrefix(actor, base+"/users/")
+		if !ok || !strings.HasPrefix(id, actor+"/") {
+			t.Errorf("%s: id %q, actor %q: not on %s", typ, id, actor, base)
+			continue
+		}
+		if rec.KeyID != actor+"#main-key" {
+			t.Errorf("%s %s signed by %q, not its actor", typ, id, rec.KeyID)
+		}
+		a, err := db.ActorByNameWithDeleted(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, _ := federation.ParsePublicKeyPEM(a.PublicKeyPEM)
+		s, err := signature.Parse(rec.Request(), rec.Body, signature.Options{Scheme: "http"})
+		if err == nil {
+			err = s.Verify(pub)
+		}
+		if err != nil {
+			t.Errorf("%s %s: signature: %v", typ, id, err)
+		}
+	}
+	for typ, n := range want {
+		if n != 0 {
+			t.Errorf("%s: %d more or fewer than expected", typ, n)
+		}
+	}
+	// The report agrees: delivered.
+	waitFor(t, func() bool { return strings.Contains(must("deliveries", createID), "delivered to 1 of 1 servers") })
+}
+
+// lineValue returns what follows prefix on the line of out that starts
+// with it.
+func lineValue(out, prefix string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(l, prefix); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// waitReceived waits until remote has n POSTs and returns them.
+func waitReceived(t *testing.T, remote *fedtest.Remote, n int) []fedtest.Received {
+	t.Helper()
+	var got []fedtest.Received
+	waitFor(t, func() bool { got = remote.Received(); return len(got) >= n })
+	return got
+}
+
+// waitFor polls cond for up to 20 s: a bound on a test that would
+// otherwise hang, not a measure of speed.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSignalsAndASecondServe: SIGHUP reloads (the log level from the
+// database) and never stops the server; a second serve on the same file
+// refuses with the first one's pid; SIGTERM stops it cleanly.
+func TestSignalsAndASecondServe(t *testing.T) {
+	bin := buildHerald(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "herald.db")
+	p := startProcess(t, bin, "serve", "--listen", "127.0.0.1:0", "--db", db)
+	out, err := herald(t, bin, dir, "serve", "--listen", "127.0.0.1:0")
+	if err == nil || !strings.Contains(out, fmt.Sprintf("another herald serve (pid %d", p.cmd.Process.Pid)) {
+		t.Errorf("second serve: %v %s", err, out)
+	}
+	if code := exitCode(err); code != 1 {
+		t.Errorf("second serve exit %d", code)
+	}
+	if out, err := herald(t, bin, dir, "log-level", "debug"); err != nil {
+		t.Fatal(out)
+	}
+	waitFor(t, func() bool { return strings.Contains(p.errs.String(), "log level changed") })
+	for i := 0; i < 3; i++ {
+		p.cmd.Process.Signal(syscall.SIGHUP)
+		waitFor(t, func() bool { return strings.Count(p.errs.String(), "SIGHUP: reloading") > i })
+	}
+	if !p.healthy() {
+		t.Fatalf("not serving after SIGHUP: %s", p.errs.String())
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	<-p.exited
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("SIGTERM: exit %d: %s", code, p.errs.String())
+	}
+}
+
+// exitCode is the exit status an exec error carries (0 for none).
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}

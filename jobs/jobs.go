@@ -1,0 +1,107 @@
+// Package jobs carries the operator's commands to the running server. A
+// command that needs the network or the server's keys (herald post, follow,
+// unfollow, delete, follows approve|reject, actor delete) records what it
+// wants as a row (Submit), wakes the server and waits a moment for the
+// outcome (Wait). The server's Runner claims the row and does the work with
+// its own client, keys and policy, committing the job's outcome in the same
+// transaction as its effects. So a command needs no network flags and can
+// never disagree with the server about ids, keys or who may be contacted.
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"herald/outbox"
+	"herald/store"
+)
+
+// Kinds of job: one per command that needs the server.
+const (
+	KindPost        = "post"
+	KindDelete      = "delete"
+	KindFollow      = "follow"
+	KindUnfollow    = "unfollow"
+	KindApprove     = "approve"
+	KindReject      = "reject"
+	KindDeleteActor = "actor-delete"
+)
+
+// Args are a command's arguments; which fields apply depends on the kind.
+type Args struct {
+	Text     string `json:"text,omitempty"`     // post: the text
+	To       string `json:"to,omitempty"`       // post: public, followers, @user@host or an actor URL
+	Object   string `json:"object,omitempty"`   // delete: the object's URL
+	Target   string `json:"target,omitempty"`   // follow, unfollow: @user@host or an actor URL
+	Follower string `json:"follower,omitempty"` // approve, reject: the follower's actor id
+}
+
+// Result is what a finished job did, kept with it as JSON.
+type Result struct {
+	Type               string            `json:"type"`     // the activity sent
+	Activity           string            `json:"activity"` // its id
+	Object             string            `json:"object,omitempty"`
+	Queued             int               `json:"queued"`
+	SkippedBlocked     int               `json:"skipped_blocked,omitempty"`
+	SkippedUnavailable int               `json:"skipped_unavailable,omitempty"`
+	Unresolved         map[string]string `json:"unresolved,omitempty"`
+}
+
+// resultOf is the Result of a publication.
+func resultOf(res *outbox.Result) Result {
+	r := Result{Queued: res.Queued.Queued, SkippedBlocked: res.Queued.SkippedBlocked,
+		SkippedUnavailable: res.Queued.SkippedUnavailable, Unresolved: res.Unresolved}
+	if a := res.Activity; a != nil {
+		r.Type, r.Activity, r.Object = a.Type, a.IRI, a.ObjectIRI
+	}
+	return r
+}
+
+// Submit queues a job for actorID and returns its id. The caller's
+// database handle wakes the server on commit (store.NotifyOnCommit).
+func Submit(ctx context.Context, db *store.DB, kind string, actorID int64, args Args) (int64, error) {
+	b, err := json.Marshal(args)
+	if err != nil {
+		return 0, err
+	}
+	return db.AddJob(ctx, kind, actorID, b)
+}
+
+// pollInterval is how often Wait looks at the job: a command waits for
+// one answer, so a short poll costs nothing worth a wake-up channel.
+const pollInterval = 20 * time.Millisecond
+
+// Wait returns the job once it is done or failed, or as it stands when
+// timeout passes first.
+func Wait(ctx context.Context, db *store.DB, id int64, timeout time.Duration) (*store.Job, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		j, err := db.JobByID(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if j.State == store.JobDone || j.State == store.JobFailed || !time.Now().Before(deadline) {
+			return j, nil
+		}
+		select {
+		case <-ctx.Done():
+			return j, ctx.Err()
+		case <-time.After(pollInterval):
+		}
+	}
+}
+
+// ResultOf decodes a done job's result.
+func ResultOf(j *store.Job) (Result, error) {
+	var r Result
+	if len(j.Result) == 0 {
+		return r, errors.New("the job has no result")
+	}
+	if err := json.Unmarshal(j.Result, &r); err != nil {
+		return r, fmt.Errorf("job %d: result: %w", j.ID, err)
+	}
+	return r, nil
+}

@@ -1,0 +1,267 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"herald/federation"
+	"herald/outbox"
+	"herald/store"
+)
+
+// Runner timing.
+const (
+	// PollInterval is how often the runner looks for jobs when nobody woke
+	// it: a fallback, since commands wake the server when they commit.
+	PollInterval = 5 * time.Second
+	// jobTimeout bounds one job (a WebFinger lookup and an actor fetch at
+	// most); the lease outlasts it.
+	jobTimeout = time.Minute
+	jobLease   = 5 * time.Minute
+)
+
+// Runner runs queued jobs inside the server.
+type Runner struct {
+	DB        *store.DB
+	Publisher *outbox.Publisher
+	// Resolve turns @user@host or an actor URL into an actor id, with the
+	// server's client (WebFinger).
+	Resolve func(ctx context.Context, target string) (string, error)
+	Logger  *slog.Logger
+	Now     func() time.Time
+	// Owner is the registered process the job leases name.
+	Owner string
+
+	once sync.Once
+	wake chan struct{}
+}
+
+func (r *Runner) wakes() chan struct{} {
+	r.once.Do(func() { r.wake = make(chan struct{}, 1) })
+	return r.wake
+}
+
+// Wake tells the runner that a job may be waiting. It never blocks.
+func (r *Runner) Wake() {
+	select {
+	case r.wakes() <- struct{}{}:
+	default:
+	}
+}
+
+// Run runs jobs as they come until ctx ends. A job cut off by the end is
+// handed back to the queue for the next start.
+func (r *Runner) Run(ctx context.Context) {
+	t := time.NewTicker(PollInterval)
+	defer t.Stop()
+	for {
+		r.Step(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-r.wakes():
+		}
+	}
+}
+
+// Step runs every queued job and returns how many ran. Tests call it
+// instead of Run.
+func (r *Runner) Step(ctx context.Context) int {
+	n := 0
+	for ctx.Err() == nil {
+		j, err := r.DB.ClaimJob(ctx, r.Owner, r.Now(), jobLease)
+		if errors.Is(err, store.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				r.Logger.Error("jobs: claim", "err", err)
+			}
+			break
+		}
+		r.run(ctx, j)
+		n++
+	}
+	return n
+}
+
+// run does one job. Its success is committed with its effects (by do);
+// a failure is recorded for the command and `herald jobs` to show.
+func (r *Runner) run(ctx context.Context, j *store.Job) {
+	jctx, cancel := context.WithTimeout(ctx, jobTimeout)
+	defer cancel()
+	err := r.do(jctx, j)
+	if err == nil {
+		r.Logger.Info("job done", "job", j.ID, "kind", j.Kind)
+		return
+	}
+	bg := context.WithoutCancel(ctx)
+	if ctx.Err() != nil {
+		// Shutting down: the job runs again at the next start.
+		if err := r.DB.ReleaseJob(bg, j.ID, r.Now()); err != nil {
+			r.Logger.Error("jobs: release", "job", j.ID, "err", err)
+		}
+		return
+	}
+	r.Logger.Info("job failed", "job", j.ID, "kind", j.Kind, "err", err)
+	if err := r.DB.FailJob(bg, j.ID, err.Error(), r.Now()); err != nil {
+		r.Logger.Error("jobs: record failure", "job", j.ID, "err", err)
+	}
+}
+
+// do runs a job's kind.
+func (r *Runner) do(ctx context.Context, j *store.Job) error {
+	var args Args
+	if err := json.Unmarshal(j.Args, &args); err != nil {
+		return fmt.Errorf("unreadable arguments: %w", err)
+	}
+	actor, err := r.DB.ActorByID(ctx, j.ActorID)
+	if errors.Is(err, store.ErrNotFound) {
+		return errors.New("the actor does not exist (any more)")
+	}
+	if err != nil {
+		return err
+	}
+	if actor.Deleted {
+		return fmt.Errorf("%s was deleted", actor.Name)
+	}
+	finish := outbox.Options{InTx: func(ctx context.Context, tx *sql.Tx, res *outbox.Result) error {
+		return r.finish(ctx, tx, j, resultOf(res))
+	}}
+	switch j.Kind {
+	case KindPost:
+		note, err := r.note(ctx, actor, args)
+		if err != nil {
+			return err
+		}
+		_, err = r.Publisher.Publish(ctx, actor, note, finish)
+		return err
+	case KindDelete:
+		o, err := r.DB.ObjectByIRI(ctx, args.Object)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && o.ActorID != actor.ID) {
+			return fmt.Errorf("%s has no object %s", actor.Name, args.Object)
+		}
+		if err != nil {
+			return err
+		}
+		_, err = r.Publisher.Publish(ctx, actor, map[string]any{"type": "Delete", "object": o.IRI}, finish)
+		return err
+	case KindFollow:
+		target, err := r.resolve(ctx, args.Target)
+		if err != nil {
+			return err
+		}
+		_, err = r.Publisher.Publish(ctx, actor, map[string]any{"type": "Follow", "object": target}, finish)
+		return err
+	case KindUnfollow:
+		return r.unfollow(ctx, actor, args, finish)
+	case KindApprove, KindReject:
+		return r.answer(ctx, j, actor, args.Follower, j.Kind == KindApprove)
+	case KindDeleteActor:
+		_, err := r.Publisher.DeleteActor(ctx, actor, finish)
+		return err
+	}
+	return fmt.Errorf("unknown kind of job %q", j.Kind)
+}
+
+// finish marks j done with res inside the transaction of its effects.
+func (r *Runner) finish(ctx context.Context, tx *sql.Tx, j *store.Job, res Result) error {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	return store.FinishJob(ctx, tx, j.ID, b, r.Now())
+}
+
+// resolve turns a command's @user@host or actor URL into an actor id.
+func (r *Runner) resolve(ctx context.Context, target string) (string, error) {
+	id, err := r.Resolve(ctx, target)
+	if err != nil {
+		return "", fmt.Errorf("could not find %s: %w", target, err)
+	}
+	return id, nil
+}
+
+// note builds the Note a post job publishes.
+func (r *Runner) note(ctx context.Context, actor *store.Actor, args Args) (map[string]any, error) {
+	inst := r.Publisher.Instance
+	note := map[string]any{"type": "Note", "content": federation.SummaryHTML(args.Text)}
+	switch args.To {
+	case "", "public":
+		note["to"] = []string{federation.Public}
+		note["cc"] = []string{inst.FollowersURL(actor.Name)}
+	case "followers":
+		note["to"] = []string{inst.FollowersURL(actor.Name)}
+	default:
+		id, err := r.resolve(ctx, args.To)
+		if err != nil {
+			return nil, err
+		}
+		note["to"] = []string{id}
+	}
+	return note, nil
+}
+
+// unfollow undoes the actor's Follow of the target.
+func (r *Runner) unfollow(ctx context.Context, actor *store.Actor, args Args, finish outbox.Options) error {
+	target, err := r.resolve(ctx, args.Target)
+	if err != nil {
+		return err
+	}
+	list, err := r.DB.FollowingOf(ctx, actor.ID)
+	if err != nil {
+		return err
+	}
+	for _, g := range list {
+		if g.Target == target {
+			_, err := r.Publisher.Publish(ctx, actor, map[string]any{"type": "Undo", "object": g.FollowID}, finish)
+			return err
+		}
+	}
+	return fmt.Errorf("%s does not follow %s", actor.Name, target)
+}
+
+// answer approves or rejects a pending follow request: the follower's
+// state, the Accept or Reject and the job's outcome in one transaction.
+func (r *Runner) answer(ctx context.Context, j *store.Job, actor *store.Actor, follower string, approve bool) error {
+	now := r.Now()
+	err := r.DB.Write(ctx, func(tx *sql.Tx) error {
+		f, err := store.FollowerRow(ctx, tx, actor.ID, follower)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && f.State != store.StatePending) {
+			return fmt.Errorf("%s has no pending follow request from %s", actor.Name, follower)
+		}
+		if err != nil {
+			return err
+		}
+		if approve {
+			err = store.SetFollowerState(ctx, tx, actor.ID, follower, store.StateAccepted)
+		} else {
+			_, err = store.RemoveFollower(ctx, tx, "", follower, actor.ID)
+		}
+		if err != nil {
+			return err
+		}
+		id, q, err := r.Publisher.AnswerFollow(ctx, tx, actor, approve, f.FollowID, follower, f.Inbox, now)
+		if err != nil {
+			return err
+		}
+		typ := "Reject"
+		if approve {
+			typ = "Accept"
+		}
+		return r.finish(ctx, tx, j, Result{Type: typ, Activity: id, Object: f.FollowID,
+			Queued: q.Queued, SkippedBlocked: q.SkippedBlocked, SkippedUnavailable: q.SkippedUnavailable})
+	})
+	if err != nil {
+		return err
+	}
+	r.Publisher.Runner.Wake()
+	return nil
+}

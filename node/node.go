@@ -1,0 +1,184 @@
+// Package node assembles one Herald node from its database: the outbound
+// client, the remote actor fetcher, the delivery scheduler, the publisher
+// (the one way out for every activity), the followers synchronization and
+// the job runner that does the operator's commands. New is the one place
+// the object graph is built: `herald serve` builds a node and server/ mounts
+// its HTTP handlers on it; tests and benchmarks build the same one. Run does
+// the node's background work: it registers the process, reclaims what a
+// dead predecessor held, and runs the scheduler and the workers.
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"herald/federation"
+	"herald/federation/signature"
+	"herald/followersync"
+	"herald/jobs"
+	"herald/outbox"
+	"herald/outbox/delivery"
+	"herald/store"
+	"herald/webfinger"
+)
+
+// Config is what a node needs beyond its database.
+type Config struct {
+	// Instance is the scheme and domain of every id, as the database
+	// records them (see ResolveInstance).
+	Instance federation.Instance
+	Version  string
+	Logger   *slog.Logger
+	// LogLevel is the level Logger logs at; Run follows the database's
+	// log level with it. nil leaves the level alone.
+	LogLevel *slog.LevelVar
+	// Now is the clock (default time.Now); tests inject one.
+	Now func() time.Time
+	// AllowPrivateNetwork lets the outbound client reach loopback and
+	// private addresses (tests and local interop only).
+	AllowPrivateNetwork bool
+	// ExtraRoots are CAs the outbound client trusts besides the system's;
+	// InsecureSkipVerify trusts any certificate (tests only).
+	ExtraRoots         []*x509.Certificate
+	InsecureSkipVerify bool
+	// RetryScale multiplies delivery retry delays (tests only; default 1).
+	RetryScale float64
+	// DeliveryLease is how long a claimed delivery stays with this process
+	// while it lives (default 5 minutes); a dead process's leases are
+	// reclaimed at once by the next one to start.
+	DeliveryLease time.Duration
+	// NoFollowersSync turns FEP-8fcf followers synchronization off, both
+	// directions.
+	NoFollowersSync bool
+}
+
+// Node is one Herald node: its parts, built by New.
+type Node struct {
+	Config
+	DB *store.DB
+	// ProcessID names this process in the processes table and on every
+	// lease it takes.
+	ProcessID   string
+	Registry    *prometheus.Registry
+	InstanceKey *store.InstanceKey
+	Client      *federation.Client
+	Fetcher     *federation.Fetcher
+	Runner      *delivery.Runner
+	Syncer      *followersync.Syncer
+	Publisher   *outbox.Publisher
+	Jobs        *jobs.Runner
+}
+
+// New builds a node on db. It creates the instance actor's key on first
+// start.
+func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	key, err := db.InstanceActorKey(ctx, federation.GenerateKeyPEM)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{Config: cfg, DB: db, ProcessID: newProcessID(), InstanceKey: key}
+	n.Registry = newRegistry(cfg.Version)
+	n.Client = federation.NewClient(federation.ClientOptions{
+		AllowPrivate: cfg.AllowPrivateNetwork,
+		// Plain http only when ids are http themselves (a loopback domain
+		// or --scheme http).
+		AllowHTTP:          cfg.Instance.Scheme == "http",
+		ExtraRoots:         cfg.ExtraRoots,
+		InsecureSkipVerify: cfg.InsecureSkipVerify,
+		UserAgent:          federation.UserAgent(cfg.Version, cfg.Instance.Base()),
+	})
+	if n.Fetcher, err = n.newFetcher(); err != nil {
+		return nil, err
+	}
+	n.Syncer = &followersync.Syncer{
+		DB: db, Instance: cfg.Instance, Fetcher: n.Fetcher, Metrics: followersync.NewMetrics(n.Registry),
+		Logger: cfg.Logger, Now: cfg.Now, Disabled: cfg.NoFollowersSync,
+	}
+	dcfg := delivery.Config{
+		DB: db, Client: n.Client, Instance: cfg.Instance, Logger: cfg.Logger,
+		Metrics: delivery.NewMetrics(n.Registry, db), Now: cfg.Now, Lease: cfg.DeliveryLease,
+		RetryScale: cfg.RetryScale, Owner: n.ProcessID,
+	}
+	if !cfg.NoFollowersSync {
+		dcfg.FollowersHeader = n.Syncer.DeliveryHeader
+	}
+	n.Runner = delivery.New(dcfg)
+	n.Syncer.Wake = n.Runner.Wake
+	n.Publisher = &outbox.Publisher{DB: db, Instance: cfg.Instance, Fetcher: n.Fetcher, Runner: n.Runner, Now: cfg.Now}
+	n.Syncer.Publisher = n.Publisher
+	n.Jobs = &jobs.Runner{DB: db, Publisher: n.Publisher, Resolve: n.resolve, Logger: cfg.Logger, Now: cfg.Now, Owner: n.ProcessID}
+	return n, nil
+}
+
+// newFetcher builds the remote actor and key fetcher: GETs signed as the
+// instance actor, blocked domains never contacted.
+func (n *Node) newFetcher() (*federation.Fetcher, error) {
+	priv, err := federation.ParsePrivateKeyPEM(n.InstanceKey.PrivateKeyPEM)
+	if err != nil {
+		return nil, err
+	}
+	key := signature.Key{ID: n.Instance.InstanceKeyID(), Private: priv}
+	return &federation.Fetcher{
+		Store:  actorCache{n.DB},
+		Client: n.Client,
+		Now:    n.Now,
+		SignGET: func(req *http.Request) error {
+			return signature.Sign(req, nil, key, signature.Cavage, n.Now())
+		},
+		Blocked: func(host string) bool {
+			blocked, err := n.DB.IsBlocked(context.Background(), host)
+			// Fail closed: if the blocklist cannot be read, contact nobody.
+			return blocked || err != nil
+		},
+	}, nil
+}
+
+// resolve turns what an operator typed (@user@host, user@host or an actor
+// URL) into an actor id, with WebFinger through the node's client.
+func (n *Node) resolve(ctx context.Context, target string) (string, error) {
+	if strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "http://") {
+		return target, nil
+	}
+	return webfinger.Lookup(ctx, n.Client, target, n.Instance.Scheme)
+}
+
+// newProcessID mints the id this process registers under.
+func newProcessID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// newRegistry builds the registry /metrics serves: Go runtime and process
+// collectors plus herald_build_info. The node's parts add their
+// federation_* metrics to it.
+func newRegistry(version string) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	info := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "herald_build_info",
+		Help:        "Always 1; the version label says which Herald is running.",
+		ConstLabels: prometheus.Labels{"version": version},
+	})
+	info.Set(1)
+	reg.MustRegister(info)
+	return reg
+}

@@ -1,0 +1,217 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"herald/store"
+)
+
+// Ownership timing. A process beats every HeartbeatInterval; one whose
+// last beat is older than StaleAfter is gone, and the leases it held go
+// back to the queue. On SQLite the serve lock says so at once; the
+// heartbeat is what several processes on one PostgreSQL database go by.
+const (
+	HeartbeatInterval = 5 * time.Second
+	StaleAfter        = 20 * time.Second
+)
+
+// sweepInterval is how often housekeeping runs. Everything it deletes has
+// a retention of days, so hourly is plenty.
+const sweepInterval = time.Hour
+
+// Run does the node's background work until ctx ends: it registers the
+// process, hands back at once every lease whose owner is gone, and runs the
+// delivery scheduler, the job runner, the followers synchronization and
+// the sweeps, waking them when another process commits work (wakes, from
+// the database's serve lock; nil polls). exclusive says that this process
+// holds the database's serve lock, so every other registered process is
+// dead, however fresh its heartbeat. Run returns once the scheduler has
+// drained and the process is unregistered.
+func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) error {
+	bg := context.WithoutCancel(ctx)
+	if err := n.register(bg); err != nil {
+		return err
+	}
+	if exclusive {
+		if gone, err := n.DB.ForgetProcessesExcept(bg, n.ProcessID); err != nil {
+			return err
+		} else if gone > 0 {
+			n.Logger.Info("a previous herald serve on this database stopped without unregistering", "processes", gone)
+		}
+	}
+	n.reclaim(bg)
+	n.applyLogLevel(bg)
+
+	var wg sync.WaitGroup
+	goRun := func(f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	goRun(func() { n.heartbeat(ctx) })
+	goRun(func() { n.fanOutWakes(ctx, wakes) })
+	goRun(func() { n.Syncer.Run(ctx) })
+	goRun(func() { n.Jobs.Run(ctx) })
+	goRun(func() { n.runSweeps(ctx) })
+	err := n.Runner.Run(ctx)
+	wg.Wait()
+	if uerr := n.DB.UnregisterProcess(bg, n.ProcessID); uerr != nil {
+		n.Logger.Error("unregister process", "err", uerr)
+	}
+	return err
+}
+
+func (n *Node) register(ctx context.Context) error {
+	host, _ := os.Hostname()
+	now := n.Now()
+	err := n.DB.RegisterProcess(ctx, store.Process{ID: n.ProcessID, Hostname: host, PID: os.Getpid(), Version: n.Version, StartedAt: now, HeartbeatAt: now})
+	if err != nil {
+		return fmt.Errorf("register process: %w", err)
+	}
+	return nil
+}
+
+// reclaim hands back the leases of owners that are gone.
+func (n *Node) reclaim(ctx context.Context) {
+	now := n.Now()
+	r, err := n.DB.ReclaimLeases(ctx, now.Add(-StaleAfter), now)
+	if err != nil {
+		if ctx.Err() == nil {
+			n.Logger.Error("reclaim leases", "err", err)
+		}
+		return
+	}
+	if r.Deliveries+r.Jobs > 0 {
+		n.Logger.Info("took back what a stopped process held", "deliveries", r.Deliveries, "jobs", r.Jobs)
+		n.Runner.Wake()
+		n.Jobs.Wake()
+	}
+}
+
+// heartbeat beats until ctx ends, registering again if another process
+// judged this one gone, and reclaims the leases of processes that stopped
+// beating.
+func (n *Node) heartbeat(ctx context.Context) {
+	t := time.NewTicker(HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		alive, err := n.DB.Heartbeat(ctx, n.ProcessID, n.Now())
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				n.Logger.Error("heartbeat", "err", err)
+			}
+			continue
+		case !alive:
+			n.Logger.Warn("this process was taken for gone (no heartbeat for a while); registering again")
+			if err := n.register(ctx); err != nil {
+				n.Logger.Error("heartbeat", "err", err)
+				continue
+			}
+		}
+		n.reclaim(ctx)
+	}
+}
+
+// fanOutWakes passes each wake-up from another process on to everything
+// that may have work: the scheduler (a post's deliveries), the job runner
+// (a command's job) and the log level.
+func (n *Node) fanOutWakes(ctx context.Context, wakes <-chan struct{}) {
+	if wakes == nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wakes:
+			n.Runner.Wake()
+			n.Jobs.Wake()
+			n.applyLogLevel(ctx)
+		}
+	}
+}
+
+// ReloadLogLevel applies the log level the database holds (SIGHUP).
+func (n *Node) ReloadLogLevel(ctx context.Context) { n.applyLogLevel(ctx) }
+
+// applyLogLevel sets the logger's level to the database's, saying so when
+// it changes.
+func (n *Node) applyLogLevel(ctx context.Context) {
+	if n.LogLevel == nil {
+		return
+	}
+	row, err := n.DB.Instance(ctx)
+	if err != nil {
+		return
+	}
+	level, err := ParseLogLevel(row.LogLevel)
+	if err != nil {
+		n.Logger.Warn("the database holds an unknown log level; keeping the current one", "level", row.LogLevel)
+		return
+	}
+	if level != n.LogLevel.Level() {
+		n.LogLevel.Set(level)
+		n.Logger.Log(ctx, max(level, slog.LevelInfo), "log level changed", "level", strings.ToLower(level.String()))
+	}
+}
+
+// LogLevels are the levels ParseLogLevel accepts.
+const LogLevels = "debug, info, warn or error"
+
+// ParseLogLevel parses one of LogLevels.
+func ParseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("want %s", LogLevels)
+}
+
+// runSweeps deletes expired rows (processed activity ids older than 30
+// days, done deliveries older than 7 days, failed ones older than 30,
+// finished jobs older than 30) once at start and then every sweepInterval,
+// until ctx ends.
+func (n *Node) runSweeps(ctx context.Context) {
+	t := time.NewTicker(sweepInterval)
+	defer t.Stop()
+	for {
+		for _, sweep := range []struct {
+			what string
+			fn   func(context.Context) (int64, error)
+		}{
+			{"processed activity ids", n.DB.SweepProcessed},
+			{"finished deliveries", n.DB.SweepDeliveries},
+			{"finished jobs", n.DB.SweepJobs},
+		} {
+			if c, err := sweep.fn(ctx); err != nil {
+				if ctx.Err() == nil {
+					n.Logger.Error("sweep "+sweep.what, "err", err)
+				}
+			} else if c > 0 {
+				n.Logger.Info("swept "+sweep.what, "rows", c)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

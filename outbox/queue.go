@@ -1,0 +1,94 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"herald/federation"
+	"herald/outbox/delivery"
+	"herald/store"
+)
+
+// Outbound is an activity a local actor sends. Every outbound activity
+// takes this shape and goes through Queue, whoever builds it: the C2S
+// outbox and the operator's jobs (Publish), the inbox answering a Follow
+// (AnswerFollow), the followers synchronization taking back a follow
+// (UndoFollow).
+type Outbound struct {
+	Actor *store.Actor
+	// Activity is the document without @context, id and actor, which
+	// Queue sets; an "id" already in it (minted earlier with
+	// Instance.NewID, because something in the same transaction refers to
+	// it) is kept.
+	Activity map[string]any
+	Audience delivery.Audience
+	// ObjectIRI is the object the activity acts on, for the delivery
+	// report and for Undo and Delete to find what the object reached.
+	ObjectIRI string
+	// Public activities are served to anyone and listed on the status
+	// page; InOutbox ones appear in the actor's outbox collection.
+	Public, InOutbox bool
+	Lane             int
+	IdempotencyKey   string
+}
+
+// Queue stores o's activity once, with one delivery row per inbox of its
+// audience, inside tx, and returns the activity's id with what was queued.
+// The caller wakes the scheduler (p.Runner.Wake) once tx commits.
+func (p *Publisher) Queue(ctx context.Context, tx *sql.Tx, o Outbound, now time.Time) (string, store.EnqueueResult, error) {
+	doc := make(map[string]any, len(o.Activity)+3)
+	doc["@context"] = federation.ContextAS
+	for k, v := range o.Activity {
+		doc[k] = v
+	}
+	id, _ := doc["id"].(string)
+	if id == "" {
+		id = p.Instance.NewID(o.Actor.Name, "activities", now)
+		doc["id"] = id
+	}
+	doc["actor"] = p.Instance.ActorID(o.Actor.Name)
+	body, err := marshal(doc)
+	if err != nil {
+		return "", store.EnqueueResult{}, err
+	}
+	res, err := p.Runner.Enqueue(ctx, tx, store.OutActivity{
+		IRI: id, Type: federation.FirstString(doc["type"]), ActorID: o.Actor.ID, Body: body,
+		ObjectIRI: o.ObjectIRI, Public: o.Public, InOutbox: o.InOutbox, Lane: o.Lane, IdempotencyKey: o.IdempotencyKey,
+	}, o.Audience, now)
+	return id, res, err
+}
+
+// AnswerFollow queues local's Accept (accept) or Reject of a remote
+// actor's Follow to the follower's inbox, inside tx. The answer embeds the
+// Follow (id, type, actor, object) as Mastodon does; followID may be empty
+// when the Follow had none.
+func (p *Publisher) AnswerFollow(ctx context.Context, tx *sql.Tx, local *store.Actor, accept bool, followID, follower, inbox string, now time.Time) (string, store.EnqueueResult, error) {
+	follow := map[string]any{"type": "Follow", "actor": follower, "object": p.Instance.ActorID(local.Name)}
+	if followID != "" {
+		follow["id"] = followID
+	}
+	typ := "Reject"
+	if accept {
+		typ = "Accept"
+	}
+	return p.Queue(ctx, tx, Outbound{
+		Actor:    local,
+		Activity: map[string]any{"type": typ, "object": follow, "to": []string{follower}},
+		Audience: delivery.Audience{Inboxes: []string{inbox}},
+	}, now)
+}
+
+// UndoFollow queues an Undo of local's follow of a remote actor to its
+// inbox, inside tx. The Follow is named by actor and object only, as
+// Mastodon's followers synchronization does: it is for a follow the remote
+// recorded and we do not have, so we do not know its id.
+func (p *Publisher) UndoFollow(ctx context.Context, tx *sql.Tx, local *store.Actor, remoteID, remoteInbox string, now time.Time) error {
+	_, _, err := p.Queue(ctx, tx, Outbound{
+		Actor: local,
+		Activity: map[string]any{"type": "Undo", "to": []string{remoteID},
+			"object": map[string]any{"type": "Follow", "actor": p.Instance.ActorID(local.Name), "object": remoteID}},
+		Audience: delivery.Audience{Inboxes: []string{remoteInbox}},
+	}, now)
+	return err
+}

@@ -1,0 +1,19 @@
+package server
+
+import "herald/inbox"
+
+// newInbox builds the inbox handler and registers its metrics.
+func (s *Server) newInbox() *inbox.Handler {
+	return &inbox.Handler{
+		DB:        s.db,
+		Instance:  s.inst,
+		Keys:      s.node.Fetcher,
+		Metrics:   inbox.NewMetrics(s.node.Registry),
+		Logger:    s.log,
+		Now:       s.node.Now,
+		Publisher: s.node.Publisher,
+		Wake:      s.node.Runner.Wake,
+		Slots:     inbox.NewSlots(inbox.DefaultConcurrency),
+		Sync:      s.node.Syncer,
+	}
+}

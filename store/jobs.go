@@ -1,0 +1,142 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Job states.
+const (
+	JobQueued  = "queued"
+	JobRunning = "running"
+	JobDone    = "done"
+	JobFailed  = "failed"
+)
+
+// Job is an operator command waiting for, or done by, the server.
+type Job struct {
+	ID        int64
+	Kind      string
+	ActorID   int64
+	Args      []byte // JSON
+	State     string
+	Attempts  int
+	Result    []byte // JSON, when done
+	Error     string // when failed
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+const jobColumns = `id, kind, actor_id, args, state, attempts, coalesce(result, ''), coalesce(error, ''), created_at, updated_at`
+
+func scanJob(row rowScanner) (*Job, error) {
+	var j Job
+	var args, result string
+	var created, updated int64
+	if err := row.Scan(&j.ID, &j.Kind, &j.ActorID, &args, &j.State, &j.Attempts, &result, &j.Error, &created, &updated); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	j.Args = []byte(args)
+	if result != "" {
+		j.Result = []byte(result)
+	}
+	j.CreatedAt, j.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
+	return &j, nil
+}
+
+// AddJob queues a job and returns its id.
+func (db *DB) AddJob(ctx context.Context, kind string, actorID int64, args []byte) (int64, error) {
+	var id int64
+	now := db.Now().UnixMilli()
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `INSERT INTO jobs(kind, actor_id, args, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+			kind, actorID, string(args), now, now).Scan(&id)
+	})
+	return id, err
+}
+
+// JobByID returns one job, or ErrNotFound.
+func (db *DB) JobByID(ctx context.Context, id int64) (*Job, error) {
+	return scanJob(db.r.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
+}
+
+// RecentJobs lists the newest jobs first, at most limit.
+func (db *DB) RecentJobs(ctx context.Context, limit int) ([]Job, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *j)
+	}
+	return out, rows.Err()
+}
+
+// ClaimJob leases the oldest queued job to owner until now+lease and counts
+// the attempt. It returns ErrNotFound when none is queued.
+func (db *DB) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*Job, error) {
+	var j *Job
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		var err error
+		j, err = scanJob(tx.QueryRowContext(ctx, `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
+			WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1) AND state = 'queued'
+			RETURNING `+jobColumns, owner, now.Add(lease).UnixMilli(), now.UnixMilli()))
+		return err
+	})
+	return j, err
+}
+
+// FinishJob marks a job done with its result, inside the transaction that
+// commits the job's work: a job is done exactly when its effects are.
+func FinishJob(ctx context.Context, tx *sql.Tx, id int64, result []byte, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', result = ?, error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`,
+		string(result), now.UnixMilli(), id)
+	return err
+}
+
+// FailJob marks a job failed with the reason.
+func (db *DB) FailJob(ctx context.Context, id int64, reason string, now time.Time) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'failed', error = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`,
+			reason, now.UnixMilli(), id)
+		return err
+	})
+}
+
+// ReleaseJob puts a running job back in the queue (the server is stopping
+// before it could finish).
+func (db *DB) ReleaseJob(ctx context.Context, id int64, now time.Time) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'running'`,
+			now.UnixMilli(), id)
+		return err
+	})
+}
+
+// JobRetention is how long finished jobs are kept for `herald jobs`.
+const JobRetention = 30 * 24 * time.Hour
+
+// SweepJobs deletes finished jobs older than JobRetention.
+func (db *DB) SweepJobs(ctx context.Context) (int64, error) {
+	var n int64
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < ?`, db.Now().Add(-JobRetention).UnixMilli())
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return n, err
+}

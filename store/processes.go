@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// Process is a serving process registered in the database. Leases on
+// deliveries and jobs name their owner by its ID.
+type Process struct {
+	ID          string
+	Hostname    string
+	PID         int
+	Version     string
+	StartedAt   time.Time
+	HeartbeatAt time.Time
+}
+
+// RegisterProcess records a serving process.
+func (db *DB) RegisterProcess(ctx context.Context, p Process) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO processes(id, hostname, pid, version, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			p.ID, p.Hostname, p.PID, p.Version, p.StartedAt.UnixMilli(), p.HeartbeatAt.UnixMilli())
+		return err
+	})
+}
+
+// Heartbeat records that process id is alive. It reports false when the
+// row is gone (another process judged this one dead and reclaimed its
+// leases): the caller registers again.
+func (db *DB) Heartbeat(ctx context.Context, id string, now time.Time) (bool, error) {
+	var n int64
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE processes SET heartbeat_at = ? WHERE id = ?`, now.UnixMilli(), id)
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return n == 1, err
+}
+
+// UnregisterProcess removes a process that is stopping. Its leases must
+// have been released first.
+func (db *DB) UnregisterProcess(ctx context.Context, id string) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = ?`, id)
+		return err
+	})
+}
+
+// Processes lists the registered processes, oldest first.
+func (db *DB) Processes(ctx context.Context) ([]Process, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, hostname, pid, version, started_at, heartbeat_at FROM processes ORDER BY started_at`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Process
+	for rows.Next() {
+		var p Process
+		var started, beat int64
+		if err := rows.Scan(&p.ID, &p.Hostname, &p.PID, &p.Version, &started, &beat); err != nil {
+			return nil, err
+		}
+		p.StartedAt, p.HeartbeatAt = time.UnixMilli(started).UTC(), time.UnixMilli(beat).UTC()
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// ForgetProcessesExcept removes every process row but id's. On SQLite only
+// one server runs on a file (it holds the file's serve lock), so every other
+// row is a process that died without unregistering.
+func (db *DB) ForgetProcessesExcept(ctx context.Context, id string) (int64, error) {
+	var n int64
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id != ?`, id)
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// Reclaimed counts the leases ReclaimLeases handed back.
+type Reclaimed struct{ Deliveries, Jobs int64 }
+
+// ReclaimLeases hands back to the queue, due at once, every delivery and
+// job leased by an owner that is gone: not registered, or registered with a
+// heartbeat older than staleBefore. Their rows are removed too, so a
+// process that was only slow finds its row gone at its next heartbeat and
+// registers again. Rows leased before owners were recorded count as gone.
+func (db *DB) ReclaimLeases(ctx context.Context, staleBefore, now time.Time) (Reclaimed, error) {
+	var res Reclaimed
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE heartbeat_at < ?`, staleBefore.UnixMilli()); err != nil {
+			return err
+		}
+		ms := now.UnixMilli()
+		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = ?1
+			WHERE state = 'leased' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
+		if err != nil {
+			return err
+		}
+		if res.Deliveries, err = r.RowsAffected(); err != nil {
+			return err
+		}
+		r, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = ?1
+			WHERE state = 'running' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
+		if err != nil {
+			return err
+		}
+		res.Jobs, err = r.RowsAffected()
+		return err
+	})
+	return res, err
+}
