@@ -66,7 +66,11 @@ func (c *cli) printQueued(res jobs.Result) {
 	if res.SkippedBlocked+res.SkippedUnavailable > 0 {
 		fmt.Fprintf(c.stdout, " (skipped: %d blocked, %d unavailable)", res.SkippedBlocked, res.SkippedUnavailable)
 	}
-	fmt.Fprintln(c.stdout, "; the server is sending them")
+	if res.Queued > 0 {
+		fmt.Fprintln(c.stdout, "; the server is sending them")
+	} else {
+		fmt.Fprintln(c.stdout, ": nobody to send it to yet")
+	}
 }
 
 // jobsList is `herald jobs`: the latest commands the server did or is to

@@ -67,20 +67,32 @@ func serveInProcess(t *testing.T, path string, extra ...string) *serving {
 			t.Errorf("serve exited %d: %s", code, s.errs.String())
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if m := servingLine.FindStringSubmatch(s.out.String()); m != nil {
-			s.Base, s.Addr = m[1], m[2]
-			return s
-		}
+	s.Base, s.Addr = waitServing(t, s.out, s.errs, func() bool {
 		select {
 		case code := <-done:
 			done <- code
-			t.Fatalf("serve exited %d: %s", code, s.errs.String())
+			return true
 		default:
+			return false
+		}
+	})
+	return s
+}
+
+// waitServing waits for serve's "serving BASE on ADDR" line on out and
+// returns BASE and ADDR; exited reports whether serve has stopped.
+func waitServing(t *testing.T, out, errs *syncBuffer, exited func() bool) (base, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m := servingLine.FindStringSubmatch(out.String()); m != nil {
+			return m[1], m[2]
+		}
+		if exited() {
+			t.Fatalf("serve exited: %s", errs.String())
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("serve never started: %s", s.errs.String())
+			t.Fatalf("serve never started: %s", errs.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -171,22 +183,15 @@ func startProcess(t *testing.T, bin string, args ...string) *process {
 			<-exited
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if m := servingLine.FindStringSubmatch(p.out.String()); m != nil {
-			p.Base, p.Addr = m[1], m[2]
-			return p
-		}
+	p.Base, p.Addr = waitServing(t, p.out, p.errs, func() bool {
 		select {
 		case <-exited:
-			t.Fatalf("herald %s exited: %s", strings.Join(args, " "), p.errs.String())
+			return true
 		default:
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("herald never started: %s", p.errs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	})
+	return p
 }
 
 // kill ends the process with SIGKILL and waits for it.
