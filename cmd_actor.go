@@ -21,7 +21,7 @@ var actorTypes = map[string]bool{"Person": true, "Service": true, "Application":
 
 func (c *cli) actor(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(c.stderr, "herald: actor needs a subcommand: add, list, token or delete")
+		fmt.Fprintln(c.stderr, "herald: actor needs a subcommand: add, list, edit, token or delete")
 		return exitUsage
 	}
 	switch args[0] {
@@ -31,13 +31,15 @@ func (c *cli) actor(ctx context.Context, args []string) int {
 		return c.actorList(ctx, args[1:])
 	case "token":
 		return c.actorToken(ctx, args[1:])
+	case "edit":
+		return c.actorEdit(ctx, args[1:])
 	case "delete":
 		return c.actorDelete(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.stdout, usage)
 		return exitOK
 	default:
-		fmt.Fprintf(c.stderr, "herald: unknown actor subcommand %q (want add, list, token or delete)\n", args[0])
+		fmt.Fprintf(c.stderr, "herald: unknown actor subcommand %q (want add, list, edit, token or delete)\n", args[0])
 		return exitUsage
 	}
 }

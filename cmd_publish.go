@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 
@@ -43,18 +44,50 @@ func (c *cli) post(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("post", flag.ContinueOnError)
 	as := fs.String("as", "", "the local actor that posts")
 	to := fs.String("to", "public", "audience: public, followers, or @user@host (a direct message)")
-	usage := `usage: herald post --as NAME [--to public|followers|@user@host] "TEXT"`
+	cw := fs.String("cw", "", "a content warning: shown instead of the text until opened")
+	replyTo := fs.String("reply-to", "", "the URL of the post this answers; its author is addressed")
+	lang := fs.String("lang", "", "the language of the text, e.g. en or pt-BR")
+	usage := `usage: herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] "TEXT"`
 	return c.withDB(ctx, fs, args, 1, usage, func(db *store.DB, pos []string) error {
 		if *to != "public" && *to != "followers" {
 			if err := checkTarget("--to", *to); err != nil {
 				return err
 			}
 		}
+		if *replyTo != "" && !strings.HasPrefix(*replyTo, "https://") && !strings.HasPrefix(*replyTo, "http://") {
+			return usageError{fmt.Sprintf("invalid --reply-to %q: want the URL of a post", *replyTo)}
+		}
+		if *lang != "" && !langTag.MatchString(*lang) {
+			return usageError{fmt.Sprintf("invalid --lang %q: want a language tag such as en or pt-BR", *lang)}
+		}
 		actor, err := asActor(ctx, db, *as)
 		if err != nil {
 			return err
 		}
-		return c.runJob(ctx, db, jobs.KindPost, actor, jobs.Args{Text: pos[0], To: *to}, c.printSent)
+		return c.runJob(ctx, db, jobs.KindPost, actor, jobs.Args{Text: pos[0], To: *to, CW: *cw, ReplyTo: *replyTo, Lang: *lang}, c.printSent)
+	})
+}
+
+// langTag is a BCP 47 language tag, loosely: a language and subtags.
+var langTag = regexp.MustCompile(`^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$`)
+
+// pin puts a post in the featured collection (or takes it out, unpin):
+// herald pin URL, herald unpin URL.
+func (c *cli) pin(ctx context.Context, kind string, args []string) int {
+	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
+	return c.withDB(ctx, fs, args, 1, "usage: herald "+kind+" OBJECT_URL", func(db *store.DB, pos []string) error {
+		o, err := db.ObjectByIRI(ctx, pos[0])
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no object %s on this server", pos[0])
+		}
+		if err != nil {
+			return err
+		}
+		actor, err := db.ActorByID(ctx, o.ActorID)
+		if err != nil {
+			return err
+		}
+		return c.runJob(ctx, db, kind, actor, jobs.Args{Object: o.IRI}, c.printSent)
 	})
 }
 

@@ -78,23 +78,32 @@ func TestPublishingCommandsAgreeWithTheServer(t *testing.T) {
 	createID := lineValue(post, "Create ")
 	objectID := lineValue(post, "object: ")
 	must("post", "--as", "alice", "--to", handle("bob"), "psst")
+	bobNote := remote.URL + "/notes/1"
+	remote.Serve("/notes/1", map[string]any{"@context": federation.ContextAS, "id": bobNote, "type": "Note", "attributedTo": bob.ID, "content": "hi"})
+	must("post", "--as", "alice", "--reply-to", bobNote, "--cw", "spoilers", "--lang", "en", "the butler did it")
+	must("pin", objectID)
+	must("actor", "edit", "alice", "--field", "Site=https://alice.example/", "--avatar", "https://img.example/a.png")
 	must("follow", "--as", "alice", handle("carol"))
 	must("unfollow", "--as", "alice", handle("carol"))
 	must("delete", objectID)
 	must("follows", "approve", "dora", bob.ID)
 	must("actor", "delete", "dora", "--yes")
 
-	want := map[string]int{"Accept": 2, "Create": 2, "Follow": 1, "Undo": 1, "Delete": 2}
-	got := waitReceived(t, remote, 8)
+	want := map[string]int{"Accept": 2, "Create": 3, "Follow": 1, "Undo": 1, "Delete": 2, "Add": 1, "Update": 1}
+	got := waitReceived(t, remote, 11)
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(dir, "herald.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	replies := 0
 	for _, rec := range got {
 		typ, _ := rec.Doc["type"].(string)
 		want[typ]--
+		if checkShape(t, rec.Doc, bobNote, bob.ID) {
+			replies++
+		}
 		id, _ := rec.Doc["id"].(string)
 		actor, _ := rec.Doc["actor"].(string)
 		name, ok := strings.CutPrefix(actor, base+"/users/")
@@ -118,6 +127,9 @@ func TestPublishingCommandsAgreeWithTheServer(t *testing.T) {
 			t.Errorf("%s %s: signature: %v", typ, id, err)
 		}
 	}
+	if replies != 1 {
+		t.Errorf("%d replies to %s arrived, want 1", replies, bobNote)
+	}
 	for typ, n := range want {
 		if n != 0 {
 			t.Errorf("%s: %d more or fewer than expected", typ, n)
@@ -125,6 +137,39 @@ func TestPublishingCommandsAgreeWithTheServer(t *testing.T) {
 	}
 	// The report agrees: delivered.
 	waitFor(t, func() bool { return strings.Contains(must("deliveries", createID), "delivered to 1 of 1 servers") })
+}
+
+// checkShape checks what the commands' flags put into what was sent: the
+// reply's threading, content warning, language and mention, the pin's
+// target and the profile's field.
+// It reports whether doc was the reply.
+func checkShape(t *testing.T, doc map[string]any, bobNote, bobID string) (reply bool) {
+	t.Helper()
+	obj, _ := doc["object"].(map[string]any)
+	switch doc["type"] {
+	case "Create":
+		if obj["inReplyTo"] != bobNote {
+			return false
+		}
+		reply = true
+		b, _ := json.Marshal(doc)
+		for _, want := range []string{`"summary":"spoilers"`, `"sensitive":true`, `"contentMap":{"en":"\u003cp\u003ethe butler did it\u003c/p\u003e"}`,
+			`{"href":"` + bobID + `","name":"@bob@`, `"cc":["` + doc["actor"].(string) + `/followers","` + bobID + `"]`} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("reply lacks %s: %s", want, b)
+			}
+		}
+	case "Add":
+		if doc["target"] != doc["actor"].(string)+"/collections/featured" {
+			t.Errorf("Add target %v", doc["target"])
+		}
+	case "Update":
+		b, _ := json.Marshal(obj)
+		if !strings.Contains(string(b), `"name":"Site"`) || !strings.Contains(string(b), "https://img.example/a.png") {
+			t.Errorf("Update of the actor: %s", b)
+		}
+	}
+	return reply
 }
 
 // lineValue returns what follows prefix on the line of out that starts

@@ -9,10 +9,12 @@
 //	herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]
 //	herald actor list
 //	herald actor token NAME
+//	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--avatar URL] [--header URL] [--memorial]
 //	herald actor delete NAME --yes
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
 //	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
-//	herald post --as NAME [--to public|followers|@user@host] TEXT | delete URL
+//	herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] TEXT | delete URL
+//	herald pin URL | unpin URL
 //	herald follow --as NAME @user@host | unfollow --as NAME @user@host | following --as NAME
 //	herald deliveries [--failed [--host H]] | deliveries ACTIVITY_URL | deliveries retry --host H | --id N | --all
 //	herald jobs
@@ -88,6 +90,7 @@ commands:
   actor add NAME        create a local actor and print its bearer token
   actor list            list local actors
   actor token NAME      issue a new bearer token (the old one stops working)
+  actor edit NAME       change the profile and send the Update (--name, --summary, --field, --avatar, ...)
   actor delete NAME --yes
                         delete an actor for good and tell every server that knows it
   block DOMAIN          block a domain in both directions (--reason TEXT)
@@ -97,8 +100,9 @@ commands:
   follows approve NAME FOLLOWER_ID
   follows reject NAME FOLLOWER_ID
                         answer a follow request (the Accept or Reject is queued)
-  post --as NAME TEXT   publish a Note (--to public|followers|@user@host)
+  post --as NAME TEXT   publish a Note (--to public|followers|@user@host, --cw, --reply-to, --lang)
   delete URL            delete a published object (a Delete goes where it went)
+  pin URL | unpin URL   put a post in the actor's featured collection, or take it out
   follow --as NAME @user@host
   unfollow --as NAME @user@host
                         follow or stop following a remote actor
@@ -150,6 +154,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.post(ctx, args[1:])
 	case "delete":
 		return env.deleteObject(ctx, args[1:])
+	case "pin", "unpin":
+		return env.pin(ctx, args[0], args[1:])
 	case "follow":
 		return env.follow(ctx, args[1:])
 	case "unfollow":

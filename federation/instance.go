@@ -52,6 +52,10 @@ func (i Instance) FollowersSyncURL(name string) string {
 	return i.ActorID(name) + "/followers_synchronization"
 }
 
+// FeaturedURL is a local actor's featured collection: its pinned posts, at
+// Mastodon's path.
+func (i Instance) FeaturedURL(name string) string { return i.ActorID(name) + "/collections/featured" }
+
 // FollowingURL is a local actor's following collection.
 func (i Instance) FollowingURL(name string) string { return i.ActorID(name) + "/following" }
 

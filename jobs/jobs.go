@@ -28,13 +28,19 @@ const (
 	KindApprove     = "approve"
 	KindReject      = "reject"
 	KindDeleteActor = "actor-delete"
+	KindUpdateActor = "actor-update"
+	KindPin         = "pin"
+	KindUnpin       = "unpin"
 )
 
 // Args are a command's arguments; which fields apply depends on the kind.
 type Args struct {
 	Text     string `json:"text,omitempty"`     // post: the text
 	To       string `json:"to,omitempty"`       // post: public, followers, @user@host or an actor URL
-	Object   string `json:"object,omitempty"`   // delete: the object's URL
+	CW       string `json:"cw,omitempty"`       // post: a content warning (summary, sensitive)
+	ReplyTo  string `json:"reply_to,omitempty"` // post: the object it answers (inReplyTo)
+	Lang     string `json:"lang,omitempty"`     // post: the language of the text (contentMap)
+	Object   string `json:"object,omitempty"`   // delete, pin, unpin: the object's URL
 	Target   string `json:"target,omitempty"`   // follow, unfollow: @user@host or an actor URL
 	Follower string `json:"follower,omitempty"` // approve, reject: the follower's actor id
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"sync"
 	"time"
 
@@ -143,6 +144,14 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 		}
 		_, err = r.Publisher.Publish(ctx, actor, note, finish)
 		return err
+	case KindPin, KindUnpin:
+		typ := map[string]string{KindPin: "Add", KindUnpin: "Remove"}[j.Kind]
+		_, err := r.Publisher.Publish(ctx, actor, map[string]any{"type": typ, "object": args.Object,
+			"target": r.Publisher.Instance.FeaturedURL(actor.Name)}, finish)
+		return err
+	case KindUpdateActor:
+		_, err := r.Publisher.UpdateActor(ctx, actor, finish)
+		return err
 	case KindDelete:
 		o, err := r.DB.ObjectByIRI(ctx, args.Object)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && o.ActorID != actor.ID) {
@@ -192,21 +201,81 @@ func (r *Runner) resolve(ctx context.Context, target string) (string, error) {
 // note builds the Note a post job publishes.
 func (r *Runner) note(ctx context.Context, actor *store.Actor, args Args) (map[string]any, error) {
 	inst := r.Publisher.Instance
-	note := map[string]any{"type": "Note", "content": federation.SummaryHTML(args.Text)}
+	content := federation.SummaryHTML(args.Text)
+	note := map[string]any{"type": "Note", "content": content}
+	var to, cc []string
 	switch args.To {
 	case "", "public":
-		note["to"] = []string{federation.Public}
-		note["cc"] = []string{inst.FollowersURL(actor.Name)}
+		to, cc = []string{federation.Public}, []string{inst.FollowersURL(actor.Name)}
 	case "followers":
-		note["to"] = []string{inst.FollowersURL(actor.Name)}
+		to = []string{inst.FollowersURL(actor.Name)}
 	default:
 		id, err := r.resolve(ctx, args.To)
 		if err != nil {
 			return nil, err
 		}
-		note["to"] = []string{id}
+		to = []string{id}
+	}
+	if args.CW != "" {
+		note["summary"], note["sensitive"] = args.CW, true
+	}
+	if args.Lang != "" {
+		note["contentMap"] = map[string]string{args.Lang: content}
+	}
+	if args.ReplyTo != "" {
+		author, mention, err := r.replyTarget(ctx, args.ReplyTo)
+		if err != nil {
+			return nil, err
+		}
+		note["inReplyTo"] = args.ReplyTo
+		if author != inst.ActorID(actor.Name) {
+			// The author is told, as Mastodon's reply mentions them.
+			if args.To == "" || args.To == "public" || args.To == "followers" {
+				cc = append(cc, author)
+			}
+			note["tag"] = []any{map[string]any{"type": "Mention", "href": author, "name": mention}}
+		}
+	}
+	note["to"] = to
+	if len(cc) > 0 {
+		note["cc"] = cc
 	}
 	return note, nil
+}
+
+// replyTarget finds who wrote the object a post answers: a local object's
+// actor, or the attributedTo of what the object's origin serves (fetched
+// with the server's signed GET). mention is @user@host.
+func (r *Runner) replyTarget(ctx context.Context, iri string) (author, mention string, err error) {
+	inst := r.Publisher.Instance
+	if o, err := r.DB.ObjectByIRI(ctx, iri); err == nil {
+		a, err := r.DB.ActorByID(ctx, o.ActorID)
+		if err != nil {
+			return "", "", err
+		}
+		return inst.ActorID(a.Name), "@" + a.Name + "@" + inst.Domain, nil
+	}
+	doc, _, err := r.Publisher.Fetcher.Get(ctx, iri)
+	if err != nil {
+		return "", "", fmt.Errorf("could not fetch %s to reply to: %w", iri, err)
+	}
+	author = federation.IDOf(doc["attributedTo"])
+	if author == "" || !sameHost(author, iri) || federation.IDOf(doc["id"]) != iri {
+		return "", "", fmt.Errorf("%s is not an object with an author on its own server", iri)
+	}
+	a, err := r.Publisher.Fetcher.Actor(ctx, author)
+	if err != nil {
+		return "", "", fmt.Errorf("the author of %s: %w", iri, err)
+	}
+	u, _ := url.Parse(author)
+	return a.ID, "@" + a.PreferredUsername + "@" + u.Host, nil
+}
+
+// sameHost reports whether two URLs are on one host.
+func sameHost(a, b string) bool {
+	ha, err1 := store.HostOf(a)
+	hb, err2 := store.HostOf(b)
+	return err1 == nil && err2 == nil && ha == hb
 }
 
 // unfollow undoes the actor's Follow of the target.

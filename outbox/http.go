@@ -254,3 +254,38 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	h.Logger.Error("outbox failed", "path", r.URL.Path, "err", err)
 	api.Error(w, http.StatusInternalServerError, "internal error")
 }
+
+// Featured serves GET /users/{name}/collections/featured: the actor's
+// pinned objects, embedded, the latest pinned first, as Mastodon serves
+// its featured collection.
+func (h *Handler) Featured(w http.ResponseWriter, r *http.Request) {
+	if h.actorGone(w, r) {
+		return
+	}
+	actor, ok := h.pathActor(w, r)
+	if !ok {
+		return
+	}
+	pinned, err := h.DB.PinnedObjects(r.Context(), actor.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	items := []any{}
+	for _, o := range pinned {
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(o.Body), &doc); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		delete(doc, "@context")
+		items = append(items, doc)
+	}
+	api.Activity(w, map[string]any{
+		"@context":     federation.ContextAS,
+		"id":           h.Instance.FeaturedURL(actor.Name),
+		"type":         "OrderedCollection",
+		"totalItems":   len(items),
+		"orderedItems": items,
+	})
+}

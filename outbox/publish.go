@@ -62,7 +62,7 @@ var objectTypes = map[string]bool{
 // activityTypes are the activities a client may post.
 var activityTypes = map[string]bool{
 	"Create": true, "Update": true, "Delete": true, "Announce": true, "Like": true,
-	"Follow": true, "Undo": true, "Block": true,
+	"Follow": true, "Undo": true, "Block": true, "Add": true, "Remove": true,
 }
 
 // plan is a publication worked out before its transaction: the activity to
@@ -111,7 +111,7 @@ func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[str
 		doc = map[string]any{"type": "Create", "object": doc}
 		typ = "Create"
 	case !activityTypes[typ]:
-		return nil, inputErr("unsupported type %q: post an object (Note, Article, ...) or one of Create, Update, Delete, Announce, Like, Follow, Undo, Block", typ)
+		return nil, inputErr("unsupported type %q: post an object (Note, Article, ...) or one of Create, Update, Delete, Announce, Like, Follow, Undo, Block, Add, Remove", typ)
 	}
 	if id := federation.IDOf(doc["id"]); id != "" && !p.ours(id) {
 		return nil, inputErr("the activity's id %q is not on this server; leave ids out and Herald assigns them", id)
@@ -142,6 +142,8 @@ func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[str
 		err = p.planActorTarget(ctx, pl, doc, now)
 	case "Undo":
 		err = p.planUndo(ctx, pl, doc)
+	case "Add", "Remove":
+		err = p.planPin(ctx, pl, doc, now)
 	}
 	if err != nil {
 		return nil, err

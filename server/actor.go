@@ -1,12 +1,16 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"herald/federation"
+	"herald/outbox"
 	"herald/store"
 )
 
@@ -32,7 +36,7 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if federation.WantsActivityJSON(r) {
-		writeActivityJSON(w, http.StatusOK, localActorDocument(inst, a))
+		writeActivityJSON(w, http.StatusOK, outbox.ActorDocument(inst, a))
 		return
 	}
 	followers, following, err := s.db.ActorCounts(r.Context(), a.ID)
@@ -43,6 +47,11 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 	display := a.DisplayName
 	if display == "" {
 		display = a.Name
+	}
+	posts, err := s.profilePosts(r.Context(), a)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Vary", "Accept")
@@ -57,12 +66,54 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 		"Following":      following,
 		"Since":          a.CreatedAt.Format("2 January 2006"),
 		"ID":             inst.ActorID(a.Name),
+		"Fields":         a.Fields,
+		"Avatar":         a.AvatarURL,
+		"Memorial":       a.Memorial,
+		"Posts":          posts,
 	})
+}
+
+// profilePost is a public post as the profile page lists it.
+type profilePost struct {
+	URL, Published, Summary string
+	Paragraphs              []string
+	Pinned                  bool
+}
+
+// profilePosts are the actor's pinned posts, then its newest public ones,
+// as plain text.
+func (s *Server) profilePosts(ctx context.Context, a *store.Actor) ([]profilePost, error) {
+	pinned, err := s.db.PinnedObjects(ctx, a.ID)
+	if err != nil {
+		return nil, err
+	}
+	recent, err := s.db.PublicObjects(ctx, a.ID, 20)
+	if err != nil {
+		return nil, err
+	}
+	var out []profilePost
+	seen := map[int64]bool{}
+	for _, o := range append(pinned, recent...) {
+		if seen[o.ID] {
+			continue
+		}
+		seen[o.ID] = true
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(o.Body), &doc); err != nil {
+			return nil, err
+		}
+		out = append(out, profilePost{
+			URL: o.IRI, Published: o.CreatedAt.Format("2 January 2006 15:04"), Pinned: o.Pinned,
+			Summary:    strings.Join(plainParagraphs(federation.FirstString(doc["summary"])), " "),
+			Paragraphs: plainParagraphs(federation.FirstString(doc["content"])),
+		})
+	}
+	return out, nil
 }
 
 // instanceActor serves /actor, the Application that signs Herald's fetches.
 func (s *Server) instanceActor(w http.ResponseWriter, r *http.Request) {
-	doc := instanceActorDocument(s.inst, s.node.InstanceKey.PublicKeyPEM, s.node.InstanceKey.CreatedAt)
+	doc := outbox.InstanceActorDocument(s.inst, s.node.InstanceKey.PublicKeyPEM, s.node.InstanceKey.CreatedAt)
 	if !federation.WantsActivityJSON(r) && acceptsHTML(r.Header.Get("Accept")) {
 		http.Redirect(w, r, "/status", http.StatusFound)
 		return

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -25,25 +26,86 @@ type Actor struct {
 	// Deleted is set once the operator deleted the actor: its documents
 	// answer 410, its token is revoked, and its name stays taken.
 	Deleted bool
+	Profile
+}
+
+// Profile is what an actor shows besides its name and summary, as Mastodon
+// profiles do.
+type Profile struct {
+	Fields    []ProfileField
+	AvatarURL string // "" for none
+	HeaderURL string
+	Memorial  bool // the account is kept in memory of someone
+}
+
+// ProfileField is one name/value pair of a profile (Mastodon's
+// PropertyValue); the value is plain text.
+type ProfileField struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // ErrExists is returned when creating something that already exists.
 var ErrExists = errors.New("already exists")
 
-const actorColumns = `id, name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, created_at, deleted_at IS NOT NULL`
+const actorColumns = `id, name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, created_at, deleted_at IS NOT NULL,
+	fields, avatar_url, header_url, memorial`
+
+// actorScan scans actorColumns (and then extra) into an Actor.
+type actorScan struct {
+	a       Actor
+	created int64
+	fields  string
+}
+
+func (s *actorScan) dest(extra ...any) []any {
+	a := &s.a
+	return append([]any{&a.ID, &a.Name, &a.Type, &a.DisplayName, &a.Summary, &a.ManualApproval, &a.PrivateKeyPEM, &a.PublicKeyPEM,
+		&s.created, &a.Deleted, &s.fields, &a.AvatarURL, &a.HeaderURL, &a.Memorial}, extra...)
+}
+
+func (s *actorScan) actor() (*Actor, error) {
+	s.a.CreatedAt = time.Unix(s.created, 0).UTC()
+	if err := json.Unmarshal([]byte(s.fields), &s.a.Fields); err != nil {
+		return nil, fmt.Errorf("actor %s: fields: %w", s.a.Name, err)
+	}
+	return &s.a, nil
+}
 
 func scanActor(row interface{ Scan(...any) error }) (*Actor, error) {
-	var a Actor
-	var created int64
-	err := row.Scan(&a.ID, &a.Name, &a.Type, &a.DisplayName, &a.Summary, &a.ManualApproval, &a.PrivateKeyPEM, &a.PublicKeyPEM, &created, &a.Deleted)
+	var s actorScan
+	err := row.Scan(s.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	a.CreatedAt = time.Unix(created, 0).UTC()
-	return &a, nil
+	return s.actor()
+}
+
+// SetActorProfile replaces what an actor shows: display name, summary,
+// profile and whether it approves followers by hand.
+func (db *DB) SetActorProfile(ctx context.Context, a *Actor) error {
+	fields, err := json.Marshal(a.Fields)
+	if err != nil {
+		return err
+	}
+	if a.Fields == nil {
+		fields = []byte("[]")
+	}
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE actors SET display_name = ?, summary = ?, manual_approval = ?, fields = ?, avatar_url = ?, header_url = ?, memorial = ?
+			WHERE id = ? AND deleted_at IS NULL`,
+			a.DisplayName, a.Summary, a.ManualApproval, string(fields), a.AvatarURL, a.HeaderURL, a.Memorial, a.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 }
 
 // HashToken is how bearer tokens are stored and looked up: hex SHA-256. A
@@ -128,11 +190,15 @@ func (db *DB) ListActors(ctx context.Context) ([]ActorSummary, error) {
 	var out []ActorSummary
 	for rows.Next() {
 		var s ActorSummary
-		var created int64
-		if err := rows.Scan(&s.ID, &s.Name, &s.Type, &s.DisplayName, &s.Summary, &s.ManualApproval, &s.PrivateKeyPEM, &s.PublicKeyPEM, &created, &s.Deleted, &s.Followers, &s.Following); err != nil {
+		var sc actorScan
+		if err := rows.Scan(sc.dest(&s.Followers, &s.Following)...); err != nil {
 			return nil, err
 		}
-		s.CreatedAt = time.Unix(created, 0).UTC()
+		a, err := sc.actor()
+		if err != nil {
+			return nil, err
+		}
+		s.Actor = *a
 		out = append(out, s)
 	}
 	return out, rows.Err()

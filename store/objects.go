@@ -17,6 +17,7 @@ type Object struct {
 	Public    bool
 	CreatedAt time.Time
 	Deleted   bool
+	Pinned    bool // in the actor's featured collection
 }
 
 // InsertObject stores a new object.
@@ -46,7 +47,7 @@ func UpdateObject(ctx context.Context, tx *sql.Tx, iri, body string, public bool
 // TombstoneObject marks an object deleted and replaces its body with the
 // Tombstone served from then on.
 func TombstoneObject(ctx context.Context, tx *sql.Tx, iri, tombstone string, now time.Time) error {
-	r, err := tx.ExecContext(ctx, `UPDATE objects SET body = ?, deleted_at = ? WHERE iri = ? AND deleted_at IS NULL`, tombstone, now.Unix(), iri)
+	r, err := tx.ExecContext(ctx, `UPDATE objects SET body = ?, deleted_at = ?, pinned_at = NULL WHERE iri = ? AND deleted_at IS NULL`, tombstone, now.Unix(), iri)
 	if err != nil {
 		return err
 	}
@@ -56,12 +57,12 @@ func TombstoneObject(ctx context.Context, tx *sql.Tx, iri, tombstone string, now
 	return nil
 }
 
-const objectColumns = `id, iri, actor_id, type, body, public, created_at, deleted_at IS NOT NULL`
+const objectColumns = `id, iri, actor_id, type, body, public, created_at, deleted_at IS NOT NULL, pinned_at IS NOT NULL`
 
 func scanObject(row interface{ Scan(...any) error }) (*Object, error) {
 	var o Object
 	var created int64
-	err := row.Scan(&o.ID, &o.IRI, &o.ActorID, &o.Type, &o.Body, &o.Public, &created, &o.Deleted)
+	err := row.Scan(&o.ID, &o.IRI, &o.ActorID, &o.Type, &o.Body, &o.Public, &created, &o.Deleted, &o.Pinned)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -77,4 +78,43 @@ func (db *DB) ObjectByIRI(ctx context.Context, iri string) (*Object, error) {
 // ObjectTx returns a local object inside a transaction.
 func ObjectTx(ctx context.Context, tx *sql.Tx, iri string) (*Object, error) {
 	return scanObject(tx.QueryRowContext(ctx, `SELECT `+objectColumns+` FROM objects WHERE iri = ?`, iri))
+}
+
+// SetPinned puts an object in its actor's featured collection (pinned) or
+// takes it out.
+func SetPinned(ctx context.Context, tx *sql.Tx, objectID int64, pinned bool, now time.Time) error {
+	var at any
+	if pinned {
+		at = now.Unix()
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE objects SET pinned_at = ? WHERE id = ?`, at, objectID)
+	return err
+}
+
+// PinnedObjects lists an actor's pinned objects, the latest pinned first.
+func (db *DB) PinnedObjects(ctx context.Context, actorID int64) ([]Object, error) {
+	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = ? AND pinned_at IS NOT NULL ORDER BY pinned_at DESC, id DESC`, actorID)
+}
+
+// PublicObjects lists an actor's newest public objects that are not
+// deleted, at most limit.
+func (db *DB) PublicObjects(ctx context.Context, actorID int64, limit int) ([]Object, error) {
+	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = ? AND public = 1 AND deleted_at IS NULL ORDER BY id DESC LIMIT ?`, actorID, limit)
+}
+
+func (db *DB) objects(ctx context.Context, query string, args ...any) ([]Object, error) {
+	rows, err := db.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Object
+	for rows.Next() {
+		o, err := scanObject(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *o)
+	}
+	return out, rows.Err()
 }

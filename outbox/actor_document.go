@@ -1,7 +1,11 @@
-package server
+package outbox
 
 import (
 	"html"
+	"mime"
+	"net/url"
+	"path"
+	"strings"
 	"time"
 
 	"herald/federation"
@@ -18,19 +22,25 @@ var actorContext = []any{
 		"manuallyApprovesFollowers": "as:manuallyApprovesFollowers",
 		"toot":                      "http://joinmastodon.org/ns#",
 		"discoverable":              "toot:discoverable",
+		"featured":                  map[string]any{"@id": "toot:featured", "@type": "@id"},
+		"memorial":                  "toot:memorial",
+		"schema":                    "http://schema.org#",
+		"PropertyValue":             "schema:PropertyValue",
+		"value":                     "schema:value",
 	},
 }
 
-// localActorDocument is the ActivityStreams document of a local actor, in
-// the shape Mastodon serves and expects (mastodon-protocol.md 5.3, 5.4).
-// It contains the public key only.
-func localActorDocument(inst federation.Instance, a *store.Actor) map[string]any {
+// ActorDocument is the ActivityStreams document of a local actor, in the
+// shape Mastodon serves and expects (mastodon-protocol.md 5.3, 5.4; the
+// profile fields as app/serializers/activitypub/actor_serializer.rb writes
+// them). It contains the public key only.
+func ActorDocument(inst federation.Instance, a *store.Actor) map[string]any {
 	id := inst.ActorID(a.Name)
 	name := a.DisplayName
 	if name == "" {
 		name = a.Name
 	}
-	return map[string]any{
+	doc := map[string]any{
 		"@context":                  actorContext,
 		"id":                        id,
 		"type":                      a.Type,
@@ -51,13 +61,58 @@ func localActorDocument(inst federation.Instance, a *store.Actor) map[string]any
 			"owner":        id,
 			"publicKeyPem": a.PublicKeyPEM,
 		},
+		"featured":   inst.FeaturedURL(a.Name),
+		"attachment": profileFields(a.Fields),
 	}
+	if a.AvatarURL != "" {
+		doc["icon"] = imageRef(a.AvatarURL)
+	}
+	if a.HeaderURL != "" {
+		doc["image"] = imageRef(a.HeaderURL)
+	}
+	if a.Memorial {
+		doc["memorial"] = true
+	}
+	return doc
 }
 
-// instanceActorDocument is the document of the instance actor at /actor: an
+// profileFields are the fields as Mastodon's PropertyValues: the value is
+// HTML, a lone http(s) URL linked with rel="me" (which lets a site that
+// links back verify the field).
+func profileFields(fields []store.ProfileField) []any {
+	out := []any{}
+	for _, f := range fields {
+		out = append(out, map[string]any{"type": "PropertyValue", "name": f.Name, "value": FieldHTML(f.Value)})
+	}
+	return out
+}
+
+// FieldHTML is a profile field's value as HTML: escaped text, or a link
+// when the value is one http(s) URL.
+func FieldHTML(v string) string {
+	if u, err := url.Parse(v); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && !strings.ContainsAny(v, " \t\n") {
+		shown := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(v, "https://"), "http://"), "/")
+		return `<a href="` + html.EscapeString(v) + `" target="_blank" rel="nofollow noopener me" translate="no">` + html.EscapeString(shown) + `</a>`
+	}
+	return html.EscapeString(v)
+}
+
+// imageRef is an avatar or header image as an actor names it, with the
+// media type its file name implies (Mastodon reads it to pick a decoder).
+func imageRef(u string) map[string]any {
+	img := map[string]any{"type": "Image", "url": u}
+	if p, err := url.Parse(u); err == nil {
+		if t := mime.TypeByExtension(strings.ToLower(path.Ext(p.Path))); strings.HasPrefix(t, "image/") {
+			img["mediaType"] = t
+		}
+	}
+	return img
+}
+
+// InstanceActorDocument is the document of the instance actor at /actor: an
 // Application whose key signs Herald's own fetches. Its preferredUsername
 // is the host name, as Mastodon's is.
-func instanceActorDocument(inst federation.Instance, publicKeyPEM string, created time.Time) map[string]any {
+func InstanceActorDocument(inst federation.Instance, publicKeyPEM string, created time.Time) map[string]any {
 	id := inst.InstanceActorID()
 	return map[string]any{
 		"@context":                  actorContext,

@@ -1,0 +1,95 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"herald/federation"
+	"herald/outbox/delivery"
+	"herald/store"
+)
+
+// MaxPinned is how many objects an actor may pin, Mastodon's limit
+// (app/validators/status_pin_validator.rb).
+const MaxPinned = 5
+
+// planPin publishes an Add (pin) or a Remove (unpin) of one of the actor's
+// own public objects to or from its featured collection, the only
+// collection Herald lets a client change. Like Mastodon's, it goes to the
+// followers; the collection itself is served at Instance.FeaturedURL.
+func (p *Publisher) planPin(ctx context.Context, pl *plan, doc map[string]any, now time.Time) error {
+	featured := p.Instance.FeaturedURL(pl.actor.Name)
+	if federation.IDOf(doc["target"]) != featured {
+		return inputErr("%s is supported with the target %s only (pinned posts)", pl.typ, featured)
+	}
+	o, err := p.ownObject(ctx, pl, federation.IDOf(doc["object"]))
+	if err != nil {
+		return err
+	}
+	pin := pl.typ == "Add"
+	switch {
+	case pin && !o.Public:
+		return inputErr("only a public object can be pinned")
+	case pin && o.Pinned:
+		return inputErr("%s is pinned already", o.IRI)
+	case !pin && !o.Pinned:
+		return inputErr("%s is not pinned", o.IRI)
+	}
+	if pin {
+		pinned, err := p.DB.PinnedObjects(ctx, pl.actor.ID)
+		if err != nil {
+			return err
+		}
+		if len(pinned) >= MaxPinned {
+			return inputErr("%s has %d pinned objects already, the most there can be: unpin one first", pl.actor.Name, MaxPinned)
+		}
+	}
+	addr := p.publicDefault(pl.actor)
+	addr.set(pl.activity)
+	if err := p.resolveAudience(ctx, pl, addr); err != nil {
+		return err
+	}
+	pl.objIRI = o.IRI
+	pl.activity["object"] = o.IRI
+	pl.activity["target"] = featured
+	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
+		return store.SetPinned(ctx, tx, o.ID, pin, now)
+	}
+	return nil
+}
+
+// UpdateActor sends an Update of the actor's current document (after its
+// profile changed) to its followers, public as Mastodon's is.
+// opts.InTx runs in the same transaction.
+func (p *Publisher) UpdateActor(ctx context.Context, actor *store.Actor, opts Options) (*Result, error) {
+	now := p.Now().UTC()
+	res := &Result{}
+	id := p.Instance.ActorID(actor.Name)
+	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
+		doc := ActorDocument(p.Instance, actor)
+		delete(doc, "@context")
+		iri, q, err := p.Queue(ctx, tx, Outbound{
+			Actor: actor,
+			Activity: map[string]any{"type": "Update", "object": doc, "to": []string{federation.Public},
+				"cc": []string{p.Instance.FollowersURL(actor.Name)}, "published": now.Format(time.RFC3339)},
+			Audience: delivery.Audience{FollowersOf: actor.ID}, ObjectIRI: id, Public: true,
+		}, now)
+		if err != nil {
+			return err
+		}
+		res.Queued = q
+		if res.Activity, err = store.ActivityTx(ctx, tx, iri); err != nil {
+			return err
+		}
+		if opts.InTx != nil {
+			return opts.InTx(ctx, tx, res)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Runner.Wake()
+	return res, nil
+}
