@@ -9,6 +9,9 @@ require (
 	github.com/piprate/json-gold v0.9.1
 	github.com/prometheus/client_golang v1.25.0
 	github.com/superseriousbusiness/httpsig v1.2.0-SSB
+	golang.org/x/image v0.48.0
+	golang.org/x/net v0.62.0
+	golang.org/x/text v0.44.0
 	modernc.org/sqlite v1.62.0
 )
 
