@@ -148,6 +148,12 @@ func checkShape(t *testing.T, doc map[string]any, bobNote, bobID string) (reply 
 	obj, _ := doc["object"].(map[string]any)
 	switch doc["type"] {
 	case "Create":
+		if to := fmt.Sprint(doc["to"]); to == "["+bobID+"]" {
+			// The direct message mentions its recipient.
+			if b, _ := json.Marshal(obj); !strings.Contains(string(b), `"type":"Mention"`) || !strings.Contains(string(b), `h-card`) {
+				t.Errorf("direct message without a mention: %s", b)
+			}
+		}
 		if obj["inReplyTo"] != bobNote {
 			return false
 		}

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,9 @@ func (i Instance) FollowersURL(name string) string { return i.ActorID(name) + "/
 func (i Instance) FollowersSyncURL(name string) string {
 	return i.ActorID(name) + "/followers_synchronization"
 }
+
+// TagURL is the page of a hashtag, by its normalized name.
+func (i Instance) TagURL(name string) string { return i.Base() + "/tags/" + url.PathEscape(name) }
 
 // FeaturedURL is a local actor's featured collection: its pinned posts, at
 // Mastodon's path.

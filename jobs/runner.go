@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
+	"strings"
 	"sync"
 	"time"
 
 	"herald/federation"
 	"herald/outbox"
+	"herald/outbox/compose"
 	"herald/store"
 )
 
@@ -198,84 +199,41 @@ func (r *Runner) resolve(ctx context.Context, target string) (string, error) {
 	return id, nil
 }
 
-// note builds the Note a post job publishes.
+// note builds the Note a post job publishes: the text composed as
+// Mastodon does (mentions, hashtags and links), addressed to the public,
+// the followers or one account; the publisher adds the mentioned accounts
+// and the author of what it answers.
 func (r *Runner) note(ctx context.Context, actor *store.Actor, args Args) (map[string]any, error) {
 	inst := r.Publisher.Instance
-	content := federation.SummaryHTML(args.Text)
-	note := map[string]any{"type": "Note", "content": content}
-	var to, cc []string
+	text := args.Text
+	note := map[string]any{"type": "Note"}
 	switch args.To {
 	case "", "public":
-		to, cc = []string{federation.Public}, []string{inst.FollowersURL(actor.Name)}
+		note["to"], note["cc"] = []string{federation.Public}, []string{inst.FollowersURL(actor.Name)}
 	case "followers":
-		to = []string{inst.FollowersURL(actor.Name)}
+		note["to"] = []string{inst.FollowersURL(actor.Name)}
 	default:
 		id, err := r.resolve(ctx, args.To)
 		if err != nil {
 			return nil, err
 		}
-		to = []string{id}
-	}
-	if args.CW != "" {
-		note["summary"], note["sensitive"] = args.CW, true
-	}
-	if args.Lang != "" {
-		note["contentMap"] = map[string]string{args.Lang: content}
-	}
-	if args.ReplyTo != "" {
-		author, mention, err := r.replyTarget(ctx, args.ReplyTo)
-		if err != nil {
-			return nil, err
-		}
-		note["inReplyTo"] = args.ReplyTo
-		if author != inst.ActorID(actor.Name) {
-			// The author is told, as Mastodon's reply mentions them.
-			if args.To == "" || args.To == "public" || args.To == "followers" {
-				cc = append(cc, author)
-			}
-			note["tag"] = []any{map[string]any{"type": "Mention", "href": author, "name": mention}}
+		note["to"] = []string{id}
+		// A direct message mentions its recipient, or Mastodon-family
+		// servers file it nowhere.
+		if h := strings.TrimPrefix(args.To, "@"); !strings.HasPrefix(args.To, "http") && !strings.Contains(text, "@"+h) {
+			text = "@" + h + " " + text
 		}
 	}
-	note["to"] = to
-	if len(cc) > 0 {
-		note["cc"] = cc
+	res, err := r.Publisher.Compose(ctx, compose.Draft{Text: text, Summary: args.CW, InReplyTo: args.ReplyTo, Language: args.Lang})
+	if err != nil {
+		return nil, err
 	}
+	if len(res.Unresolved) > 0 {
+		u := res.Unresolved[0]
+		return nil, fmt.Errorf("could not find @%s: %v", u.Handle, u.Err)
+	}
+	res.Apply(note)
 	return note, nil
-}
-
-// replyTarget finds who wrote the object a post answers: a local object's
-// actor, or the attributedTo of what the object's origin serves (fetched
-// with the server's signed GET). mention is @user@host.
-func (r *Runner) replyTarget(ctx context.Context, iri string) (author, mention string, err error) {
-	inst := r.Publisher.Instance
-	if o, err := r.DB.ObjectByIRI(ctx, iri); err == nil {
-		a, err := r.DB.ActorByID(ctx, o.ActorID)
-		if err != nil {
-			return "", "", err
-		}
-		return inst.ActorID(a.Name), "@" + a.Name + "@" + inst.Domain, nil
-	}
-	doc, _, err := r.Publisher.Fetcher.Get(ctx, iri)
-	if err != nil {
-		return "", "", fmt.Errorf("could not fetch %s to reply to: %w", iri, err)
-	}
-	author = federation.IDOf(doc["attributedTo"])
-	if author == "" || !sameHost(author, iri) || federation.IDOf(doc["id"]) != iri {
-		return "", "", fmt.Errorf("%s is not an object with an author on its own server", iri)
-	}
-	a, err := r.Publisher.Fetcher.Actor(ctx, author)
-	if err != nil {
-		return "", "", fmt.Errorf("the author of %s: %w", iri, err)
-	}
-	u, _ := url.Parse(author)
-	return a.ID, "@" + a.PreferredUsername + "@" + u.Host, nil
-}
-
-// sameHost reports whether two URLs are on one host.
-func sameHost(a, b string) bool {
-	ha, err1 := store.HostOf(a)
-	hb, err2 := store.HostOf(b)
-	return err1 == nil && err2 == nil && ha == hb
 }
 
 // unfollow undoes the actor's Follow of the target.

@@ -119,7 +119,7 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 	}
 	n.Runner = delivery.New(dcfg)
 	n.Syncer.Wake = n.Runner.Wake
-	n.Publisher = &outbox.Publisher{DB: db, Instance: cfg.Instance, Fetcher: n.Fetcher, Runner: n.Runner, Now: cfg.Now}
+	n.Publisher = &outbox.Publisher{DB: db, Instance: cfg.Instance, Fetcher: n.Fetcher, Runner: n.Runner, Now: cfg.Now, Lookup: n.lookup}
 	n.Syncer.Publisher = n.Publisher
 	n.Jobs = &jobs.Runner{DB: db, Publisher: n.Publisher, Resolve: n.resolve, Logger: cfg.Logger, Now: cfg.Now, Owner: n.ProcessID}
 	return n, nil
@@ -154,7 +154,13 @@ func (n *Node) resolve(ctx context.Context, target string) (string, error) {
 	if strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "http://") {
 		return target, nil
 	}
-	return webfinger.Lookup(ctx, n.Client, target, n.Instance.Scheme)
+	return n.lookup(ctx, target)
+}
+
+// lookup is WebFinger through the node's client, over the instance's
+// scheme (http only for a loopback test instance).
+func (n *Node) lookup(ctx context.Context, handle string) (string, error) {
+	return webfinger.Lookup(ctx, n.Client, handle, n.Instance.Scheme)
 }
 
 // newProcessID mints the id this process registers under.

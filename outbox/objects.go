@@ -44,6 +44,11 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 		}
 		addr = p.publicDefault(pl.actor)
 	}
+	extra, err := p.author(ctx, pl.actor, obj)
+	if err != nil {
+		return err
+	}
+	addr.addRecipients(extra, p.Instance.FollowersURL(pl.actor.Name))
 	addr.set(pl.activity, obj)
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
 		return err
@@ -51,7 +56,11 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	pl.objIRI = obj["id"].(string)
 	pl.activity["object"] = obj
 	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
-		return store.InsertObject(ctx, tx, &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: objectBody(obj), Public: pl.public}, now)
+		o := &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: objectBody(obj), Public: pl.public}
+		if err := store.InsertObject(ctx, tx, o, now); err != nil {
+			return err
+		}
+		return store.SetObjectTags(ctx, tx, o.ID, hashtags(obj))
 	}
 	return nil
 }
@@ -80,6 +89,9 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 		}
 	}
 	obj["updated"] = now.Format(time.RFC3339)
+	if _, ok := patch["content"]; ok {
+		sanitizeContent(obj)
+	}
 	addr, _ := readAddressing(obj)
 	addr.set(pl.activity, obj)
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
@@ -95,7 +107,10 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 		if errors.Is(err, store.ErrNotFound) {
 			return inputErr("%s was deleted", pl.objIRI)
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return store.SetObjectTags(ctx, tx, current.ID, hashtags(obj))
 	}
 	return nil
 }

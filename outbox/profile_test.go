@@ -129,3 +129,47 @@ func TestProfileFieldsAndTheirUpdate(t *testing.T) {
 		t.Errorf("profile page: %s", page)
 	}
 }
+
+// TestPlainTextAndHTMLPosts: a plain-text source is composed as Mastodon
+// does (the mention resolved through the remote's WebFinger, linked,
+// tagged and addressed; the hashtag linked to its tag page, which lists
+// the post); HTML content is cut down to what Mastodon accepts.
+func TestPlainTextAndHTMLPosts(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.7.22")
+	bob := r.Actor(t, "bob")
+	res, act := post(t, h, h.Token, map[string]any{"type": "Note",
+		"source": map[string]any{"content": "Hi @bob@" + r.Host + ", see https://example.org/x #Herald", "mediaType": "text/plain"}})
+	if res.StatusCode != 201 {
+		t.Fatalf("publish: %d %v", res.StatusCode, act)
+	}
+	obj := act["object"].(map[string]any)
+	content, _ := obj["content"].(string)
+	for _, want := range []string{`<span class="h-card" translate="no"><a href="` + bob.ID, `class="u-url mention">@<span>bob</span></a></span>`,
+		`href="` + h.Inst.TagURL("herald") + `"`, `href="https://example.org/x"`} {
+		if !strings.Contains(content, want) {
+			t.Errorf("content lacks %s: %s", want, content)
+		}
+	}
+	b, _ := json.Marshal(obj["tag"])
+	if !strings.Contains(string(b), `{"href":"`+bob.ID+`","name":"@bob@`+r.Host+`","type":"Mention"}`) || !strings.Contains(string(b), `"type":"Hashtag"`) {
+		t.Errorf("tags %s", b)
+	}
+	if fmt.Sprint(act["cc"]) != "["+h.Inst.FollowersURL("alice")+" "+bob.ID+"]" {
+		t.Errorf("cc %v", act["cc"])
+	}
+	h.Step(t)
+	if got := received(r, "Create"); got["/inbox"] != 1 {
+		t.Errorf("the mentioned actor's server got %v", got)
+	}
+	_, page := h.Do(t, "GET", "/tags/herald", "", nil, "Accept", "text/html")
+	if !strings.Contains(page, "see https://example.org/x") {
+		t.Errorf("tag page: %s", page)
+	}
+	// HTML from an app keeps only the subset Mastodon accepts.
+	_, act = post(t, h, h.Token, map[string]any{"type": "Note", "content": `<p onclick="x()">hi<script>alert(1)</script> <a href="javascript:alert(1)">x</a></p>`})
+	content, _ = act["object"].(map[string]any)["content"].(string)
+	if strings.Contains(content, "script") || strings.Contains(content, "onclick") || strings.Contains(content, "javascript") || !strings.Contains(content, "hi") {
+		t.Errorf("sanitised content %q", content)
+	}
+}

@@ -28,6 +28,9 @@ type Publisher struct {
 	Fetcher  *federation.Fetcher
 	Runner   *delivery.Runner
 	Now      func() time.Time
+	// Lookup resolves @user@host to an actor id (WebFinger with the node's
+	// client), for mentions.
+	Lookup func(ctx context.Context, handle string) (string, error)
 }
 
 // InputError is a request Herald refuses as it stands (answered 400);

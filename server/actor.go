@@ -2,10 +2,8 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -73,15 +71,7 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// profilePost is a public post as the profile page lists it.
-type profilePost struct {
-	URL, Published, Summary string
-	Paragraphs              []string
-	Pinned                  bool
-}
-
-// profilePosts are the actor's pinned posts, then its newest public ones,
-// as plain text.
+// profilePosts are the actor's pinned posts, then its newest public ones.
 func (s *Server) profilePosts(ctx context.Context, a *store.Actor) ([]profilePost, error) {
 	pinned, err := s.db.PinnedObjects(ctx, a.ID)
 	if err != nil {
@@ -91,24 +81,7 @@ func (s *Server) profilePosts(ctx context.Context, a *store.Actor) ([]profilePos
 	if err != nil {
 		return nil, err
 	}
-	var out []profilePost
-	seen := map[int64]bool{}
-	for _, o := range append(pinned, recent...) {
-		if seen[o.ID] {
-			continue
-		}
-		seen[o.ID] = true
-		var doc map[string]any
-		if err := json.Unmarshal([]byte(o.Body), &doc); err != nil {
-			return nil, err
-		}
-		out = append(out, profilePost{
-			URL: o.IRI, Published: o.CreatedAt.Format("2 January 2006 15:04"), Pinned: o.Pinned,
-			Summary:    strings.Join(plainParagraphs(federation.FirstString(doc["summary"])), " "),
-			Paragraphs: plainParagraphs(federation.FirstString(doc["content"])),
-		})
-	}
-	return out, nil
+	return s.postsOf(ctx, append(pinned, recent...))
 }
 
 // instanceActor serves /actor, the Application that signs Herald's fetches.

@@ -124,6 +124,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/users/{name}/followers", s.outbox.Followers)
 	r.Get("/users/{name}/following", s.outbox.Following)
 	r.Get("/users/{name}/collections/featured", s.outbox.Featured)
+	r.Get("/tags/{name}", s.tagPage)
 	r.Get("/users/{name}/followers_synchronization", s.node.Syncer.ServeHTTP)
 	r.Get("/actor/outbox", s.instanceOutbox)
 	r.Get("/status/deliveries", s.reportPage)

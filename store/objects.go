@@ -118,3 +118,23 @@ func (db *DB) objects(ctx context.Context, query string, args ...any) ([]Object,
 	}
 	return out, rows.Err()
 }
+
+// SetObjectTags replaces the hashtags (normalized names) of an object.
+func SetObjectTags(ctx context.Context, tx *sql.Tx, objectID int64, tags []string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM object_tags WHERE object_id = ?`, objectID); err != nil {
+		return err
+	}
+	for _, t := range tags {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO object_tags(object_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING`, objectID, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TaggedObjects lists the newest public, not deleted objects with a
+// hashtag, at most limit.
+func (db *DB) TaggedObjects(ctx context.Context, tag string, limit int) ([]Object, error) {
+	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE id IN (SELECT object_id FROM object_tags WHERE tag = ?)
+		AND public = 1 AND deleted_at IS NULL ORDER BY id DESC LIMIT ?`, tag, limit)
+}

@@ -156,6 +156,8 @@ func TestTextTagsAndRecipients(t *testing.T) {
 			tags: []string{gusTag}, recipients: []string{"https://gts.example/users/gus"},
 			unresolved: []string{"nobody@x.example: webfinger: nobody@x.example: not found", "js@evil.example: " + ErrInvalidMention.Error()},
 			lookedUp:   []string{"nobody@x.example", "js@evil.example", "gus@gts.example"}},
+		{name: "a port is part of the domain", text: "@gus@gts.example:8443, hi",
+			unresolved: []string{"gus@gts.example:8443: webfinger: gus@gts.example:8443: not found"}, lookedUp: []string{"gus@gts.example:8443"}},
 		{name: "mentions inside urls are not looked up", text: "https://example.com/@gus@gts.example mail gus@gts.example"},
 		{name: "no resolver", text: "@gus@gts.example", noResolver: true,
 			unresolved: []string{"gus@gts.example: compose: no resolver"}, wantContent: "<p>@gus@gts.example</p>"},

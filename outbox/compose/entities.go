@@ -24,8 +24,10 @@ const (
 
 // mentionRE is Account::MENTION_RE of app/models/account.rb without its
 // look-behind, which Go's regexp lacks: mentionAllowedBefore checks it. Group
-// 1 is the user name, group 2 the optional domain.
-var mentionRE = regexp.MustCompile(`(?i)@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)(?:@([` + wordClass + `.-]+[` + wordClass + `]+))?`)
+// 1 is the user name, group 2 the optional domain. Unlike Mastodon's, the
+// domain may end in a port (host:8443): an instance on a port other than 443
+// is written that way, and loopback test servers always are.
+var mentionRE = regexp.MustCompile(`(?i)@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)(?:@([` + wordClass + `.-]+[` + wordClass + `]+(?::[0-9]{1,5})?))?`)
 
 // hashtagRE is Tag::HASHTAG_RE of app/models/tag.rb: a hashtag is not glued
 // to an ASCII word character, a slash or a closing parenthesis before it; its

@@ -19,7 +19,7 @@ type Pages map[string]*template.Template
 // broken, which the tests catch.
 func Parse() (Pages, error) {
 	pages := Pages{}
-	for _, name := range []string{"status.html", "actor.html", "error.html", "interact.html", "object.html", "report.html"} {
+	for _, name := range []string{"status.html", "actor.html", "error.html", "interact.html", "object.html", "report.html", "tag.html"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "layout.html", name)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,209 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"herald/federation"
+	"herald/outbox/compose"
+	"herald/store"
+)
+
+// Compose turns a plain-text draft into a post's content, tags and
+// recipients as Mastodon does (outbox/compose): mentions resolved through
+// WebFinger (Lookup) and the actor cache, hashtags linked to this
+// instance's tag pages.
+func (p *Publisher) Compose(ctx context.Context, d compose.Draft) (compose.Result, error) {
+	return compose.Text(ctx, d, compose.Options{LocalDomain: p.Instance.Domain, Resolve: p.resolveMention, TagURL: p.Instance.TagURL})
+}
+
+// resolveMention finds the account "user@host" names: a local actor, or a
+// remote one through WebFinger and the actor's document.
+func (p *Publisher) resolveMention(ctx context.Context, handle string) (compose.Mention, error) {
+	user, host, _ := strings.Cut(handle, "@")
+	if strings.EqualFold(host, p.Instance.Domain) {
+		a, err := p.DB.ActorByName(ctx, user)
+		if err != nil {
+			return compose.Mention{}, err
+		}
+		return compose.Mention{ID: p.Instance.ActorID(a.Name), URL: p.Instance.ProfileURL(a.Name), Username: a.Name, Host: p.Instance.Domain}, nil
+	}
+	if p.Lookup == nil {
+		return compose.Mention{}, errors.New("no WebFinger lookup configured")
+	}
+	id, err := p.Lookup(ctx, "@"+handle)
+	if err != nil {
+		return compose.Mention{}, err
+	}
+	a, err := p.Fetcher.Actor(ctx, id)
+	if err != nil {
+		return compose.Mention{}, err
+	}
+	return compose.Mention{ID: a.ID, URL: federation.FirstString(a.Document["url"]), Username: a.PreferredUsername, Host: host}, nil
+}
+
+// author prepares an object's text for delivery and returns whom it must
+// reach besides its addressing: its content is composed from a plain-text
+// source (source.mediaType text/plain, as ActivityPub's "source" property
+// has it) or, when the client sent HTML, sanitised to what Mastodon accepts;
+// the author of the object it answers (inReplyTo) gets a Mention tag; and
+// every actor a Mention tag names is a recipient, as Mastodon delivers to
+// the mentioned.
+func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj map[string]any) ([]string, error) {
+	if src, ok := obj["source"].(map[string]any); ok && federation.FirstString(obj["content"]) == "" {
+		if mt := federation.FirstString(src["mediaType"]); mt != "text/plain" {
+			return nil, inputErr("source.mediaType %q: Herald composes text/plain only (send HTML in content)", mt)
+		}
+		res, err := p.Compose(ctx, compose.Draft{Text: federation.FirstString(src["content"]),
+			Summary: federation.FirstString(obj["summary"]), InReplyTo: federation.IDOf(obj["inReplyTo"])})
+		if err != nil {
+			return nil, err
+		}
+		res.Apply(obj)
+	} else {
+		sanitizeContent(obj)
+	}
+	if reply := federation.IDOf(obj["inReplyTo"]); reply != "" {
+		author, mention, err := p.replyAuthor(ctx, reply)
+		if err != nil {
+			return nil, err
+		}
+		if author != p.Instance.ActorID(actor.Name) && !slices.Contains(mentioned(obj), author) {
+			obj["tag"] = append(asTagList(obj["tag"]), map[string]any{"type": "Mention", "href": author, "name": mention})
+		}
+	}
+	return mentioned(obj), nil
+}
+
+// sanitizeContent keeps only the markup Mastodon accepts in content and in
+// each language of contentMap.
+func sanitizeContent(obj map[string]any) {
+	if c, ok := obj["content"].(string); ok {
+		obj["content"] = compose.Sanitize(c)
+	}
+	if m, ok := obj["contentMap"].(map[string]any); ok {
+		for lang, v := range m {
+			if c, ok := v.(string); ok {
+				m[lang] = compose.Sanitize(c)
+			}
+		}
+	}
+}
+
+// mentioned lists the actors obj's Mention tags name.
+func mentioned(obj map[string]any) []string {
+	var ids []string
+	for _, t := range asTagList(obj["tag"]) {
+		if m, ok := t.(map[string]any); ok && m["type"] == "Mention" {
+			if id := federation.IDOf(m["href"]); id != "" && !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// asTagList is tag as a list: one tag object may stand alone.
+func asTagList(v any) []any {
+	switch t := v.(type) {
+	case []any:
+		return t
+	case map[string]any:
+		return []any{t}
+	}
+	return nil
+}
+
+// replyAuthor finds who wrote the object a post answers: a local object's
+// actor, or the attributedTo of what the object's origin serves (fetched
+// with the instance's signed GET), which must be on the object's own host.
+// mention is @user@host.
+func (p *Publisher) replyAuthor(ctx context.Context, iri string) (author, mention string, err error) {
+	inst := p.Instance
+	if p.ours(iri) {
+		o, err := p.DB.ObjectByIRI(ctx, iri)
+		if errors.Is(err, store.ErrNotFound) {
+			return "", "", inputErr("inReplyTo: no object %s here", iri)
+		}
+		if err != nil {
+			return "", "", err
+		}
+		a, err := p.DB.ActorByID(ctx, o.ActorID)
+		if err != nil {
+			return "", "", err
+		}
+		return inst.ActorID(a.Name), "@" + a.Name + "@" + inst.Domain, nil
+	}
+	doc, _, err := p.Fetcher.Get(ctx, iri)
+	if err != nil {
+		return "", "", inputErr("inReplyTo: could not fetch %s: %v", iri, err)
+	}
+	author = federation.IDOf(doc["attributedTo"])
+	if author == "" || !sameHost(author, iri) || federation.IDOf(doc["id"]) != iri {
+		return "", "", inputErr("inReplyTo: %s is not an object with an author on its own server", iri)
+	}
+	a, err := p.Fetcher.Actor(ctx, author)
+	if err != nil {
+		return "", "", inputErr("inReplyTo: the author of %s: %v", iri, err)
+	}
+	u, _ := url.Parse(a.ID)
+	return a.ID, fmt.Sprintf("@%s@%s", a.PreferredUsername, u.Host), nil
+}
+
+// sameHost reports whether two URLs are on one host.
+func sameHost(a, b string) bool {
+	ha, err1 := store.HostOf(a)
+	hb, err2 := store.HostOf(b)
+	return err1 == nil && err2 == nil && ha == hb
+}
+
+// addRecipients adds ids the addressing lacks, the way Mastodon addresses
+// mentions: to cc when the post is public or to the followers, to "to"
+// when it is direct.
+func (a addressing) addRecipients(ids []string, followers string) {
+	wide := false
+	for _, f := range addressFields {
+		for _, iri := range a[f] {
+			if federation.IsPublic(iri) || iri == followers {
+				wide = true
+			}
+		}
+	}
+	field := "to"
+	if wide {
+		field = "cc"
+	}
+	for _, id := range ids {
+		if !a.has(id) {
+			a[field] = append(a[field], id)
+		}
+	}
+}
+
+// has reports whether the addressing names iri anywhere.
+func (a addressing) has(iri string) bool {
+	for _, f := range addressFields {
+		if contains(a[f], iri) {
+			return true
+		}
+	}
+	return false
+}
+
+// hashtags are the normalized names of obj's Hashtag tags, for the tag
+// pages.
+func hashtags(obj map[string]any) []string {
+	var names []string
+	for _, t := range asTagList(obj["tag"]) {
+		if m, ok := t.(map[string]any); ok && m["type"] == "Hashtag" {
+			if n := compose.NormalizeHashtag(strings.TrimPrefix(federation.FirstString(m["name"]), "#")); n != "" && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
