@@ -5,7 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -82,6 +86,9 @@ func TestPublishingCommandsAgreeWithTheServer(t *testing.T) {
 	remote.Serve("/notes/1", map[string]any{"@context": federation.ContextAS, "id": bobNote, "type": "Note", "attributedTo": bob.ID, "content": "hi"})
 	must("post", "--as", "alice", "--reply-to", bobNote, "--cw", "spoilers", "--lang", "en", "the butler did it")
 	must("pin", objectID)
+	img := filepath.Join(dir, "strip.png")
+	writePNG(t, img)
+	must("post", "--as", "alice", "--attach", img, "--alt", "a blue strip", "with a picture")
 	must("actor", "edit", "alice", "--field", "Site=https://alice.example/", "--avatar", "https://img.example/a.png")
 	must("follow", "--as", "alice", handle("carol"))
 	must("unfollow", "--as", "alice", handle("carol"))
@@ -89,20 +96,23 @@ func TestPublishingCommandsAgreeWithTheServer(t *testing.T) {
 	must("follows", "approve", "dora", bob.ID)
 	must("actor", "delete", "dora", "--yes")
 
-	want := map[string]int{"Accept": 2, "Create": 3, "Follow": 1, "Undo": 1, "Delete": 2, "Add": 1, "Update": 1}
-	got := waitReceived(t, remote, 11)
+	want := map[string]int{"Accept": 2, "Create": 4, "Follow": 1, "Undo": 1, "Delete": 2, "Add": 1, "Update": 1}
+	got := waitReceived(t, remote, 12)
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(dir, "herald.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	replies := 0
+	replies, pictures := 0, 0
 	for _, rec := range got {
 		typ, _ := rec.Doc["type"].(string)
 		want[typ]--
 		if checkShape(t, rec.Doc, bobNote, bob.ID) {
 			replies++
+		}
+		if obj, _ := rec.Doc["object"].(map[string]any); typ == "Create" && obj["attachment"] != nil {
+			pictures++
 		}
 		id, _ := rec.Doc["id"].(string)
 		actor, _ := rec.Doc["actor"].(string)
@@ -126,6 +136,9 @@ func TestPublishingCommandsAgreeWithTheServer(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s %s: signature: %v", typ, id, err)
 		}
+	}
+	if pictures != 1 {
+		t.Errorf("%d posts with an attachment arrived, want 1", pictures)
 	}
 	if replies != 1 {
 		t.Errorf("%d replies to %s arrived, want 1", replies, bobNote)
@@ -154,6 +167,12 @@ func checkShape(t *testing.T, doc map[string]any, bobNote, bobID string) (reply 
 				t.Errorf("direct message without a mention: %s", b)
 			}
 		}
+		if atts, _ := obj["attachment"].([]any); len(atts) == 1 {
+			a, _ := atts[0].(map[string]any)
+			if a["name"] != "a blue strip" || a["mediaType"] != "image/png" || a["width"] != 16.0 || a["blurhash"] == nil {
+				t.Errorf("attachment %v", a)
+			}
+		}
 		if obj["inReplyTo"] != bobNote {
 			return false
 		}
@@ -176,6 +195,20 @@ func checkShape(t *testing.T, doc map[string]any, bobNote, bobID string) (reply 
 		}
 	}
 	return reply
+}
+
+// writePNG writes a 16x4 PNG to path.
+func writePNG(t *testing.T, path string) {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, 16, 4))
+	for x := range 16 {
+		img.Set(x, 1, color.NRGBA{B: 200, A: 255})
+	}
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // lineValue returns what follows prefix on the line of out that starts

@@ -53,6 +53,13 @@ func (i Instance) FollowersSyncURL(name string) string {
 	return i.ActorID(name) + "/followers_synchronization"
 }
 
+// MediaURL is where an uploaded file is served ("" gives the prefix).
+func (i Instance) MediaURL(file string) string { return i.Base() + "/media/" + file }
+
+// UploadMediaURL is a local actor's upload endpoint (ActivityPub's
+// endpoints.uploadMedia).
+func (i Instance) UploadMediaURL(name string) string { return i.ActorID(name) + "/uploadMedia" }
+
 // TagURL is the page of a hashtag, by its normalized name.
 func (i Instance) TagURL(name string) string { return i.Base() + "/tags/" + url.PathEscape(name) }
 

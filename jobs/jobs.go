@@ -35,14 +35,15 @@ const (
 
 // Args are a command's arguments; which fields apply depends on the kind.
 type Args struct {
-	Text     string `json:"text,omitempty"`     // post: the text
-	To       string `json:"to,omitempty"`       // post: public, followers, @user@host or an actor URL
-	CW       string `json:"cw,omitempty"`       // post: a content warning (summary, sensitive)
-	ReplyTo  string `json:"reply_to,omitempty"` // post: the object it answers (inReplyTo)
-	Lang     string `json:"lang,omitempty"`     // post: the language of the text (contentMap)
-	Object   string `json:"object,omitempty"`   // delete, pin, unpin: the object's URL
-	Target   string `json:"target,omitempty"`   // follow, unfollow: @user@host or an actor URL
-	Follower string `json:"follower,omitempty"` // approve, reject: the follower's actor id
+	Text     string  `json:"text,omitempty"`     // post: the text
+	To       string  `json:"to,omitempty"`       // post: public, followers, @user@host or an actor URL
+	CW       string  `json:"cw,omitempty"`       // post: a content warning (summary, sensitive)
+	ReplyTo  string  `json:"reply_to,omitempty"` // post: the object it answers (inReplyTo)
+	Lang     string  `json:"lang,omitempty"`     // post: the language of the text (contentMap)
+	Media    []int64 `json:"media,omitempty"`    // post: uploads to attach (store.Media ids)
+	Object   string  `json:"object,omitempty"`   // delete, pin, unpin: the object's URL
+	Target   string  `json:"target,omitempty"`   // follow, unfollow: @user@host or an actor URL
+	Follower string  `json:"follower,omitempty"` // approve, reject: the follower's actor id
 }
 
 // Result is what a finished job did, kept with it as JSON.

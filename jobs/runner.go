@@ -233,6 +233,17 @@ func (r *Runner) note(ctx context.Context, actor *store.Actor, args Args) (map[s
 		return nil, fmt.Errorf("could not find @%s: %v", u.Handle, u.Err)
 	}
 	res.Apply(note)
+	var attachments []any
+	for _, id := range args.Media {
+		m, err := r.DB.MediaByID(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("attachment %d: %w", id, err)
+		}
+		attachments = append(attachments, map[string]any{"type": "Document", "url": inst.MediaURL(m.File)})
+	}
+	if attachments != nil {
+		note["attachment"] = attachments
+	}
 	return note, nil
 }
 

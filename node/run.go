@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"herald/outbox"
 	"herald/store"
 )
 
@@ -58,6 +59,7 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 	goRun(func() { n.Syncer.Run(ctx) })
 	goRun(func() { n.Jobs.Run(ctx) })
 	goRun(func() { n.runSweeps(ctx) })
+	goRun(func() { n.removeMedia(ctx) })
 	err := n.Runner.Run(ctx)
 	wg.Wait()
 	if uerr := n.DB.UnregisterProcess(bg, n.ProcessID); uerr != nil {
@@ -207,6 +209,30 @@ func (n *Node) runSweeps(ctx context.Context) {
 			} else if c > 0 {
 				n.Logger.Info("swept "+sweep.what, "rows", c)
 			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// mediaInterval is how often files no post needs are looked for: a deleted
+// post's files go soon after its Delete has reached every server.
+const mediaInterval = time.Minute
+
+// removeMedia deletes those files until ctx ends.
+func (n *Node) removeMedia(ctx context.Context) {
+	t := time.NewTicker(mediaInterval)
+	defer t.Stop()
+	for {
+		if c, err := outbox.RemoveMediaFiles(ctx, n.DB); err != nil {
+			if ctx.Err() == nil {
+				n.Logger.Error("remove media files", "err", err)
+			}
+		} else if c > 0 {
+			n.Logger.Info("removed media files no post needs", "files", c)
 		}
 		select {
 		case <-ctx.Done():

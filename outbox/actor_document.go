@@ -52,7 +52,7 @@ func ActorDocument(inst federation.Instance, a *store.Actor) map[string]any {
 		"outbox":                    inst.OutboxURL(a.Name),
 		"followers":                 inst.FollowersURL(a.Name),
 		"following":                 inst.FollowingURL(a.Name),
-		"endpoints":                 map[string]any{"sharedInbox": inst.SharedInboxURL()},
+		"endpoints":                 map[string]any{"sharedInbox": inst.SharedInboxURL(), "uploadMedia": inst.UploadMediaURL(a.Name)},
 		"manuallyApprovesFollowers": a.ManualApproval,
 		"discoverable":              true,
 		"published":                 a.CreatedAt.UTC().Format(time.RFC3339),

@@ -49,6 +49,11 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 		return err
 	}
 	addr.addRecipients(extra, p.Instance.FollowersURL(pl.actor.Name))
+	mediaIDs, err := p.attachments(ctx, pl, obj, 0)
+	if err != nil {
+		return err
+	}
+	pl.activity["@context"] = contextFor(obj)
 	addr.set(pl.activity, obj)
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
 		return err
@@ -58,6 +63,9 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
 		o := &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: objectBody(obj), Public: pl.public}
 		if err := store.InsertObject(ctx, tx, o, now); err != nil {
+			return err
+		}
+		if err := store.AttachMedia(ctx, tx, mediaIDs, o.ID); err != nil {
 			return err
 		}
 		return store.SetObjectTags(ctx, tx, o.ID, hashtags(obj))
@@ -92,6 +100,11 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 	if _, ok := patch["content"]; ok {
 		sanitizeContent(obj)
 	}
+	mediaIDs, err := p.attachments(ctx, pl, obj, current.ID)
+	if err != nil {
+		return err
+	}
+	pl.activity["@context"] = contextFor(obj)
 	addr, _ := readAddressing(obj)
 	addr.set(pl.activity, obj)
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
@@ -108,6 +121,9 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 			return inputErr("%s was deleted", pl.objIRI)
 		}
 		if err != nil {
+			return err
+		}
+		if err := store.AttachMedia(ctx, tx, mediaIDs, current.ID); err != nil {
 			return err
 		}
 		return store.SetObjectTags(ctx, tx, current.ID, hashtags(obj))
@@ -193,9 +209,35 @@ func objectBody(obj map[string]any) string {
 	o := clone(obj)
 	delete(o, "bto")
 	delete(o, "bcc")
-	o["@context"] = "https://www.w3.org/ns/activitystreams"
+	o["@context"] = contextFor(obj)
 	b, _ := marshal(o)
 	return string(b)
+}
+
+// contextFor is the @context of an object and of the activity carrying it:
+// ActivityStreams, plus Mastodon's terms for what it uses beyond it (the
+// sensitive flag and the BlurHash of attachments), so that a JSON-LD
+// processor such as Fedify keeps them.
+func contextFor(obj map[string]any) any {
+	_, sensitive := obj["sensitive"]
+	hasBlurhash := false
+	for _, a := range asTagList(obj["attachment"]) {
+		if m, ok := a.(map[string]any); ok && m["blurhash"] != nil {
+			hasBlurhash = true
+		}
+	}
+	if !sensitive && !hasBlurhash {
+		return federation.ContextAS
+	}
+	terms := map[string]any{}
+	if sensitive {
+		terms["sensitive"] = "as:sensitive"
+	}
+	if hasBlurhash {
+		terms["toot"] = "http://joinmastodon.org/ns#"
+		terms["blurhash"] = "toot:blurhash"
+	}
+	return []any{federation.ContextAS, terms}
 }
 
 // marshal encodes JSON without escaping <, > and & (content is HTML, and

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
@@ -42,12 +43,17 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
-// limitBody caps request bodies at MaxBodyBytes; a handler reading more gets
-// an *http.MaxBytesError and answers 413.
+// limitBody caps request bodies at MaxBodyBytes, and uploads
+// (POST .../uploadMedia) at MaxUploadBytes; a handler reading more gets an
+// *http.MaxBytesError and answers 413.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+			limit := int64(MaxBodyBytes)
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/uploadMedia") {
+				limit = MaxUploadBytes
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -25,6 +25,7 @@ import (
 	"herald/nodeinfo"
 	"herald/outbox"
 	"herald/outbox/delivery"
+	"herald/outbox/media"
 	"herald/store"
 	"herald/web/templates"
 	"herald/webfinger"
@@ -33,6 +34,10 @@ import (
 // MaxBodyBytes caps every request body. ActivityPub documents are small;
 // Mastodon caps what it fetches at 1 MiB too.
 const MaxBodyBytes = 1 << 20
+
+// MaxUploadBytes caps an upload: the largest file media.Probe accepts and
+// room for the multipart framing.
+const MaxUploadBytes = media.VideoLimit + 1<<20
 
 // Config is what the HTTP server adds to its node.
 type Config struct {
@@ -117,6 +122,8 @@ func (s *Server) routes() chi.Router {
 	r.Get("/users/{name}/inbox", s.inbox.Read)
 
 	r.Post("/users/{name}/outbox", s.outbox.Post)
+	r.Post("/users/{name}/uploadMedia", s.outbox.Upload)
+	r.Get("/media/{file}", s.mediaFile)
 	r.Get("/users/{name}/outbox", s.outbox.Outbox)
 	r.Get("/users/{name}/outbox/{id}/deliveries", s.outbox.Deliveries)
 	r.Get("/users/{name}/statuses/{id}", s.outbox.Object)

@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Media is an uploaded file.
+type Media struct {
+	ID          int64
+	ActorID     int64
+	File        string // name in the media folder
+	MediaType   string
+	Kind        string // image, video, audio
+	Size        int64
+	Width       int
+	Height      int
+	Blurhash    string
+	Description string // alt text
+	ObjectID    int64  // the post it is attached to; 0 until then
+	CreatedAt   time.Time
+	Removed     bool
+	// PostDeleted is set when the post it is attached to was deleted.
+	PostDeleted bool
+}
+
+const mediaColumns = `id, actor_id, file, media_type, kind, size, width, height, blurhash, description, coalesce(object_id, 0), created_at, removed_at IS NOT NULL,
+	coalesce((SELECT o.deleted_at IS NOT NULL FROM objects o WHERE o.id = media.object_id), 0)`
+
+func scanMedia(row rowScanner) (*Media, error) {
+	var m Media
+	var created int64
+	err := row.Scan(&m.ID, &m.ActorID, &m.File, &m.MediaType, &m.Kind, &m.Size, &m.Width, &m.Height, &m.Blurhash, &m.Description, &m.ObjectID, &created, &m.Removed, &m.PostDeleted)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	m.CreatedAt = time.Unix(created, 0).UTC()
+	return &m, err
+}
+
+// MediaDir is the folder beside the database that holds the media files.
+func (db *DB) MediaDir() string { return db.path + "-media" }
+
+// AddMedia records an uploaded file (already in the media folder).
+func (db *DB) AddMedia(ctx context.Context, m *Media) error {
+	m.CreatedAt = db.Now().UTC().Truncate(time.Second)
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `INSERT INTO media(actor_id, file, media_type, kind, size, width, height, blurhash, description, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			m.ActorID, m.File, m.MediaType, m.Kind, m.Size, m.Width, m.Height, m.Blurhash, m.Description, m.CreatedAt.Unix()).Scan(&m.ID)
+	})
+}
+
+// MediaByFile returns a media row by its file name, or ErrNotFound.
+func (db *DB) MediaByFile(ctx context.Context, file string) (*Media, error) {
+	return scanMedia(db.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE file = ?`, file))
+}
+
+// MediaByID returns a media row, or ErrNotFound.
+func (db *DB) MediaByID(ctx context.Context, id int64) (*Media, error) {
+	return scanMedia(db.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = ?`, id))
+}
+
+// AttachMedia attaches media to the object they were posted with.
+func AttachMedia(ctx context.Context, tx *sql.Tx, ids []int64, objectID int64) error {
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `UPDATE media SET object_id = ? WHERE id = ?`, objectID, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MediaUnattachedFor is how long an upload may wait for its post before
+// its file is removed.
+const MediaUnattachedFor = 24 * time.Hour
+
+// MediaToRemove lists the files nobody needs any more: those of deleted
+// posts whose Delete has gone out (no delivery of it queued or in flight),
+// and uploads never attached within MediaUnattachedFor.
+func (db *DB) MediaToRemove(ctx context.Context, limit int) ([]Media, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE removed_at IS NULL AND (
+		(object_id IS NULL AND created_at < ?)
+		OR EXISTS (SELECT 1 FROM objects o WHERE o.id = media.object_id AND o.deleted_at IS NOT NULL AND NOT EXISTS (
+			SELECT 1 FROM activities a JOIN deliveries d ON d.activity_id = a.id
+			WHERE a.object_iri = o.iri AND a.type = 'Delete' AND d.state IN ('queued', 'leased'))))
+		LIMIT ?`, db.Now().Add(-MediaUnattachedFor).Unix(), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Media
+	for rows.Next() {
+		m, err := scanMedia(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *m)
+	}
+	return out, rows.Err()
+}
+
+// MarkMediaRemoved records that a file was deleted from the folder.
+func (db *DB) MarkMediaRemoved(ctx context.Context, id int64) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE media SET removed_at = ? WHERE id = ?`, db.Now().Unix(), id)
+		return err
+	})
+}
