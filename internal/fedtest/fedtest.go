@@ -225,10 +225,15 @@ type Remote struct {
 	Host     string // host:port
 	Requests atomic.Int64
 
+	// Stalled is how many GETs are being held by Stall right now.
+	Stalled atomic.Int64
+
 	mu       sync.Mutex
 	actors   map[string]*RemoteActor // by path
 	docs     map[string]any          // other documents served, by path
 	received []Received
+	fetches  []Received    // GETs, path and keyId only
+	stall    chan struct{} // while open, GETs wait on it
 }
 
 // RemoteActor is an actor on a Remote.
@@ -276,6 +281,20 @@ func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	r.mu.Lock()
+	r.fetches = append(r.fetches, Received{Path: req.URL.Path, KeyID: signature.KeyIDOf(req)})
+	stall := r.stall
+	r.mu.Unlock()
+	if stall != nil {
+		// A server that takes its time: it answers when the test lets it,
+		// or gives up when the client does.
+		r.Stalled.Add(1)
+		select {
+		case <-stall:
+		case <-req.Context().Done():
+		}
+		r.Stalled.Add(-1)
+	}
 	path := req.URL.Path
 	if path == "/.well-known/webfinger" {
 		// acct:name@host -> the actor, as WebFinger would answer.
@@ -314,6 +333,31 @@ func (r *Remote) Serve(path string, doc any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.docs[path] = doc
+}
+
+// Stall makes the remote hold every GET from now on until release is
+// called (or the requester gives up), like a server that answers slowly.
+func (r *Remote) Stall() (release func()) {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	r.stall = ch
+	r.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.stall = nil
+			r.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// Fetches returns the GETs received so far (their Path and KeyID).
+func (r *Remote) Fetches() []Received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Received(nil), r.fetches...)
 }
 
 // Received returns the POSTs received so far.
