@@ -38,6 +38,8 @@ type DB struct {
 	Now func() time.Time
 	// stmts holds the statements of prepared, by stmtKey.
 	stmts sync.Map
+	// space tracks writes refused for lack of space (space.go).
+	space space
 }
 
 // stmtKey names a prepared statement: its pool and its SQL text.
@@ -159,16 +161,19 @@ func (db *DB) Ping(ctx context.Context) error {
 // Write runs fn in one write transaction and commits it if fn returns nil.
 // Everything a request accepts goes through here, so "accepted" always means
 // "committed".
+//
+// A write that fails for lack of space returns an error wrapping
+// ErrOutOfSpace, and Space reports it until a write succeeds.
 func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return db.classify(err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return db.classify(err)
 	}
-	return tx.Commit()
+	return db.classify(tx.Commit())
 }
 
 // Reader is the read-only pool, for queries that need no transaction.
