@@ -58,7 +58,7 @@ func (s *Server) newInbox() *inbox.Handler {
 		Logger:   s.cfg.Logger,
 		Now:      s.cfg.Now,
 		Wake:     s.runner.Wake,
-		Slots:    inbox.NewSlots(inbox.DefaultConcurrency),
+		Limits:   inbox.DefaultLimits(),
 		Sync:     s.sync,
 	}
 }
