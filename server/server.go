@@ -105,7 +105,9 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	s := &Server{cfg: cfg, db: db, pages: pages, started: cfg.Now(), instKey: key}
 	s.registry = newRegistry(cfg.Version)
 	s.client = newClient(cfg)
-	if s.fetcher, err = newFetcher(cfg, db, s.client, key); err != nil {
+	// Fetches get a client (and connection pool) of their own: deliveries
+	// to a slow server must not hold up the fetch of its keys.
+	if s.fetcher, err = newFetcher(cfg, db, newClient(cfg), key); err != nil {
 		return nil, err
 	}
 	s.runner = s.newRunner()
