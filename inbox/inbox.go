@@ -428,9 +428,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(r.Context().Err(), context.Canceled):
 		return // the sender went away
-	case store.IsOutOfSpace(err):
-		w.Header().Set("Retry-After", strconv.Itoa(int(store.SpaceRetryAfter.Seconds())))
-		api.Error(w, http.StatusServiceUnavailable, "the server is out of storage space; retry later")
+	case api.OutOfSpace(w, err):
 		return
 	case errors.Is(err, context.DeadlineExceeded):
 		h.refuse(w, &refusal{refusedBusy, busyRetry})

@@ -83,6 +83,7 @@ type Server struct {
 	runner   *delivery.Runner
 	outbox   *outbox.Handler
 	sync     *followersync.Syncer
+	space    spaceWatch // ready.go
 }
 
 // New builds the server and its router. It creates the instance actor's key
@@ -104,6 +105,7 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, db: db, pages: pages, started: cfg.Now(), instKey: key}
 	s.registry = newRegistry(cfg.Version)
+	s.registerSpaceMetrics()
 	s.client = newClient(cfg)
 	// Fetches get a client (and connection pool) of their own: deliveries
 	// to a slow server must not hold up the fetch of its keys.
@@ -172,6 +174,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/status/deliveries", s.reportPage)
 
 	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
 	r.Handle("/metrics", metricsHandler(s.registry))
 	r.Get("/status", s.status)
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/status", http.StatusFound) })
@@ -230,6 +233,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	jobs, stopJobs := context.WithCancel(ctx)
 	defer stopJobs()
 	go s.runSweeps(jobs)
+	go s.watchSpace(jobs)
 	go s.sync.Run(jobs)
 	runnerDone := make(chan error, 1)
 	go func() { runnerDone <- s.runner.Run(jobs) }()

@@ -53,8 +53,15 @@ func NewHerald(t testing.TB) *Herald {
 // (TLS, trust-proxy, ...) before the server is built.
 func NewHeraldWith(t testing.TB, configure func(*server.Config)) *Herald {
 	t.Helper()
+	return NewHeraldAt(t, t.TempDir()+"/herald.db", configure)
+}
+
+// NewHeraldAt is NewHeraldWith with the database at path (on a small
+// filesystem, say).
+func NewHeraldAt(t testing.TB, path string, configure func(*server.Config)) *Herald {
+	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, t.TempDir()+"/herald.db")
+	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
