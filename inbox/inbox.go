@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -50,6 +51,9 @@ type Handler struct {
 	// Limits shares the requests processed at once between remote hosts
 	// (see DefaultLimits); nil means no bound.
 	Limits *Limits
+
+	localOnce sync.Once
+	local     string // Herald's own authority (isLocal)
 }
 
 // HandlerBudget bounds the whole pipeline of one request, so every answer
@@ -112,7 +116,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.isLocal(keyID) {
 		h.Metrics.countVerifyFailure("local_key")
-		api.Error(w, http.StatusUnauthorized, "signed with a key of this server")
+		// 403, not 401: no retry can make it right (Mastodon gives up on 403).
+		api.Error(w, http.StatusForbidden, "signed with a key of this server")
 		return
 	}
 	t, cached, fresh, refused := h.admit(ctx, keyID, now)
@@ -359,7 +364,8 @@ func (h *Handler) answerBlocked(w http.ResponseWriter, r *http.Request, host, si
 
 // isLocal reports whether iri is on Herald's own host.
 func (h *Handler) isLocal(iri string) bool {
-	return federation.SameAuthority(iri, h.Instance.Base())
+	h.localOnce.Do(func() { h.local = federation.Authority(h.Instance.Base()) })
+	return iri != "" && federation.Authority(iri) == h.local
 }
 
 // knownActor reports whether Herald holds anything about a remote actor.

@@ -28,8 +28,9 @@ func (h *Handler) checkOrigin(ctx context.Context, a *activity, signer string) (
 	if h.isLocal(a.actor) || h.isLocal(a.id) {
 		return DropForeignOrigin, nil
 	}
+	origin := federation.Authority(signer)
 	switch {
-	case !federation.SameAuthority(a.actor, signer) || a.id != "" && !federation.SameAuthority(a.id, signer):
+	case federation.Authority(a.actor) != origin || a.id != "" && federation.Authority(a.id) != origin:
 		// Forwarded, or claiming someone else's ids: only the origin can
 		// say what this activity is.
 		if reason, err := h.fromOrigin(ctx, a); reason != "" || err != nil {

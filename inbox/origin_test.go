@@ -183,6 +183,11 @@ func TestObjectsMustBeTheActorsOwn(t *testing.T) {
 	if n := int64(h.Count(t, `SELECT count(*) FROM inbox_items`)); n != before {
 		t.Errorf("an activity with a local id was stored")
 	}
+	// A request signed with a key id on Herald's host: refused outright.
+	impostor := &fedtest.RemoteActor{ID: alice, Key: mallory.Key}
+	if code, _ := h.Deliver(t, "/inbox", impostor, fedtest.Activity(impostor, "Like", mallory.ID+"/statuses/2")); code != 403 {
+		t.Errorf("signed with a local key id: %d, want 403", code)
+	}
 }
 
 func lastPart(iri string) string {
