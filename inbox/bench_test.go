@@ -3,8 +3,8 @@ package inbox_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
