@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"herald/store"
@@ -25,9 +24,9 @@ func (c *cli) block(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	domain := store.NormalizeDomain(pos[0])
-	if err := validDomain(domain); err != nil || strings.Contains(domain, ":") {
-		fmt.Fprintf(c.stderr, "herald: invalid domain %q: give a host name such as bad.example\n", pos[0])
+	domain, err := store.ParseHost(pos[0])
+	if err != nil {
+		fmt.Fprintf(c.stderr, "herald: invalid domain %q: %v; give a host name such as bad.example\n", pos[0], err)
 		return exitFail
 	}
 	db, err := openDB(ctx, *path)
@@ -46,7 +45,12 @@ func (c *cli) block(ctx context.Context, args []string) int {
 func (c *cli) unblock(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("unblock", flag.ContinueOnError)
 	return c.withDB(ctx, fs, args, 1, "usage: herald unblock DOMAIN", func(db *store.DB, pos []string) error {
-		domain := store.NormalizeDomain(pos[0])
+		// The same spelling as block stores; an entry an older Herald
+		// stored without checking can still be removed as it was typed.
+		domain, err := store.ParseHost(pos[0])
+		if err != nil {
+			domain = store.NormalizeDomain(pos[0])
+		}
 		if err := db.UnblockDomain(ctx, domain); errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("%s is not blocked", domain)
 		} else if err != nil {

@@ -213,6 +213,10 @@ func TestCLIBlocklist(t *testing.T) {
 	}{
 		{[]string{"block", "--db", db}, 2, "usage"},
 		{[]string{"block", "https://bad.example/", "--db", db}, 1, "invalid domain"},
+		{[]string{"block", "evil<i>host", "--db", db}, 1, "not a valid host name"},
+		{[]string{"block", "bad.example:443", "--db", db}, 1, "without a port"},
+		{[]string{"block", "Bücher.example", "--db", db}, 0, "blocked xn--bcher-kva.example"},
+		{[]string{"unblock", "BÜCHER.example", "--db", db}, 0, "unblocked xn--bcher-kva.example"},
 		{[]string{"block", "Bad.Example.", "--reason", "spam", "--db", db}, 0, "blocked bad.example"},
 		{[]string{"blocks", "--db", db}, 0, "bad.example"},
 		{[]string{"unblock", "bad.example", "--db", db}, 0, "unblocked bad.example"},

@@ -275,15 +275,23 @@ type flight struct {
 	err  error
 }
 
-func (f *Fetcher) share(key string, fn func() (any, error)) (any, error) {
+// share runs fn once for all concurrent callers with the same key. A
+// caller that joins a flight waits no longer than its own context allows:
+// the inbox gives each key fetch a short deadline, and a request must not
+// outlive it by waiting on someone else's slower fetch.
+func (f *Fetcher) share(ctx context.Context, key string, fn func() (any, error)) (any, error) {
 	f.mu.Lock()
 	if f.flights == nil {
 		f.flights = map[string]*flight{}
 	}
 	if fl, ok := f.flights[key]; ok {
 		f.mu.Unlock()
-		<-fl.done
-		return fl.v, fl.err
+		select {
+		case <-fl.done:
+			return fl.v, fl.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	fl := &flight{done: make(chan struct{})}
 	f.flights[key] = fl
@@ -371,7 +379,7 @@ func (f *Fetcher) CachedActor(ctx context.Context, id string) (*RemoteActor, err
 // it (for an Update of the actor, say). A 410 removes it from the cache.
 func (f *Fetcher) RefreshActor(ctx context.Context, id string) (*RemoteActor, error) {
 	id = stripFragment(id)
-	v, err := f.share("actor "+id, func() (any, error) { return f.fetchActor(ctx, id) })
+	v, err := f.share(ctx, "actor "+id, func() (any, error) { return f.fetchActor(ctx, id) })
 	if err != nil {
 		if errors.Is(err, ErrGone) {
 			f.Store.DeleteRemoteActor(ctx, id)
@@ -480,6 +488,19 @@ func (f *Fetcher) RefreshKey(ctx context.Context, keyID string) (*RemoteKey, err
 	return f.fetchKeyShared(ctx, keyID)
 }
 
+// CachedKey returns the key a signature's keyId names from the cache alone,
+// never from the network, and whether it is still fresh (fetched less than
+// TTL ago). It returns an error wrapping store.ErrNotFound when nothing is
+// cached. The inbox uses it to tell, before it commits any capacity to a
+// request, whether verifying it needs a fetch.
+func (f *Fetcher) CachedKey(ctx context.Context, keyID string) (*RemoteKey, bool, error) {
+	k, err := f.cachedKey(ctx, keyID)
+	if err != nil {
+		return nil, false, err
+	}
+	return k, f.fresh(k.FetchedAt), nil
+}
+
 // cachedKey looks a key up without network access: by exact id, else, for a
 // keyId that names a cached actor (fragment ignored), that actor's only key.
 func (f *Fetcher) cachedKey(ctx context.Context, keyID string) (*RemoteKey, error) {
@@ -505,7 +526,7 @@ func (f *Fetcher) cachedKey(ctx context.Context, keyID string) (*RemoteKey, erro
 }
 
 func (f *Fetcher) fetchKeyShared(ctx context.Context, keyID string) (*RemoteKey, error) {
-	v, err := f.share("key "+keyID, func() (any, error) { return f.fetchKey(ctx, keyID) })
+	v, err := f.share(ctx, "key "+keyID, func() (any, error) { return f.fetchKey(ctx, keyID) })
 	if err != nil {
 		return nil, err
 	}

@@ -255,7 +255,7 @@ func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Syncer) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) || api.OutOfSpace(w, err) {
 		return
 	}
 	s.logger().Error("followers synchronization failed", "path", r.URL.Path, "err", err)

@@ -18,9 +18,12 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -48,10 +51,24 @@ type Handler struct {
 	// Sync checks FEP-8fcf Collection-Synchronization headers; nil
 	// ignores them.
 	Sync *followersync.Syncer
-	// Slots bounds the requests processed at once (see NewSlots); nil
-	// means no bound.
-	Slots chan struct{}
+	// Limits shares the requests processed at once between remote hosts
+	// (see DefaultLimits); nil means no bound.
+	Limits *Limits
+
+	localOnce sync.Once
+	local     string // Herald's own authority (isLocal)
 }
+
+// HandlerBudget bounds the whole pipeline of one request, so every answer
+// is written well inside the server's 30 s write timeout: the body must
+// arrive within bodyTimeout, each fetch within KeyFetchTimeout, and what
+// is left is the database's. A request that runs out is answered 503.
+const HandlerBudget = 20 * time.Second
+
+// bodyTimeout is how long a sender has to upload the body once its headers
+// are in: a slow upload must not hold a slot for the server's whole read
+// timeout.
+const bodyTimeout = 10 * time.Second
 
 // activity is the parsed request the dispatchers work on.
 type activity struct {
@@ -59,7 +76,7 @@ type activity struct {
 	body     []byte
 	id       string // the activity's id; may be empty
 	typ      string
-	actor    string         // the activity's actor (verified to be the signer)
+	actor    string         // the activity's actor (verified to be the signer, or served by its origin)
 	objectID string         // id of the object, embedded or referenced
 	object   map[string]any // the embedded object, when there is one
 	target   *store.Actor   // the actor whose personal inbox this is; nil for the shared inbox
@@ -68,16 +85,8 @@ type activity struct {
 
 // ServeHTTP handles POST /inbox and POST /users/{name}/inbox.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	if !h.acquire(ctx) {
-		// Senders retry a 503 (Mastodon and Fedify both do), honouring
-		// Retry-After: the burst is spread instead of piling up here.
-		h.Metrics.countBusy()
-		w.Header().Set("Retry-After", "30")
-		api.Error(w, http.StatusServiceUnavailable, "the inbox is busy; retry later")
-		return
-	}
-	defer h.release()
+	ctx, cancel := context.WithTimeout(r.Context(), HandlerBudget)
+	defer cancel()
 	now := h.Now()
 	a := &activity{now: now}
 	if name := chi.URLParam(r, "name"); name != "" {
@@ -98,7 +107,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.target = t
 	}
 
-	// 1. Limits. Nothing is stored for a request refused here.
+	// 1. Admission, from the headers alone. The keyId names the host the
+	// request claims to come from: a blocked one is answered like success
+	// before anything else can tell the sender apart; Herald's own keys
+	// sign nothing that arrives from outside; and whether the key is
+	// cached decides which share of the capacity the request may use.
+	keyID := signature.KeyIDOf(r)
+	keyHost, _ := store.HostOf(keyID)
+	if h.answerBlocked(w, r, keyHost, "") {
+		return
+	}
+	if h.isLocal(keyID) {
+		h.Metrics.countVerifyFailure("local_key")
+		// 403, not 401: no retry can make it right (Mastodon gives up on 403).
+		api.Error(w, http.StatusForbidden, "signed with a key of this server")
+		return
+	}
+	t, cached, fresh, refused := h.admit(ctx, keyID, now)
+	if refused != nil {
+		h.refuse(w, refused)
+		return
+	}
+	defer func() { t.release(h.Now()) }()
+
+	// 2. Limits. Nothing is stored for a request refused here.
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
 	body, ok := api.ReadBody(w, r)
 	if !ok {
 		return
@@ -123,7 +156,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.typ = federation.FirstString(plain["type"])
 	a.objectID = federation.IDOf(plain["object"])
 
-	// 2. Signature syntax and the checks that need no key.
+	// 3. Signature syntax and the checks that need no key.
 	signed, perr := signature.Parse(r, body, signature.Options{Now: now, Scheme: federation.RequestScheme(r, h.Instance.Scheme)})
 	switch reason := signature.ReasonOf(perr); {
 	case perr == nil:
@@ -136,25 +169,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		api.Error(w, http.StatusBadRequest, perr.Error())
 		return
 	}
-	keyID := signatureKeyID(r, signed)
 
-	// 3. Blocked domains: answered exactly like success, before anything
-	// else can tell the sender apart (no fetch, no verification verdict).
-	keyHost, _ := store.HostOf(keyID)
-	actorHost, _ := store.HostOf(a.actor)
-	for i, host := range []string{keyHost, actorHost} {
-		if host == "" || (i == 1 && host == keyHost) {
-			continue // the actor is usually on the signer's host: one lookup
-		}
-		blocked, err := h.DB.IsBlocked(ctx, host)
-		if err != nil {
-			h.fail(w, r, err)
-			return
-		}
-		if blocked {
-			h.drop(w, DropBlocked, host, now)
-			return
-		}
+	// 4. The actor's domain, if it is not the key's, is checked against
+	// the blocklist too, before the verdict is revealed.
+	if actorHost, _ := store.HostOf(a.actor); actorHost != keyHost && h.answerBlocked(w, r, actorHost, "") {
+		return
 	}
 	if perr != nil {
 		h.Metrics.countVerifyFailure(string(signature.ReasonOf(perr)))
@@ -162,7 +181,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// 4. A Delete of an actor we never knew: nothing to undo, and fetching
+	// 5. A Delete of an actor we never knew: nothing to undo, and fetching
 	// a deleted actor's key would only fail. Mastodon does the same. An
 	// actor is known if it is cached or in a follow relationship (its cache
 	// entry may be gone after an Update).
@@ -173,19 +192,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if !known {
-			h.drop(w, DropUnknownDelete, actorHost, now)
+			h.dropUnverified(w, DropUnknownDelete)
 			return
 		}
 	}
 
-	// 5. The key: cache or fetch; on a failed check refetch it once, since
-	// the actor may have rotated its key.
-	key, err := h.Keys.VerifySignature(ctx, signed)
+	// 6. The key: cached, or fetched within this request's fetch permit;
+	// on a failed check refetched once, since the actor may have rotated
+	// its key.
+	key, err := h.verify(ctx, t, signed, cached, fresh)
 	switch {
 	case errors.Is(err, federation.ErrBlocked):
-		h.drop(w, DropBlocked, keyHost, now)
+		h.dropUnverified(w, DropBlocked)
+		return
+	case errors.Is(err, errFetchRefused):
+		h.refuse(w, h.Limits.fetchRefusal(federation.Authority(keyID), h.Now()))
 		return
 	case errors.Is(err, federation.ErrKeyUnavailable):
+		if ctx.Err() != nil {
+			h.fail(w, r, ctx.Err())
+			return
+		}
 		h.Metrics.countVerifyFailure("key_unavailable")
 		h.Logger.Info("inbox: key unavailable", "key_id", keyID, "err", err)
 		api.Error(w, http.StatusUnauthorized, "could not fetch the signing key")
@@ -195,6 +222,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		api.Error(w, http.StatusUnauthorized, "signature verification failed")
 		return
 	}
+	signer := federation.Authority(key.Owner)
 
 	// The sender is verified: now read the document as ActivityStreams,
 	// normalising it if it is not in compact AS2 form.
@@ -203,43 +231,44 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		api.Error(w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
 		return
 	}
-	a.doc, a.body = doc, body
-	a.typ = federation.FirstString(doc["type"])
-	if actor := federation.IDOf(doc["actor"]); actor != a.actor {
+	a.setDoc(doc, body)
+	if a.actor != federation.IDOf(plain["actor"]) {
 		// Only a non-compact document names its actor differently; the
 		// blocklist saw the key's host, and sees the actor's now.
-		a.actor = actor
-		if host, _ := store.HostOf(actor); host != "" {
-			if blocked, err := h.DB.IsBlocked(ctx, host); err != nil {
-				h.fail(w, r, err)
-				return
-			} else if blocked {
-				h.drop(w, DropBlocked, host, now)
-				return
-			}
+		if host, _ := store.HostOf(a.actor); h.answerBlocked(w, r, host, signer) {
+			return
 		}
 	}
 	if a.typ == "" || a.actor == "" {
 		api.Error(w, http.StatusBadRequest, "activity needs a type and an actor")
 		return
 	}
-	a.id = federation.IDOf(doc["id"])
-	a.objectID = federation.IDOf(doc["object"])
-	a.object = federation.Object(doc["object"])
 
-	// 6. The signer must be the activity's actor.
-	if key.Owner != a.actor {
-		h.drop(w, DropActorMismatch, keyHost, now)
+	// 7. Origin: the activity, its actor and its signer share one host, or
+	// the activity is taken from its origin instead; an embedded object is
+	// the actor's own, or taken from its origin (origin.go).
+	outcome, err := h.checkOrigin(ctx, a, key.Owner)
+	if errors.Is(err, errFetchRefused) {
+		h.refuse(w, &refusal{refusedKeyFetches, fetchRetry})
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if outcome != "" {
+		h.drop(w, outcome, signer, now)
 		return
 	}
 
-	// 7 and 8. Replay defence and dispatch in one transaction.
+	// 8 and 9. Replay defence and dispatch in one transaction. Every id
+	// marked here is on the host that vouched for it (the signer, or the
+	// origin that served it), so no server can mark another's ids as seen.
 	dedupID := a.id
 	if dedupID == "" {
-		sum := sha256.Sum256(body)
+		sum := sha256.Sum256(a.body)
 		dedupID = "sha256:" + hex.EncodeToString(sum[:])
 	}
-	var outcome string
 	err = h.DB.Write(ctx, func(tx *sql.Tx) error {
 		outcome = ""
 		fresh, err := store.MarkProcessed(ctx, tx, dedupID, now)
@@ -269,7 +298,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if outcome != "" {
-		h.drop(w, outcome, actorHost, now)
+		h.drop(w, outcome, signer, now)
 		return
 	}
 	h.Metrics.countReceived(a.typ)
@@ -277,6 +306,69 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Wake()
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// admit takes the request's share of the capacity (Limits.admit), after
+// looking its key up in the cache: a request whose key is cached needs no
+// fetch. One whose key another request is fetching waits for that fetch
+// (at most KeyFetchTimeout, holding no slot) and looks again.
+func (h *Handler) admit(ctx context.Context, keyID string, now time.Time) (*ticket, *federation.RemoteKey, bool, *refusal) {
+	host := federation.Authority(keyID)
+	for joined := false; ; joined = true {
+		cached, fresh := h.cachedKey(ctx, keyID)
+		t, refused, flight := h.Limits.admit(ctx, host, keyID, keyID != "" && cached == nil, now)
+		if flight == nil {
+			return t, cached, fresh, refused
+		}
+		if joined {
+			return nil, nil, false, h.Limits.fetchRefusal(host, h.Now())
+		}
+		timer := time.NewTimer(KeyFetchTimeout)
+		select {
+		case <-flight:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		timer.Stop()
+		now = h.Now()
+	}
+}
+
+// setDoc makes doc (whose bytes are body) the activity, reading the fields
+// the pipeline uses from it.
+func (a *activity) setDoc(doc map[string]any, body []byte) {
+	a.doc, a.body = doc, body
+	a.typ = federation.FirstString(doc["type"])
+	a.actor = federation.IDOf(doc["actor"])
+	a.id = federation.IDOf(doc["id"])
+	a.objectID = federation.IDOf(doc["object"])
+	a.object = federation.Object(doc["object"])
+}
+
+// answerBlocked looks host up in the blocklist and, if it is blocked,
+// answers like success and counts the drop (listed under signer, the
+// verified signer's host, if there is one yet); on a database error it
+// answers that. It reports whether it answered.
+func (h *Handler) answerBlocked(w http.ResponseWriter, r *http.Request, host, signer string) bool {
+	if host == "" {
+		return false
+	}
+	blocked, err := h.DB.IsBlocked(r.Context(), host)
+	switch {
+	case err != nil:
+		h.fail(w, r, err)
+	case blocked && signer == "":
+		h.dropUnverified(w, DropBlocked)
+	case blocked:
+		h.drop(w, DropBlocked, signer, h.Now())
+	}
+	return err != nil || blocked
+}
+
+// isLocal reports whether iri is on Herald's own host.
+func (h *Handler) isLocal(iri string) bool {
+	h.localOnce.Do(func() { h.local = federation.Authority(h.Instance.Base()) })
+	return iri != "" && federation.Authority(iri) == h.local
 }
 
 // knownActor reports whether Herald holds anything about a remote actor.
@@ -307,16 +399,48 @@ func hostPort(iri string) string {
 	return strings.ToLower(u.Host)
 }
 
-// drop answers 202 with an empty body, the same as success, and counts why.
+// drop answers 202 with an empty body, the same as success, and counts
+// why. host is the verified signer's, for the status page.
 func (h *Handler) drop(w http.ResponseWriter, reason, host string, now time.Time) {
 	h.Metrics.countDrop(reason, host, now)
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// fail answers 500 when Herald itself failed (the database): nothing was
-// committed, and the sender will retry.
+// dropUnverified is drop for a request whose signer is not verified: it is
+// counted, but the host it claims is not listed anywhere, so nobody can
+// fill the status page with names of their choosing.
+func (h *Handler) dropUnverified(w http.ResponseWriter, reason string) {
+	h.Metrics.countUnverifiedDrop(reason)
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// refuse answers 503 with Retry-After: senders retry a 503 (Mastodon and
+// Fedify both do), honouring Retry-After, so the request is deferred, not
+// lost.
+func (h *Handler) refuse(w http.ResponseWriter, why *refusal) {
+	h.Metrics.countRefused(why.reason)
+	secs := int(math.Ceil(why.retryAfter.Seconds()))
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+	msg := "the inbox is busy; retry later"
+	if why.reason == refusedHostFailing || why.reason == refusedKeyFetches {
+		msg = "the signing key cannot be fetched now; retry later"
+	}
+	api.Error(w, http.StatusServiceUnavailable, msg)
+}
+
+// fail answers when Herald itself failed (the database) or ran out of
+// time: nothing was committed, and the sender will retry. A database out
+// of space, or a request past its budget, is a 503 with Retry-After, not
+// logged here: the first is logged once a minute by the server, with a
+// count; anything else is a 500, logged.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, context.Canceled) {
+	switch {
+	case errors.Is(r.Context().Err(), context.Canceled):
+		return // the sender went away
+	case api.OutOfSpace(w, err):
+		return
+	case errors.Is(err, context.DeadlineExceeded):
+		h.refuse(w, &refusal{refusedBusy, busyRetry})
 		return
 	}
 	h.Logger.Error("inbox failed", "path", r.URL.Path, "err", err)

@@ -17,6 +17,13 @@ const (
 	DropUnknownDelete = "unknown_delete"
 	DropInvalid       = "invalid"
 	DropUnaddressed   = "unaddressed"
+	// DropForeignOrigin: an id or actor on another host than the signer
+	// (or on Herald's own) that its origin did not serve as sent.
+	DropForeignOrigin = "foreign_origin"
+	// DropMisattributed: an embedded object whose id or author is not on
+	// the actor's host, in a Create, Update or Delete (or served so by its
+	// origin).
+	DropMisattributed = "misattributed"
 )
 
 // knownTypes bounds the type label of federation_inbox_received_total;
@@ -34,9 +41,11 @@ type Metrics struct {
 	dropped        *prometheus.CounterVec
 	verifyFailures *prometheus.CounterVec
 	busy           prometheus.Counter
+	refused        *prometheus.CounterVec
 
-	mu     sync.Mutex
-	recent []Drop // newest last, at most maxRecent
+	mu         sync.Mutex
+	recent     []Drop // newest last, at most maxRecent; verified signers only
+	unverified int64  // drops of requests whose signer was not verified
 }
 
 // Drop is one dropped request, for the status page.
@@ -67,9 +76,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "federation_inbox_busy_total",
 			Help: "Inbox requests answered 503 because the inbox was processing as many as it takes at once.",
 		}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "federation_inbox_throttled_total",
+			Help: "Inbox requests answered 503 to share the inbox fairly between hosts, by reason.",
+		}, []string{"reason"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.received, m.dropped, m.verifyFailures, m.busy)
+		reg.MustRegister(m.received, m.dropped, m.verifyFailures, m.busy, m.refused)
 	}
 	return m
 }
@@ -91,13 +104,39 @@ func (m *Metrics) countDrop(reason, host string, now time.Time) {
 	}
 }
 
-func (m *Metrics) countBusy() { m.busy.Inc() }
+// countUnverifiedDrop counts a drop decided before the signer was
+// verified (a blocked domain, an unknown actor's Delete): the host the
+// request claims is not listed, since anyone can claim any host.
+func (m *Metrics) countUnverifiedDrop(reason string) {
+	m.dropped.WithLabelValues(reason).Inc()
+	m.mu.Lock()
+	m.unverified++
+	m.mu.Unlock()
+}
+
+// countRefused counts a 503: busy for lack of slots, or a throttle reason.
+func (m *Metrics) countRefused(reason string) {
+	if reason == refusedBusy {
+		m.busy.Inc()
+		return
+	}
+	m.refused.WithLabelValues(reason).Inc()
+}
+
+// UnverifiedDrops is how many requests were dropped before their signer
+// was verified, since start.
+func (m *Metrics) UnverifiedDrops() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.unverified
+}
 
 func (m *Metrics) countVerifyFailure(reason string) {
 	m.verifyFailures.WithLabelValues(reason).Inc()
 }
 
-// RecentDrops returns the latest drops, newest first.
+// RecentDrops returns the latest drops of requests from verified signers,
+// newest first.
 func (m *Metrics) RecentDrops() []Drop {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -93,15 +93,7 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 	}
 	n := &Node{Config: cfg, DB: db, ProcessID: newProcessID(), InstanceKey: key}
 	n.Registry = newRegistry(cfg.Version)
-	n.Client = federation.NewClient(federation.ClientOptions{
-		AllowPrivate: cfg.AllowPrivateNetwork,
-		// Plain http only when ids are http themselves (a loopback domain
-		// or --scheme http).
-		AllowHTTP:          cfg.Instance.Scheme == "http",
-		ExtraRoots:         cfg.ExtraRoots,
-		InsecureSkipVerify: cfg.InsecureSkipVerify,
-		UserAgent:          federation.UserAgent(cfg.Version, cfg.Instance.Base()),
-	})
+	n.Client = n.newClient()
 	if n.Fetcher, err = n.newFetcher(); err != nil {
 		return nil, err
 	}
@@ -125,8 +117,23 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 	return n, nil
 }
 
+// newClient builds an outbound HTTP client (SSRF guard, timeouts, the
+// operator's trust). Plain http only when ids are http themselves (a
+// loopback domain or --scheme http).
+func (n *Node) newClient() *federation.Client {
+	return federation.NewClient(federation.ClientOptions{
+		AllowPrivate:       n.AllowPrivateNetwork,
+		AllowHTTP:          n.Instance.Scheme == "http",
+		ExtraRoots:         n.ExtraRoots,
+		InsecureSkipVerify: n.InsecureSkipVerify,
+		UserAgent:          federation.UserAgent(n.Version, n.Instance.Base()),
+	})
+}
+
 // newFetcher builds the remote actor and key fetcher: GETs signed as the
-// instance actor, blocked domains never contacted.
+// instance actor, blocked domains never contacted. It has a client (and
+// connection pool) of its own: deliveries to a slow server must not hold
+// up the fetch of its keys, which the inbox waits for.
 func (n *Node) newFetcher() (*federation.Fetcher, error) {
 	priv, err := federation.ParsePrivateKeyPEM(n.InstanceKey.PrivateKeyPEM)
 	if err != nil {
@@ -135,7 +142,7 @@ func (n *Node) newFetcher() (*federation.Fetcher, error) {
 	key := signature.Key{ID: n.Instance.InstanceKeyID(), Private: priv}
 	return &federation.Fetcher{
 		Store:  actorCache{n.DB},
-		Client: n.Client,
+		Client: n.newClient(),
 		Now:    n.Now,
 		SignGET: func(req *http.Request) error {
 			return signature.Sign(req, nil, key, signature.Cavage, n.Now())

@@ -255,6 +255,9 @@ func (h *Handler) relations(w http.ResponseWriter, r *http.Request, followers bo
 }
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if api.OutOfSpace(w, err) {
+		return
+	}
 	h.Logger.Error("outbox failed", "path", r.URL.Path, "err", err)
 	api.Error(w, http.StatusInternalServerError, "internal error")
 }

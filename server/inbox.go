@@ -13,7 +13,7 @@ func (s *Server) newInbox() *inbox.Handler {
 		Now:       s.node.Now,
 		Publisher: s.node.Publisher,
 		Wake:      s.node.Runner.Wake,
-		Slots:     inbox.NewSlots(inbox.DefaultConcurrency),
+		Limits:    inbox.DefaultLimits(),
 		Sync:      s.node.Syncer,
 	}
 }

@@ -64,6 +64,7 @@ type Server struct {
 	router  chi.Router
 	inbox   *inbox.Handler
 	outbox  *outbox.Handler
+	space   spaceWatch // ready.go
 }
 
 // New builds the server and its router on n.
@@ -73,6 +74,7 @@ func New(ctx context.Context, cfg Config, n *node.Node) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, node: n, db: n.DB, inst: n.Instance, log: n.Logger, pages: pages, started: n.Now()}
+	s.registerSpaceMetrics()
 	s.inbox = s.newInbox()
 	s.outbox = s.newOutbox()
 	s.AddPanel(s.postsPanel)
@@ -137,6 +139,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/status/deliveries", s.reportPage)
 
 	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
 	r.Handle("/metrics", metricsHandler(s.node.Registry))
 	r.Get("/status", s.status)
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/status", http.StatusFound) })
@@ -193,6 +196,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	if s.cfg.TLS != nil {
 		ln = tls.NewListener(ln, s.cfg.TLS.TLSConfig())
 	}
+	go s.watchSpace(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

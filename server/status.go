@@ -18,6 +18,7 @@ type Panel struct {
 	// links there.
 	Links []string
 	Empty string // shown when Rows is empty
+	Note  string // shown below, rows or not
 }
 
 // PanelFunc computes a panel for each render of the status page. It must not
@@ -105,12 +106,18 @@ func (s *Server) blockedPanel(ctx context.Context) (Panel, error) {
 	return p, nil
 }
 
-// dropsPanel shows the inbox requests answered 202 but not processed since
-// the server started, newest first.
+// dropsPanel shows the inbox requests from verified signers answered 202
+// but not processed since the server started, newest first, under the
+// signer's host. Drops decided before the signer was verified are only
+// counted: the host such a request names is anyone's to claim, and
+// listing it would let anyone write on this page.
 func (s *Server) dropsPanel(ctx context.Context) (Panel, error) {
-	p := Panel{Title: "Recent inbox drops", Columns: []string{"When", "Reason", "Host"}, Empty: "Nothing dropped since start."}
+	p := Panel{Title: "Recent inbox drops", Columns: []string{"When", "Reason", "Host"}, Empty: "Nothing dropped from verified senders since start."}
 	for _, d := range s.inbox.Metrics.RecentDrops() {
 		p.Rows = append(p.Rows, []string{d.At.UTC().Format("2006-01-02 15:04:05"), d.Reason, d.Host})
+	}
+	if n := s.inbox.Metrics.UnverifiedDrops(); n > 0 {
+		p.Note = fmt.Sprintf("Also %d requests dropped before their signature was checked (blocked domains, Deletes of unknown actors): counted, not listed.", n)
 	}
 	return p, nil
 }

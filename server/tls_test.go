@@ -175,7 +175,7 @@ func TestSignedDeliveryBetweenTwoHeraldsOverTLS(t *testing.T) {
 // without, it cannot.
 func TestTrustProxyRFC9421(t *testing.T) {
 	for _, trust := range []bool{true, false} {
-		h := fedtest.NewHeraldWith(t, func(c *server.Config) { c.TrustProxy = trust })
+		h := fedtest.NewHeraldWith(t, func(_ *node.Config, c *server.Config) { c.TrustProxy = trust })
 		remote := fedtest.NewRemote(t, "127.0.10.1")
 		bob := remote.Actor(t, "bob")
 		target := h.URL

@@ -41,6 +41,8 @@ type DB struct {
 	stmts sync.Map
 	// onCommit runs after every committed Write (see NotifyOnCommit).
 	onCommit func()
+	// space tracks writes refused for lack of space (space.go).
+	space space
 }
 
 // stmtKey names a prepared statement: its pool and its SQL text.
@@ -199,16 +201,19 @@ func (db *DB) Ping(ctx context.Context) error {
 // Write runs fn in one write transaction and commits it if fn returns nil.
 // Everything a request accepts goes through here, so "accepted" always means
 // "committed".
+//
+// A write that fails for lack of space returns an error wrapping
+// ErrOutOfSpace, and Space reports it until a write succeeds.
 func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return db.classify(err)
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return db.classify(err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := db.classify(tx.Commit()); err != nil {
 		return err
 	}
 	if db.onCommit != nil {

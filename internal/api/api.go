@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"herald/federation"
 	"herald/store"
@@ -22,6 +23,19 @@ func Error(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// OutOfSpace answers 503 with Retry-After if err says the database is out
+// of space, and reports whether it did. Senders and apps retry later, and
+// the server logs the condition once a minute with a count, so a handler
+// that used it logs nothing itself.
+func OutOfSpace(w http.ResponseWriter, err error) bool {
+	if !store.IsOutOfSpace(err) {
+		return false
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(int(store.SpaceRetryAfter.Seconds())))
+	Error(w, http.StatusServiceUnavailable, "the server is out of storage space; retry later")
+	return true
 }
 
 // JSON answers v as plain JSON with status 200.

@@ -52,11 +52,18 @@ func NewHerald(t testing.TB) *Herald {
 }
 
 // NewHeraldWith starts a Herald whose configuration configure may change
-// (TLS, trust-proxy, ...) before the server is built.
-func NewHeraldWith(t testing.TB, configure func(*server.Config)) *Herald {
+// (the node's logger, the server's trust-proxy, ...) before it is built.
+func NewHeraldWith(t testing.TB, configure func(*node.Config, *server.Config)) *Herald {
+	t.Helper()
+	return NewHeraldAt(t, t.TempDir()+"/herald.db", configure)
+}
+
+// NewHeraldAt is NewHeraldWith with the database at path (on a small
+// filesystem, say).
+func NewHeraldAt(t testing.TB, path string, configure func(*node.Config, *server.Config)) *Herald {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, t.TempDir()+"/herald.db")
+	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +77,11 @@ func NewHeraldWith(t testing.TB, configure func(*server.Config)) *Herald {
 	}
 	h.Alice, h.Token = h.AddActor(t, "alice", false)
 	var cfg server.Config
+	ncfg := node.Config{Instance: h.Inst, Version: "test", Logger: quiet, Now: h.Clock, AllowPrivateNetwork: true}
 	if configure != nil {
-		configure(&cfg)
+		configure(&ncfg, &cfg)
 	}
-	n, err := node.New(ctx, node.Config{Instance: h.Inst, Version: "test", Logger: quiet, Now: h.Clock, AllowPrivateNetwork: true}, db)
+	n, err := node.New(ctx, ncfg, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,10 +242,15 @@ type Remote struct {
 	Host     string // host:port
 	Requests atomic.Int64
 
+	// Stalled is how many GETs are being held by Stall right now.
+	Stalled atomic.Int64
+
 	mu       sync.Mutex
 	actors   map[string]*RemoteActor // by path
 	docs     map[string]any          // other documents served, by path
 	received []Received
+	fetches  []Received    // GETs, path and keyId only
+	stall    chan struct{} // while open, GETs wait on it
 }
 
 // RemoteActor is an actor on a Remote.
@@ -285,6 +298,20 @@ func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	r.mu.Lock()
+	r.fetches = append(r.fetches, Received{Path: req.URL.Path, KeyID: signature.KeyIDOf(req)})
+	stall := r.stall
+	r.mu.Unlock()
+	if stall != nil {
+		// A server that takes its time: it answers when the test lets it,
+		// or gives up when the client does.
+		r.Stalled.Add(1)
+		select {
+		case <-stall:
+		case <-req.Context().Done():
+		}
+		r.Stalled.Add(-1)
+	}
 	path := req.URL.Path
 	if path == "/.well-known/webfinger" {
 		// acct:name@host -> the actor, as WebFinger would answer.
@@ -323,6 +350,31 @@ func (r *Remote) Serve(path string, doc any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.docs[path] = doc
+}
+
+// Stall makes the remote hold every GET from now on until release is
+// called (or the requester gives up), like a server that answers slowly.
+func (r *Remote) Stall() (release func()) {
+	ch := make(chan struct{})
+	r.mu.Lock()
+	r.stall = ch
+	r.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.stall = nil
+			r.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// Fetches returns the GETs received so far (their Path and KeyID).
+func (r *Remote) Fetches() []Received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Received(nil), r.fetches...)
 }
 
 // Received returns the POSTs received so far.

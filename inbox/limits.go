@@ -1,0 +1,306 @@
+package inbox
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Capacity defaults (NewLimits). Every accepted request ends in a write to
+// the one SQLite writer, so more in parallel only queue there, holding
+// memory; past the bound a sender is asked to come back later.
+const (
+	// DefaultConcurrency is how many inbox requests are processed at once.
+	DefaultConcurrency = 128
+	// DefaultHostShare is how many of them may come from one key host (the
+	// host of the keyId a request names, before anything is verified), so
+	// that no single server, honest or not, can take the inbox from the
+	// others.
+	DefaultHostShare = 16
+	// DefaultFetchSlots is how many of them may be waiting on a key fetch,
+	// and DefaultHostFetches how many of those for one key host: requests
+	// whose keys are cached always have the rest, and never wait behind a
+	// fetch.
+	DefaultFetchSlots  = 32
+	DefaultHostFetches = 4
+)
+
+const (
+	// busyWait is how long a request whose key is cached waits for a slot
+	// before it is answered 503: long enough to ride out a short burst.
+	busyWait = time.Second
+	// KeyFetchTimeout bounds one key fetch (and one fetch of an activity or
+	// object from its origin), waiting for a connection included: Mastodon's
+	// Request (app/lib/request.rb) allows 5 s to connect and 10 s per read.
+	// The client's own connect timeout is 5 s.
+	KeyFetchTimeout = 10 * time.Second
+	// slowFetch is how long a key fetch may take before its host counts as
+	// slow, like one that failed.
+	slowFetch = 5 * time.Second
+	// coolOff is how long a host whose key fetch failed or was slow gets no
+	// more key fetches: requests that would need one are answered 503 at
+	// once. Mastodon holds a failing source for 5 minutes (Stoplight in
+	// signature_verification.rb); a minute lets an honest server that had a
+	// bad moment back sooner, and Herald fetches each key only once a day.
+	coolOff = time.Minute
+	// fetchRetry is the Retry-After of a request refused because its host's
+	// key fetches are all in use: they end within KeyFetchTimeout.
+	fetchRetry = 10 * time.Second
+	// busyRetry is the Retry-After of a request refused for lack of slots.
+	busyRetry = 30 * time.Second
+	// maxHosts bounds the per-host table; hosts with nothing in flight and
+	// no cool-off are dropped first.
+	maxHosts = 10000
+)
+
+// Reasons a request is refused before it is processed: the label values
+// of federation_inbox_throttled_total (busy is counted on its own).
+const (
+	refusedBusy        = "busy"
+	refusedHostShare   = "host_share"
+	refusedKeyFetches  = "key_fetches"
+	refusedHostFailing = "key_host_failing"
+)
+
+// Limits shares the inbox's capacity between remote hosts. Use NewLimits;
+// the zero value admits nothing.
+type Limits struct {
+	max, hostMax, fetchMax, hostFetchMax int
+
+	mu       sync.Mutex
+	total    int // requests in flight
+	fetching int // of them, holding a key fetch permit
+	hosts    map[string]*hostLoad
+	changed  chan struct{}            // closed (and replaced) whenever capacity frees
+	flights  map[string]chan struct{} // key ids being fetched; closed when the fetch ends
+}
+
+type hostLoad struct {
+	inFlight, fetching int
+	coolUntil          time.Time
+}
+
+// NewLimits makes the limits the server uses: max requests in flight, at
+// most hostShare of them from one key host, at most fetchSlots waiting on
+// key fetches and hostFetches of those for one host.
+func NewLimits(max, hostShare, fetchSlots, hostFetches int) *Limits {
+	return &Limits{max: max, hostMax: hostShare, fetchMax: fetchSlots, hostFetchMax: hostFetches,
+		hosts: map[string]*hostLoad{}, changed: make(chan struct{}), flights: map[string]chan struct{}{}}
+}
+
+// DefaultLimits are the production limits.
+func DefaultLimits() *Limits {
+	return NewLimits(DefaultConcurrency, DefaultHostShare, DefaultFetchSlots, DefaultHostFetches)
+}
+
+// ticket is an admitted request's hold on the capacity; release gives it
+// back. A nil ticket (no Limits) holds nothing.
+type ticket struct {
+	l        *Limits
+	host     string
+	fetching bool
+	key      string        // the key id this ticket fetches, if it started the flight
+	flight   chan struct{} // closed when that fetch ends
+}
+
+// refusal says why a request was not admitted and when to come back.
+type refusal struct {
+	reason     string
+	retryAfter time.Duration
+}
+
+// admit takes a slot for a request naming key, a key id on host. A
+// request that needs a key fetch (fetch) is admitted only if a fetch
+// permit is free at once and the host is not cooling off: it never waits,
+// so it is never ahead of a cached-key request in any queue. A request
+// that needs no fetch waits up to busyWait for the inbox and its host's
+// share.
+//
+// When that key is already being fetched, a request that needs it gets
+// no slot but the fetch's end to wait for (holding nothing), after which
+// it looks in the cache again: a new actor's first burst of deliveries
+// costs one fetch and one permit.
+func (l *Limits) admit(ctx context.Context, host, key string, fetch bool, now time.Time) (*ticket, *refusal, <-chan struct{}) {
+	if l == nil {
+		return nil, nil, nil
+	}
+	var timer *time.Timer
+	for {
+		l.mu.Lock()
+		if fl := l.flights[key]; fetch && fl != nil {
+			l.mu.Unlock()
+			return nil, nil, fl
+		}
+		h := l.host(host, now)
+		ok, why := l.fits(h, fetch, now)
+		if ok {
+			l.total++
+			h.inFlight++
+			t := &ticket{l: l, host: host, fetching: fetch}
+			if fetch {
+				l.fetching++
+				h.fetching++
+				if key != "" {
+					t.key, t.flight = key, make(chan struct{})
+					l.flights[key] = t.flight
+				}
+			}
+			l.mu.Unlock()
+			return t, nil, nil
+		}
+		changed := l.changed
+		l.forget(host, h, now)
+		l.mu.Unlock()
+		if fetch || why.reason != refusedBusy && why.reason != refusedHostShare {
+			return nil, why, nil // a request that needs a fetch never waits
+		}
+		if timer == nil {
+			timer = time.NewTimer(busyWait)
+			defer timer.Stop()
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return nil, why, nil
+		case <-ctx.Done():
+			return nil, why, nil
+		}
+	}
+}
+
+// fits reports whether a request may start now. Called with l.mu held.
+func (l *Limits) fits(h *hostLoad, fetch bool, now time.Time) (bool, *refusal) {
+	if fetch {
+		if now.Before(h.coolUntil) {
+			return false, &refusal{refusedHostFailing, h.coolUntil.Sub(now)}
+		}
+		if l.fetching >= l.fetchMax || h.fetching >= l.hostFetchMax {
+			return false, &refusal{refusedKeyFetches, fetchRetry}
+		}
+	}
+	if l.total >= l.max {
+		return false, &refusal{refusedBusy, busyRetry}
+	}
+	if h.inFlight >= l.hostMax {
+		return false, &refusal{refusedHostShare, busyRetry}
+	}
+	return true, nil
+}
+
+// host returns the load entry of host, creating it. Called with l.mu held.
+func (l *Limits) host(host string, now time.Time) *hostLoad {
+	h := l.hosts[host]
+	if h == nil {
+		if len(l.hosts) >= maxHosts {
+			l.prune(now)
+		}
+		h = &hostLoad{}
+		l.hosts[host] = h
+	}
+	return h
+}
+
+// forget drops an idle host's entry. Called with l.mu held.
+func (l *Limits) forget(host string, h *hostLoad, now time.Time) {
+	if h.inFlight == 0 && h.fetching == 0 && !now.Before(h.coolUntil) {
+		delete(l.hosts, host)
+	}
+}
+
+// prune drops every idle entry, and if that is not enough the cooling ones
+// too: forgetting a cool-off is better than growing without bound. Called
+// with l.mu held.
+func (l *Limits) prune(now time.Time) {
+	for host, h := range l.hosts {
+		l.forget(host, h, now)
+	}
+	if len(l.hosts) < maxHosts {
+		return
+	}
+	for host, h := range l.hosts {
+		if h.inFlight == 0 && h.fetching == 0 {
+			delete(l.hosts, host)
+		}
+	}
+}
+
+// fetch upgrades the ticket of a request that needs a key fetch it did not
+// expect (its cached key failed, or was stale), without waiting. It
+// reports false if the host is cooling off or its fetch permits are in use.
+func (t *ticket) fetch(now time.Time) bool {
+	if t == nil {
+		return true
+	}
+	if t.fetching {
+		return true
+	}
+	l := t.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h := l.host(t.host, now)
+	if now.Before(h.coolUntil) || l.fetching >= l.fetchMax || h.fetching >= l.hostFetchMax {
+		return false
+	}
+	l.fetching++
+	h.fetching++
+	t.fetching = true
+	return true
+}
+
+// fetched records how a key fetch for the ticket's host went: a failure,
+// or a fetch slower than slowFetch, makes the host cool off.
+func (t *ticket) fetched(failed bool, took time.Duration, now time.Time) {
+	if t == nil {
+		return
+	}
+	l := t.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t.endFlight()
+	if failed || took >= slowFetch {
+		l.host(t.host, now).coolUntil = now.Add(coolOff)
+	}
+}
+
+// endFlight tells the requests waiting for the ticket's key fetch that it
+// ended. Called with l.mu held.
+func (t *ticket) endFlight() {
+	if t.flight != nil {
+		close(t.flight)
+		delete(t.l.flights, t.key)
+		t.flight = nil
+	}
+}
+
+// fetchRefusal says why a fetch for host was refused: the host is cooling
+// off (for how much longer), or its permits are in use.
+func (l *Limits) fetchRefusal(host string, now time.Time) *refusal {
+	if l != nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if h := l.hosts[host]; h != nil && now.Before(h.coolUntil) {
+			return &refusal{refusedHostFailing, h.coolUntil.Sub(now)}
+		}
+	}
+	return &refusal{refusedKeyFetches, fetchRetry}
+}
+
+func (t *ticket) release(now time.Time) {
+	if t == nil {
+		return
+	}
+	l := t.l
+	l.mu.Lock()
+	h := l.host(t.host, now)
+	l.total--
+	h.inFlight--
+	if t.fetching {
+		l.fetching--
+		h.fetching--
+	}
+	t.endFlight()
+	l.forget(t.host, h, now)
+	close(l.changed)
+	l.changed = make(chan struct{})
+	l.mu.Unlock()
+}
