@@ -3,7 +3,9 @@ package inbox
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 
 	"herald/federation"
@@ -27,6 +29,11 @@ func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string
 				return "", err
 			}
 		}
+		// A Like, an Announce, a reaction: the item of it is undone.
+		return h.applyToItems(ctx, tx, a, func() error {
+			_, err := store.UndoItems(ctx, tx, a.objectID, a.actor, a.now)
+			return err
+		})
 	case "Accept", "Reject":
 		if t := h.innerType(a); t == "Follow" || t == "" {
 			if handled, err := h.answerFollow(ctx, tx, a); handled || err != nil {
@@ -37,15 +44,17 @@ func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string
 		if a.objectID == a.actor {
 			return "", h.deleteActor(ctx, tx, a)
 		}
-		if _, err := store.MarkObjectDeleted(ctx, tx, a.objectID, a.actor, a.now); err != nil {
-			return "", err
-		}
+		return h.applyToItems(ctx, tx, a, func() error {
+			_, err := store.MarkObjectDeleted(ctx, tx, a.objectID, a.actor, a.now)
+			return err
+		})
 	case "Update":
 		if a.objectID == a.actor {
 			// The signed Update proves the actor changed; forget the cached
 			// copy and key so the next use fetches them afresh.
 			return "", store.ForgetRemoteActor(ctx, tx, a.actor)
 		}
+		return h.applyToItems(ctx, tx, a, func() error { return h.updateItems(ctx, tx, a) })
 	case "Block":
 		if local := h.localActor(ctx, a.objectID); local != nil {
 			if _, err := store.RemoveRelations(ctx, tx, a.actor, local.ID); err != nil {
@@ -53,7 +62,55 @@ func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string
 			}
 		}
 	}
-	return h.storeItem(ctx, tx, a)
+	return h.storeItem(ctx, tx, a, false, nil)
+}
+
+// applyToItems applies an Undo, Update or Delete (apply) to the inbox items
+// it refers to, and keeps it as a history item for the local actors it is
+// addressed to and for those holding what it changes, so that one
+// addressed to nobody (Misskey's Undo to the shared inbox) still reaches
+// them.
+func (h *Handler) applyToItems(ctx context.Context, tx *sql.Tx, a *activity, apply func() error) (string, error) {
+	holders, err := store.ItemRecipients(ctx, tx, a.objectID, a.actor)
+	if err != nil {
+		return "", err
+	}
+	if err := apply(); err != nil {
+		return "", err
+	}
+	return h.storeItem(ctx, tx, a, true, holders)
+}
+
+// updateItems gives the items of an updated object (its Create) their
+// current version: the Create with the updated object embedded. An Update
+// that only names its object changes nothing: Mastodon, too, needs the
+// object embedded.
+func (h *Handler) updateItems(ctx context.Context, tx *sql.Tx, a *activity) error {
+	if a.object == nil {
+		return nil
+	}
+	items, err := store.ObjectItems(ctx, tx, a.objectID, a.actor)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if it.Type != "Create" {
+			continue
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(it.Body), &doc); err != nil {
+			return err
+		}
+		doc["object"] = a.object
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		if err := store.SetItemCurrent(ctx, tx, it.ID, string(b)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // innerType is the type of the embedded object, "" when the object is only
@@ -144,17 +201,24 @@ func (h *Handler) recipients(ctx context.Context, tx *sql.Tx, a *activity) ([]in
 	return ids, nil
 }
 
-// storeItem keeps the activity for the apps of the local actors it is for.
-func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
+// storeItem keeps the activity for the apps of the local actors it is for
+// and for also (the holders of what it changes); history marks an Undo,
+// Update or Delete, which was applied to what it refers to.
+func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, history bool, also []int64) (string, error) {
 	rcpt, err := h.recipients(ctx, tx, a)
 	if err != nil {
 		return "", err
+	}
+	for _, id := range also {
+		if !slices.Contains(rcpt, id) {
+			rcpt = append(rcpt, id)
+		}
 	}
 	if len(rcpt) == 0 {
 		return DropUnaddressed, nil
 	}
 	_, err = store.AddInboxItem(ctx, tx, store.InboxItem{
-		IRI: a.id, Type: a.typ, Actor: a.actor, Object: a.objectID, Body: string(a.body), ReceivedAt: a.now,
+		IRI: a.id, Type: a.typ, Actor: a.actor, Object: a.objectID, Body: string(a.body), ReceivedAt: a.now, History: history,
 	}, rcpt)
 	return "", err
 }

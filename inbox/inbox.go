@@ -269,6 +269,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sum := sha256.Sum256(a.body)
 		dedupID = "sha256:" + hex.EncodeToString(sum[:])
 	}
+	// An activity dropped here (it concerns nobody, as far as Herald can
+	// tell) is not recorded as seen: its transaction is rolled back, so a
+	// later copy that can be applied is applied (Misskey sends an Undo to
+	// the shared inbox and again to the personal one).
 	err = h.DB.Write(ctx, func(tx *sql.Tx) error {
 		outcome = ""
 		fresh, err := store.MarkProcessed(ctx, tx, dedupID, now)
@@ -282,9 +286,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err := store.RecordInbound(ctx, tx, hostPort(keyID), now); err != nil {
 			return err
 		}
-		outcome, err = h.dispatch(ctx, tx, a)
+		if outcome, err = h.dispatch(ctx, tx, a); err == nil && outcome != "" {
+			return errDropped
+		}
 		return err
 	})
+	if errors.Is(err, errDropped) {
+		// The sender spoke, correctly signed: that the host is alive still
+		// counts for the delivery tracker.
+		err = h.DB.Write(ctx, func(tx *sql.Tx) error { return store.RecordInbound(ctx, tx, hostPort(keyID), now) })
+	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -370,6 +381,10 @@ func (h *Handler) isLocal(iri string) bool {
 	h.localOnce.Do(func() { h.local = federation.Authority(h.Instance.Base()) })
 	return iri != "" && federation.Authority(iri) == h.local
 }
+
+// errDropped rolls back the transaction of an activity the dispatcher
+// dropped.
+var errDropped = errors.New("dropped")
 
 // knownActor reports whether Herald holds anything about a remote actor.
 func (h *Handler) knownActor(ctx context.Context, id string) (bool, error) {

@@ -58,9 +58,22 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 			*p.dst = n
 		}
 	}
+	// The inbox as it stands (undone and deleted things gone, updated
+	// things in their current version), or with ?history=true everything
+	// as it arrived, the Undos, Updates and Deletes included.
+	history := q.Get("history") == "true"
+	if history {
+		base += "?history=true"
+	}
+	join := func(query string) string {
+		if history {
+			return base + "&" + query
+		}
+		return base + "?" + query
+	}
 	w.Header().Set("Cache-Control", "private, no-store")
 	if q.Get("page") == "" && maxID == 0 && minID == 0 {
-		total, err := h.DB.InboxCount(ctx, owner.ID)
+		total, err := h.DB.InboxCount(ctx, owner.ID, history)
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -70,11 +83,11 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 			"id":         base,
 			"type":       "OrderedCollection",
 			"totalItems": total,
-			"first":      base + "?page=true",
+			"first":      join("page=true"),
 		})
 		return
 	}
-	items, err := h.DB.InboxPage(ctx, owner.ID, maxID, minID, limit)
+	items, err := h.DB.InboxPage(ctx, owner.ID, maxID, minID, limit, history)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -85,15 +98,15 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 	}
 	page := map[string]any{
 		"@context":     "https://www.w3.org/ns/activitystreams",
-		"id":           base + "?" + r.URL.RawQuery,
+		"id":           h.Instance.InboxURL(name) + "?" + r.URL.RawQuery,
 		"type":         "OrderedCollectionPage",
 		"partOf":       base,
 		"orderedItems": ordered,
 	}
 	if len(items) > 0 {
-		page["prev"] = base + "?min_id=" + strconv.FormatInt(items[0].ID, 10)
+		page["prev"] = join("min_id=" + strconv.FormatInt(items[0].ID, 10))
 		if len(items) == limit {
-			page["next"] = base + "?max_id=" + strconv.FormatInt(items[len(items)-1].ID, 10)
+			page["next"] = join("max_id=" + strconv.FormatInt(items[len(items)-1].ID, 10))
 		}
 	}
 	api.Activity(w, page)

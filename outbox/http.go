@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,10 +105,62 @@ func (h *Handler) Object(w http.ResponseWriter, r *http.Request) {
 		h.HTML(w, o, doc)
 		return
 	}
+	body := []byte(o.Body)
+	if !o.Deleted {
+		if body, err = h.withReactions(r.Context(), o); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+	}
 	w.Header().Set("Content-Type", federation.ContentType)
 	w.Header().Set("Vary", "Accept")
 	w.WriteHeader(status)
-	w.Write([]byte(o.Body))
+	w.Write(body)
+}
+
+// reactionCollections are the collections of a local object's reactions,
+// by the activity type they count.
+var reactionCollections = map[string]string{"likes": "Like", "shares": "Announce"}
+
+// withReactions is the object's document with its likes and shares
+// collections inline, with their totals, as Mastodon serves a status.
+func (h *Handler) withReactions(ctx context.Context, o *store.Object) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(o.Body), &doc); err != nil {
+		return nil, err
+	}
+	for name, typ := range reactionCollections {
+		n, err := h.DB.Reactions(ctx, o.IRI, typ)
+		if err != nil {
+			return nil, err
+		}
+		doc[name] = map[string]any{"id": o.IRI + "/" + name, "type": "Collection", "totalItems": n}
+	}
+	return marshal(doc)
+}
+
+// Reactions serves GET /users/{name}/statuses/{id}/likes and .../shares:
+// how many accounts liked or shared a public local object, without naming
+// them (as Mastodon serves them).
+func (h *Handler) Reactions(w http.ResponseWriter, r *http.Request) {
+	which := chi.URLParam(r, "collection")
+	typ, ok := reactionCollections[which]
+	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/statuses/" + chi.URLParam(r, "id")
+	o, err := h.DB.ObjectByIRI(r.Context(), iri)
+	if !ok || errors.Is(err, store.ErrNotFound) || (err == nil && (!o.Public || o.Deleted)) {
+		api.Error(w, http.StatusNotFound, "no such collection")
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	n, err := h.DB.Reactions(r.Context(), o.IRI, typ)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	api.Activity(w, map[string]any{"@context": federation.ContextAS, "id": iri + "/" + which, "type": "Collection", "totalItems": n})
 }
 
 // Activity serves GET /users/{name}/activities/{id}: public activities only.

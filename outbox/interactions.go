@@ -5,21 +5,29 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"net/url"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"herald/federation"
 	"herald/store"
 )
 
-// planReaction publishes an Announce or a Like of an object (by id). An
-// Announce without addressing is public and goes to the followers; a Like
-// without addressing goes to the object's author when the client embedded
-// the object with its attributedTo. Either way the author is added to the
-// audience when known.
+// planReaction publishes an Announce, a Like or an EmojiReact of an object
+// (by id). An Announce without addressing is public and goes to the
+// followers; a Like or a reaction without addressing goes to the object's
+// author when the client embedded the object with its attributedTo. Either
+// way the author is added to the audience when known. A Like may carry an
+// emoji in content, with an Emoji tag for a custom one (what Misskey sends
+// for a reaction); an EmojiReact must (FEP-c0e0, Pleroma and Akkoma).
 func (p *Publisher) planReaction(ctx context.Context, pl *plan, doc map[string]any) error {
 	objID := federation.IDOf(doc["object"])
 	if objID == "" {
 		return inputErr("%s needs an object (its id)", pl.typ)
+	}
+	if err := p.reactionEmoji(pl, doc); err != nil {
+		return err
 	}
 	if _, err := store.HostOf(objID); err != nil {
 		return inputErr("the object must be an http(s) URL: %v", err)
@@ -38,7 +46,7 @@ func (p *Publisher) planReaction(ctx context.Context, pl *plan, doc map[string]a
 		case author != "":
 			addr = addressing{"to": {author}}
 		default:
-			return inputErr("address the Like (to) to the object's author, or embed the object with its attributedTo")
+			return inputErr("address the %s (to) to the object's author, or embed the object with its attributedTo", pl.typ)
 		}
 	}
 	if author != "" && !contains(addr["to"], author) && !contains(addr["cc"], author) {
@@ -106,8 +114,8 @@ func (p *Publisher) planUndo(ctx context.Context, pl *plan, doc map[string]any) 
 		return err
 	case orig.ActorID != pl.actor.ID:
 		return inputErr("%q belongs to another actor", origID)
-	case orig.Type != "Follow" && orig.Type != "Like" && orig.Type != "Announce" && orig.Type != "Block":
-		return inputErr("only a Follow, Like, Announce or Block can be undone, not a %s", orig.Type)
+	case orig.Type != "Follow" && orig.Type != "Like" && orig.Type != "Announce" && orig.Type != "Block" && orig.Type != "EmojiReact":
+		return inputErr("only a Follow, Like, Announce, EmojiReact or Block can be undone, not a %s", orig.Type)
 	}
 	var embedded map[string]any
 	if err := json.Unmarshal([]byte(orig.Body), &embedded); err != nil {
@@ -143,4 +151,51 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// reactionEmoji carries a Like's or EmojiReact's emoji into the activity:
+// content (a Unicode emoji, or :name: for a custom one) and, for a custom
+// one, its Emoji tag with an http(s) icon.
+func (p *Publisher) reactionEmoji(pl *plan, doc map[string]any) error {
+	content := strings.TrimSpace(federation.FirstString(doc["content"]))
+	switch {
+	case content == "" && pl.typ == "EmojiReact":
+		return inputErr("an EmojiReact needs its emoji in content")
+	case content == "":
+		return nil
+	case pl.typ == "Announce":
+		return inputErr("an Announce carries no content")
+	case utf8.RuneCountInString(content) > 64:
+		return inputErr("the reaction in content is longer than an emoji")
+	}
+	pl.activity["content"] = content
+	terms := map[string]any{}
+	if pl.typ == "EmojiReact" {
+		// Pleroma's term (litepub.social/ns), which FEP-c0e0 documents.
+		terms["litepub"], terms["EmojiReact"] = "http://litepub.social/ns#", "litepub:EmojiReact"
+	}
+	defer func() {
+		if len(terms) > 0 {
+			pl.activity["@context"] = []any{federation.ContextAS, terms}
+		}
+	}()
+	if !strings.HasPrefix(content, ":") {
+		return nil
+	}
+	for _, t := range asTagList(doc["tag"]) {
+		tag, ok := t.(map[string]any)
+		if !ok || tag["type"] != "Emoji" || federation.FirstString(tag["name"]) != content {
+			continue
+		}
+		icon, _ := tag["icon"].(map[string]any)
+		u, err := url.Parse(federation.IDOf(icon["url"]))
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return inputErr("the Emoji tag %s needs an icon with an http(s) url", content)
+		}
+		terms["toot"], terms["Emoji"] = "http://joinmastodon.org/ns#", "toot:Emoji"
+		pl.activity["tag"] = []any{map[string]any{"type": "Emoji", "name": content, "id": federation.IDOf(tag["id"]),
+			"icon": map[string]any{"type": "Image", "url": u.String(), "mediaType": federation.FirstString(icon["mediaType"])}}}
+		return nil
+	}
+	return inputErr("the custom emoji %s needs an Emoji tag of that name with its icon", content)
 }

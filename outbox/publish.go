@@ -65,7 +65,7 @@ var objectTypes = map[string]bool{
 // activityTypes are the activities a client may post.
 var activityTypes = map[string]bool{
 	"Create": true, "Update": true, "Delete": true, "Announce": true, "Like": true,
-	"Follow": true, "Undo": true, "Block": true, "Add": true, "Remove": true,
+	"Follow": true, "Undo": true, "Block": true, "Add": true, "Remove": true, "EmojiReact": true,
 }
 
 // plan is a publication worked out before its transaction: the activity to
@@ -114,7 +114,7 @@ func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[str
 		doc = map[string]any{"type": "Create", "object": doc}
 		typ = "Create"
 	case !activityTypes[typ]:
-		return nil, inputErr("unsupported type %q: post an object (Note, Article, ...) or one of Create, Update, Delete, Announce, Like, Follow, Undo, Block, Add, Remove", typ)
+		return nil, inputErr("unsupported type %q: post an object (Note, Article, ...) or one of Create, Update, Delete, Announce, Like, Follow, Undo, Block, Add, Remove, EmojiReact", typ)
 	}
 	if id := federation.IDOf(doc["id"]); id != "" && !p.ours(id) {
 		return nil, inputErr("the activity's id %q is not on this server; leave ids out and Herald assigns them", id)
@@ -139,7 +139,7 @@ func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[str
 		err = p.planUpdate(ctx, pl, doc, now)
 	case "Delete":
 		err = p.planDelete(ctx, pl, doc, now)
-	case "Announce", "Like":
+	case "Announce", "Like", "EmojiReact":
 		err = p.planReaction(ctx, pl, doc)
 	case "Follow", "Block":
 		err = p.planActorTarget(ctx, pl, doc, now)

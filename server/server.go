@@ -129,6 +129,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/users/{name}/outbox", s.outbox.Outbox)
 	r.Get("/users/{name}/outbox/{id}/deliveries", s.outbox.Deliveries)
 	r.Get("/users/{name}/statuses/{id}", s.outbox.Object)
+	r.Get("/users/{name}/statuses/{id}/{collection}", s.outbox.Reactions)
 	r.Get("/users/{name}/activities/{id}", s.outbox.Activity)
 	r.Get("/users/{name}/followers", s.outbox.Followers)
 	r.Get("/users/{name}/following", s.outbox.Following)

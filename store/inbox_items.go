@@ -15,12 +15,18 @@ type InboxItem struct {
 	Object     string
 	Body       string
 	ReceivedAt time.Time
+	// History is set for an Undo, Update or Delete, which was applied to
+	// what it refers to and is listed only in the inbox's history.
+	History bool
+	// Undone is set when its actor undid it; Deleted when its object was
+	// deleted.
+	Undone, Deleted bool
 }
 
 // AddInboxItem stores an activity once with a recipient row per local actor.
 func AddInboxItem(ctx context.Context, tx *sql.Tx, it InboxItem, recipients []int64) (int64, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO inbox_items(iri, type, actor, object, body, received_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		nullString(it.IRI), it.Type, it.Actor, nullString(it.Object), it.Body, it.ReceivedAt.Unix())
+	res, err := tx.ExecContext(ctx, `INSERT INTO inbox_items(iri, type, actor, object, body, received_at, history) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		nullString(it.IRI), it.Type, it.Actor, nullString(it.Object), it.Body, it.ReceivedAt.Unix(), it.History)
 	if err != nil {
 		return 0, err
 	}
@@ -48,13 +54,17 @@ func MarkObjectDeleted(ctx context.Context, tx *sql.Tx, object, actor string, no
 
 // InboxPage selects a page of a local actor's inbox, newest first. With
 // maxID > 0 it returns items older than maxID; with minID > 0 the items just
-// newer than minID (still newest first). Deleted items are left out.
-func (db *DB) InboxPage(ctx context.Context, actorID, maxID, minID int64, limit int) ([]InboxItem, error) {
+// newer than minID (still newest first). The inbox as it stands leaves out
+// deleted and undone items and the history items (Undo, Update, Delete),
+// and gives each item its current version; with history, every item is
+// there as received.
+func (db *DB) InboxPage(ctx context.Context, actorID, maxID, minID int64, limit int, history bool) ([]InboxItem, error) {
 	var rows *sql.Rows
 	var err error
-	const cols = `SELECT i.id, coalesce(i.iri, ''), i.type, i.actor, coalesce(i.object, ''), i.body, i.received_at
+	cols := `SELECT i.id, coalesce(i.iri, ''), i.type, i.actor, coalesce(i.object, ''), ` + inboxBody(history) + `, i.received_at,
+		i.history, i.undone_at IS NOT NULL, i.deleted_at IS NOT NULL
 		FROM inbox_recipients r JOIN inbox_items i ON i.id = r.item_id
-		WHERE r.actor_id = ? AND i.deleted_at IS NULL`
+		WHERE r.actor_id = ? AND ` + inboxFilter(history)
 	switch {
 	case minID > 0:
 		// The page right after minID: take the oldest `limit` newer items,
@@ -73,7 +83,7 @@ func (db *DB) InboxPage(ctx context.Context, actorID, maxID, minID int64, limit 
 	for rows.Next() {
 		var it InboxItem
 		var received int64
-		if err := rows.Scan(&it.ID, &it.IRI, &it.Type, &it.Actor, &it.Object, &it.Body, &received); err != nil {
+		if err := rows.Scan(&it.ID, &it.IRI, &it.Type, &it.Actor, &it.Object, &it.Body, &received, &it.History, &it.Undone, &it.Deleted); err != nil {
 			return nil, err
 		}
 		it.ReceivedAt = time.Unix(received, 0).UTC()
@@ -82,10 +92,80 @@ func (db *DB) InboxPage(ctx context.Context, actorID, maxID, minID int64, limit 
 	return out, rows.Err()
 }
 
-// InboxCount returns how many (not deleted) items a local actor's inbox holds.
-func (db *DB) InboxCount(ctx context.Context, actorID int64) (int, error) {
+// inboxFilter selects the inbox as it stands, or all of its history.
+func inboxFilter(history bool) string {
+	if history {
+		return "1 = 1"
+	}
+	return "i.deleted_at IS NULL AND i.undone_at IS NULL AND i.history = 0"
+}
+
+// inboxBody is an item's current version, or as received for the history.
+func inboxBody(history bool) string {
+	if history {
+		return "i.body"
+	}
+	return "coalesce(i.current, i.body)"
+}
+
+// InboxCount returns how many items a local actor's inbox holds as it
+// stands (or in all, with history).
+func (db *DB) InboxCount(ctx context.Context, actorID int64, history bool) (int, error) {
 	var n int
 	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM inbox_recipients r JOIN inbox_items i ON i.id = r.item_id
-		WHERE r.actor_id = ? AND i.deleted_at IS NULL`, actorID).Scan(&n)
+		WHERE r.actor_id = ? AND `+inboxFilter(history), actorID).Scan(&n)
+	return n, err
+}
+
+// ItemRecipients returns the local actors that hold an item by actor whose
+// id is iri (what an Undo undoes) or whose object is iri (what an Update or
+// Delete changes): they are told of the change even when it is addressed
+// to nobody, as Misskey's Undo is.
+func ItemRecipients(ctx context.Context, tx *sql.Tx, iri, actor string) ([]int64, error) {
+	return column[int64](ctx, tx, `SELECT DISTINCT r.actor_id FROM inbox_items i JOIN inbox_recipients r ON r.item_id = i.id
+		WHERE (i.iri = ? OR i.object = ?) AND i.actor = ? AND i.history = 0`, iri, iri, actor)
+}
+
+// UndoItems marks actor's items whose id is iri undone, and returns how
+// many.
+func UndoItems(ctx context.Context, tx *sql.Tx, iri, actor string, now time.Time) (int64, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE inbox_items SET undone_at = ? WHERE iri = ? AND actor = ? AND undone_at IS NULL AND history = 0`, now.Unix(), iri, actor)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// ObjectItems returns actor's items about object (not history), for an
+// Update to give them a current version.
+func ObjectItems(ctx context.Context, tx *sql.Tx, object, actor string) ([]InboxItem, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, type, coalesce(current, body) FROM inbox_items WHERE object = ? AND actor = ? AND history = 0 AND deleted_at IS NULL`, object, actor)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []InboxItem
+	for rows.Next() {
+		var it InboxItem
+		if err := rows.Scan(&it.ID, &it.Type, &it.Body); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// SetItemCurrent records an item's current version.
+func SetItemCurrent(ctx context.Context, tx *sql.Tx, id int64, current string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE inbox_items SET current = ? WHERE id = ?`, current, id)
+	return err
+}
+
+// Reactions counts the distinct remote actors whose activity of typ (Like,
+// Announce) about object stands: not undone, not deleted.
+func (db *DB) Reactions(ctx context.Context, object, typ string) (int, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT count(DISTINCT actor) FROM inbox_items WHERE object = ? AND type = ? AND history = 0
+		AND undone_at IS NULL AND deleted_at IS NULL`, object, typ).Scan(&n)
 	return n, err
 }
