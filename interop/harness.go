@@ -491,10 +491,22 @@ func (h *Herald) Deliveries(t testing.TB, name, activity string) DeliveryReport 
 }
 
 // InboxItems returns the activities in the personal inbox of the local actor
-// name, newest first, read through Herald's app API with the actor's token.
+// name as it stands, newest first, read through Herald's app API with the
+// actor's token.
 func (h *Herald) InboxItems(t testing.TB, name string) []map[string]any {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, h.ActorID(name)+"/inbox?page=true&limit=100", nil)
+	return h.inboxItems(t, name, false)
+}
+
+// inboxItems is InboxItems, or with history every activity as it arrived
+// (the Undos, Updates and Deletes too).
+func (h *Herald) inboxItems(t testing.TB, name string, history bool) []map[string]any {
+	t.Helper()
+	u := h.ActorID(name) + "/inbox?page=true&limit=100"
+	if history {
+		u += "&history=true"
+	}
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
 	req.Header.Set("Authorization", "Bearer "+h.Tokens[name])
 	req.Header.Set("Accept", "application/activity+json")
 	var page struct {

@@ -172,6 +172,11 @@ const federation = createFederation({
   firstKnock,
 });
 
+// The notes this peer sent, served at their ids so that Herald can fetch
+// what it replies to.
+const notes = new Map();
+federation.setObjectDispatcher(Note, "/notes/{id}", (_ctx, values) => notes.get(values.id) ?? null);
+
 federation
   .setActorDispatcher("/users/{identifier}", async (ctx, identifier) => {
     if (identifier !== NAME) return null;
@@ -519,17 +524,19 @@ async function send(ctx, me, body) {
     const id = crypto.randomUUID();
     const to = body.public ? [PUBLIC_COLLECTION, actor.id] : [actor.id];
     const noteId = new URL(`/notes/${id}`, ORIGIN);
+    const note = new Note({
+      id: noteId,
+      attribution: me,
+      tos: to,
+      content: body.note,
+      published: Temporal.Now.instant(),
+    });
+    notes.set(id, note);
     activity = new Create({
       id: new URL(`/notes/${id}/activity`, ORIGIN),
       actor: me,
       tos: to,
-      object: new Note({
-        id: noteId,
-        attribution: me,
-        tos: to,
-        content: body.note,
-        published: Temporal.Now.instant(),
-      }),
+      object: note,
     });
   } else {
     throw new HttpError(400, "body needs activity or note");
