@@ -113,6 +113,17 @@ var langTag = regexp.MustCompile(`^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$`)
 // pin puts a post in the featured collection (or takes it out, unpin):
 // herald pin URL, herald unpin URL.
 func (c *cli) pin(ctx context.Context, kind string, args []string) int {
+	return c.objectJob(ctx, kind, args)
+}
+
+// deleteObject deletes a published object: herald delete URL
+func (c *cli) deleteObject(ctx context.Context, args []string) int {
+	return c.objectJob(ctx, jobs.KindDelete, args)
+}
+
+// objectJob is a job about one published object (delete, pin, unpin),
+// done as the object's author: herald KIND OBJECT_URL.
+func (c *cli) objectJob(ctx context.Context, kind string, args []string) int {
 	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
 	return c.withDB(ctx, fs, args, 1, "usage: herald "+kind+" OBJECT_URL", func(db *store.DB, pos []string) error {
 		o, err := db.ObjectByIRI(ctx, pos[0])
@@ -127,25 +138,6 @@ func (c *cli) pin(ctx context.Context, kind string, args []string) int {
 			return err
 		}
 		return c.runJob(ctx, db, kind, actor, jobs.Args{Object: o.IRI}, c.printSent)
-	})
-}
-
-// deleteObject deletes a published object: herald delete URL
-func (c *cli) deleteObject(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("delete", flag.ContinueOnError)
-	return c.withDB(ctx, fs, args, 1, "usage: herald delete OBJECT_URL", func(db *store.DB, pos []string) error {
-		o, err := db.ObjectByIRI(ctx, pos[0])
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("no object %s on this server", pos[0])
-		}
-		if err != nil {
-			return err
-		}
-		actor, err := db.ActorByID(ctx, o.ActorID)
-		if err != nil {
-			return err
-		}
-		return c.runJob(ctx, db, jobs.KindDelete, actor, jobs.Args{Object: o.IRI}, c.printSent)
 	})
 }
 

@@ -20,11 +20,10 @@ import (
 func (p *Publisher) DeleteActor(ctx context.Context, actor *store.Actor, opts Options) (*Result, error) {
 	now := p.Now().UTC()
 	id := p.Instance.ActorID(actor.Name)
-	res := &Result{}
-	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
+	return p.publishOne(ctx, opts, func(tx *sql.Tx) (string, store.EnqueueResult, error) {
 		inboxes, err := store.KnownInboxes(ctx, tx, actor.ID)
 		if err != nil {
-			return err
+			return "", store.EnqueueResult{}, err
 		}
 		iri, q, err := p.Queue(ctx, tx, Outbound{
 			Actor: actor,
@@ -33,25 +32,13 @@ func (p *Publisher) DeleteActor(ctx context.Context, actor *store.Actor, opts Op
 			Audience: delivery.Audience{Inboxes: inboxes}, ObjectIRI: id, Public: true, Lane: store.LaneLow,
 		}, now)
 		if err != nil {
-			return err
+			return "", q, err
 		}
-		res.Queued = q
 		if err := store.MarkActorDeleted(ctx, tx, actor.ID, now); errors.Is(err, store.ErrNotFound) {
-			return inputErr("%s is already deleted", actor.Name)
+			return "", q, inputErr("%s is already deleted", actor.Name)
 		} else if err != nil {
-			return err
+			return "", q, err
 		}
-		if res.Activity, err = store.ActivityTx(ctx, tx, iri); err != nil {
-			return err
-		}
-		if opts.InTx != nil {
-			return opts.InTx(ctx, tx, res)
-		}
-		return nil
+		return iri, q, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	p.Runner.Wake()
-	return res, nil
 }

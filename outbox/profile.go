@@ -64,32 +64,14 @@ func (p *Publisher) planPin(ctx context.Context, pl *plan, doc map[string]any, n
 // opts.InTx runs in the same transaction.
 func (p *Publisher) UpdateActor(ctx context.Context, actor *store.Actor, opts Options) (*Result, error) {
 	now := p.Now().UTC()
-	res := &Result{}
-	id := p.Instance.ActorID(actor.Name)
-	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
+	return p.publishOne(ctx, opts, func(tx *sql.Tx) (string, store.EnqueueResult, error) {
 		doc := ActorDocument(p.Instance, actor)
 		delete(doc, "@context")
-		iri, q, err := p.Queue(ctx, tx, Outbound{
+		return p.Queue(ctx, tx, Outbound{
 			Actor: actor,
 			Activity: map[string]any{"type": "Update", "object": doc, "to": []string{federation.Public},
 				"cc": []string{p.Instance.FollowersURL(actor.Name)}, "published": now.Format(time.RFC3339)},
-			Audience: delivery.Audience{FollowersOf: actor.ID}, ObjectIRI: id, Public: true,
+			Audience: delivery.Audience{FollowersOf: actor.ID}, ObjectIRI: p.Instance.ActorID(actor.Name), Public: true,
 		}, now)
-		if err != nil {
-			return err
-		}
-		res.Queued = q
-		if res.Activity, err = store.ActivityTx(ctx, tx, iri); err != nil {
-			return err
-		}
-		if opts.InTx != nil {
-			return opts.InTx(ctx, tx, res)
-		}
-		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	p.Runner.Wake()
-	return res, nil
 }

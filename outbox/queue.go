@@ -92,3 +92,29 @@ func (p *Publisher) UndoFollow(ctx context.Context, tx *sql.Tx, local *store.Act
 	}, now)
 	return err
 }
+
+// publishOne queues the activity build returns in one transaction,
+// together with opts.InTx, and wakes the scheduler: the shape of the
+// publications that need no plan (an actor's Update or Delete).
+func (p *Publisher) publishOne(ctx context.Context, opts Options, build func(tx *sql.Tx) (string, store.EnqueueResult, error)) (*Result, error) {
+	res := &Result{}
+	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
+		iri, q, err := build(tx)
+		if err != nil {
+			return err
+		}
+		res.Queued = q
+		if res.Activity, err = store.ActivityTx(ctx, tx, iri); err != nil {
+			return err
+		}
+		if opts.InTx != nil {
+			return opts.InTx(ctx, tx, res)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Runner.Wake()
+	return res, nil
+}
