@@ -408,7 +408,7 @@ func (h *Handler) Upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc := AttachmentDocument(h.Instance, m)
-	doc["@context"] = contextFor(map[string]any{"attachment": []any{doc}})
+	doc["@context"] = contextFor(map[string]any{"attachment": []any{doc}}, nil)
 	w.Header().Set("Location", h.Instance.MediaURL(m.File))
 	w.Header().Set("Content-Type", federation.ContentType)
 	w.WriteHeader(http.StatusCreated)

@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"reflect"
+	"slices"
 	"time"
 
 	"herald/federation"
@@ -21,8 +23,8 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 		return inputErr("a Create needs an embedded object (a Note, Article, ...), not a reference")
 	}
 	otype := federation.FirstString(obj["type"])
-	if !objectTypes[otype] {
-		return inputErr("cannot create an object of type %q", otype)
+	if otype == "" || asActivityTypes[otype] {
+		return inputErr("a Create needs an object, not %q", otype)
 	}
 	if id := federation.IDOf(obj["id"]); id != "" && !p.ours(id) {
 		return inputErr("the object's id %q is not on this server; leave ids out and Herald assigns them", id)
@@ -31,6 +33,9 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 		return inputErr("the object must be attributed to %s, not %q", p.Instance.ActorID(pl.actor.Name), by)
 	}
 	obj = clone(obj)
+	// The client's context (an app's own terms) goes with the object
+	// wherever it is stored, served and delivered; Herald never fetches it.
+	pl.context = clientContext(doc["@context"], obj["@context"])
 	delete(obj, "@context")
 	obj["id"] = p.Instance.NewID(pl.actor.Name, "statuses", now)
 	obj["attributedTo"] = p.Instance.ActorID(pl.actor.Name)
@@ -53,7 +58,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	if err != nil {
 		return err
 	}
-	pl.activity["@context"] = contextFor(obj)
+	pl.activity["@context"] = contextFor(obj, pl.context)
 	addr.set(pl.activity, obj)
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
 		return err
@@ -61,7 +66,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	pl.objIRI = obj["id"].(string)
 	pl.activity["object"] = obj
 	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
-		o := &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: objectBody(obj), Public: pl.public}
+		o := &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: objectBody(obj, pl.context), Public: pl.public}
 		if err := store.InsertObject(ctx, tx, o, now); err != nil {
 			return err
 		}
@@ -89,6 +94,10 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 	if err := json.Unmarshal([]byte(current.Body), &obj); err != nil {
 		return err
 	}
+	// The object keeps the client's context it was created with, and gains
+	// what the Update's adds.
+	pl.context = clientContext(withoutOwnTerms(obj["@context"]), doc["@context"], patch["@context"])
+	delete(obj, "@context")
 	for k, v := range patch {
 		switch k {
 		case "id", "type", "attributedTo", "published", "@context":
@@ -104,7 +113,7 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 	if err != nil {
 		return err
 	}
-	pl.activity["@context"] = contextFor(obj)
+	pl.activity["@context"] = contextFor(obj, pl.context)
 	addr, _ := readAddressing(obj)
 	addr.set(pl.activity, obj)
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
@@ -116,7 +125,7 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 		if err := p.addEarlierRecipients(ctx, tx, pl); err != nil {
 			return err
 		}
-		err := store.UpdateObject(ctx, tx, pl.objIRI, objectBody(obj), pl.public, now)
+		err := store.UpdateObject(ctx, tx, pl.objIRI, objectBody(obj, pl.context), pl.public, now)
 		if errors.Is(err, store.ErrNotFound) {
 			return inputErr("%s was deleted", pl.objIRI)
 		}
@@ -160,7 +169,7 @@ func (p *Publisher) planDelete(ctx context.Context, pl *plan, doc map[string]any
 		if err := p.addEarlierRecipients(ctx, tx, pl); err != nil {
 			return err
 		}
-		err := store.TombstoneObject(ctx, tx, pl.objIRI, objectBody(tombstone), now)
+		err := store.TombstoneObject(ctx, tx, pl.objIRI, objectBody(tombstone, nil), now)
 		if errors.Is(err, store.ErrNotFound) {
 			return inputErr("%s is already deleted", pl.objIRI)
 		}
@@ -205,20 +214,68 @@ func (p *Publisher) addEarlierRecipients(ctx context.Context, tx *sql.Tx, pl *pl
 
 // objectBody is the JSON an object is served as: with its own @context, and
 // without bto and bcc.
-func objectBody(obj map[string]any) string {
+func objectBody(obj map[string]any, client []any) string {
 	o := clone(obj)
 	delete(o, "bto")
 	delete(o, "bcc")
-	o["@context"] = contextFor(obj)
+	o["@context"] = contextFor(obj, client)
 	b, _ := marshal(o)
 	return string(b)
 }
 
+// clientContext gathers what a client's @context (of the activity and of
+// the object) adds to ActivityStreams: context URLs other than the AS2 one
+// (passed on as given, never fetched) and embedded term definitions.
+func clientContext(contexts ...any) []any {
+	var out []any
+	for _, c := range contexts {
+		list := asTagList(c)
+		if s, ok := c.(string); ok {
+			list = []any{s}
+		}
+		for _, e := range list {
+			if e == federation.ContextAS || slices.ContainsFunc(out, func(o any) bool { return reflect.DeepEqual(o, e) }) {
+				continue
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// withoutOwnTerms drops from a stored @context the term definitions
+// contextFor adds, which are added again as the object needs them.
+func withoutOwnTerms(c any) any {
+	list := asTagList(c)
+	if s, ok := c.(string); ok {
+		return s
+	}
+	var out []any
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok && ownTerms(m) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// ownTerms reports whether m defines only terms contextFor adds.
+func ownTerms(m map[string]any) bool {
+	for k := range m {
+		if k != "sensitive" && k != "toot" && k != "blurhash" {
+			return false
+		}
+	}
+	return true
+}
+
 // contextFor is the @context of an object and of the activity carrying it:
-// ActivityStreams, plus Mastodon's terms for what it uses beyond it (the
-// sensitive flag and the BlurHash of attachments), so that a JSON-LD
-// processor such as Fedify keeps them.
-func contextFor(obj map[string]any) any {
+// ActivityStreams, what the client's context added (client), and
+// Mastodon's terms for what Herald uses beyond AS2 (the sensitive flag and
+// the BlurHash of attachments), so that a JSON-LD processor such as Fedify
+// keeps them.
+func contextFor(obj map[string]any, client []any) any {
 	_, sensitive := obj["sensitive"]
 	hasBlurhash := false
 	for _, a := range asTagList(obj["attachment"]) {
@@ -226,8 +283,12 @@ func contextFor(obj map[string]any) any {
 			hasBlurhash = true
 		}
 	}
+	ctx := append([]any{federation.ContextAS}, client...)
 	if !sensitive && !hasBlurhash {
-		return federation.ContextAS
+		if len(ctx) == 1 {
+			return federation.ContextAS
+		}
+		return ctx
 	}
 	terms := map[string]any{}
 	if sensitive {
@@ -237,7 +298,7 @@ func contextFor(obj map[string]any) any {
 		terms["toot"] = "http://joinmastodon.org/ns#"
 		terms["blurhash"] = "toot:blurhash"
 	}
-	return []any{federation.ContextAS, terms}
+	return append(ctx, terms)
 }
 
 // marshal encodes JSON without escaping <, > and & (content is HTML, and

@@ -43,6 +43,15 @@ func post(t *testing.T, h *fedtest.Herald, token string, body any, headers ...st
 	return res, doc
 }
 
+// nested is a value n maps deep.
+func nested(n int) any {
+	var v any = "bottom"
+	for range n {
+		v = map[string]any{"a": v}
+	}
+	return v
+}
+
 func TestPublishDeliversOncePerSharedInbox(t *testing.T) {
 	h := fedtest.NewHerald(t)
 	r1 := fedtest.NewRemote(t, "127.0.7.1")
@@ -249,7 +258,8 @@ func TestRefusedPublications(t *testing.T) {
 		{"another actor's token", carolToken, map[string]any{"type": "Note"}, 403},
 		{"not an object", h.Token, []any{1, 2}, 400},
 		{"no type", h.Token, map[string]any{"content": "x"}, 400},
-		{"unknown type", h.Token, map[string]any{"type": "Teleport"}, 400},
+		{"unsupported activity", h.Token, map[string]any{"type": "Flag", "object": "https://evil.example/n/1"}, 400},
+		{"too deep", h.Token, map[string]any{"type": "Note", "x": nested(40)}, 400},
 		{"foreign activity id", h.Token, map[string]any{"type": "Create", "id": "https://evil.example/a/1", "object": map[string]any{"type": "Note"}}, 400},
 		{"foreign object id", h.Token, map[string]any{"type": "Note", "id": "https://evil.example/n/1"}, 400},
 		{"another actor", h.Token, map[string]any{"type": "Create", "actor": "https://evil.example/u", "object": map[string]any{"type": "Note"}}, 400},

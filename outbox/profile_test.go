@@ -173,3 +173,44 @@ func TestPlainTextAndHTMLPosts(t *testing.T) {
 		t.Errorf("sanitised content %q", content)
 	}
 }
+
+// TestAnyObjectWithItsContext: an app's own object type is wrapped in a
+// Create, keeps its extension properties and its @context (passed on, not
+// fetched) wherever it is stored, served and delivered, and can be updated
+// and deleted like a Note.
+func TestAnyObjectWithItsContext(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.7.25")
+	follow(t, h, r.Actor(t, "bob"))
+	trails := map[string]any{"trails": "https://trails.example/ns#", "Route": "trails:Route", "distance": "trails:distance"}
+	res, act := post(t, h, h.Token, map[string]any{
+		"@context": []any{"https://www.w3.org/ns/activitystreams", trails},
+		"type":     "Route", "name": "Around the lake", "distance": 12.5,
+	})
+	if res.StatusCode != 201 || act["type"] != "Create" {
+		t.Fatalf("publish: %d %v", res.StatusCode, act)
+	}
+	obj := act["object"].(map[string]any)
+	if obj["type"] != "Route" || obj["distance"] != 12.5 || fmt.Sprint(act["@context"]) != fmt.Sprint([]any{"https://www.w3.org/ns/activitystreams", trails}) {
+		t.Fatalf("stored as %v", act)
+	}
+	_, served := h.Do(t, "GET", strings.TrimPrefix(obj["id"].(string), h.URL), "", nil, "Accept", "application/activity+json")
+	if !strings.Contains(served, `"trails":"https://trails.example/ns#"`) || !strings.Contains(served, `"distance":12.5`) {
+		t.Errorf("served as %s", served)
+	}
+	post(t, h, h.Token, map[string]any{"type": "Update", "object": map[string]any{"id": obj["id"], "distance": 13}})
+	post(t, h, h.Token, map[string]any{"type": "Delete", "object": obj["id"]})
+	h.Step(t)
+	got := map[string]string{}
+	for _, rec := range r.Received() {
+		got[rec.Doc["type"].(string)] = string(rec.Body)
+	}
+	for _, typ := range []string{"Create", "Update"} {
+		if !strings.Contains(got[typ], `"trails":"https://trails.example/ns#"`) || !strings.Contains(got[typ], `"distance"`) {
+			t.Errorf("the %s delivered: %s", typ, got[typ])
+		}
+	}
+	if !strings.Contains(got["Update"], `"distance":13`) || got["Delete"] == "" {
+		t.Errorf("update %s / delete %s", got["Update"], got["Delete"])
+	}
+}

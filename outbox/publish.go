@@ -55,11 +55,41 @@ type Result struct {
 	Unresolved map[string]string
 }
 
-// objectTypes are the object types a client may post bare (wrapped in a
-// Create) or inside a Create.
-var objectTypes = map[string]bool{
-	"Note": true, "Article": true, "Page": true, "Question": true, "Image": true, "Video": true,
-	"Audio": true, "Event": true, "Document": true,
+// asActivityTypes are ActivityStreams' activity types (and the reaction
+// type Pleroma added). Anything else a client posts is an object, which
+// Herald wraps in a Create as ActivityPub says (section 6.2.1): a Note, an
+// Article, or an app's own type such as trails:Route. Question is an
+// activity in the vocabulary but a poll to everyone, so it is an object
+// here, as in Mastodon.
+var asActivityTypes = map[string]bool{
+	"Accept": true, "Add": true, "Announce": true, "Arrive": true, "Block": true, "Create": true, "Delete": true,
+	"Dislike": true, "Flag": true, "Follow": true, "Ignore": true, "Invite": true, "Join": true, "Leave": true,
+	"Like": true, "Listen": true, "Move": true, "Offer": true, "Read": true, "Reject": true, "Remove": true,
+	"TentativeAccept": true, "TentativeReject": true, "Travel": true, "Undo": true, "Update": true, "View": true,
+	"EmojiReact": true,
+}
+
+// MaxDepth is how deeply a posted document may nest objects and arrays:
+// ActivityStreams documents are shallow, and a deep one only costs the
+// parsers of every receiver.
+const MaxDepth = 32
+
+// depth is how deeply v nests maps and arrays.
+func depth(v any) int {
+	d := 0
+	switch t := v.(type) {
+	case map[string]any:
+		for _, e := range t {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	case []any:
+		for _, e := range t {
+			d = max(d, depth(e))
+		}
+		return d + 1
+	}
+	return 0
 }
 
 // activityTypes are the activities a client may post.
@@ -72,6 +102,7 @@ var activityTypes = map[string]bool{
 // store, who gets it, and what else changes with it.
 type plan struct {
 	actor    *store.Actor
+	context  []any // what the client's @context adds to ActivityStreams
 	activity map[string]any
 	typ      string
 	objIRI   string
@@ -108,10 +139,13 @@ func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[str
 	}
 	typ := federation.FirstString(doc["type"])
 	switch {
+	case depth(doc) > MaxDepth:
+		return nil, inputErr("the document nests more than %d levels deep", MaxDepth)
 	case typ == "":
 		return nil, inputErr("the document has no type")
-	case objectTypes[typ]:
-		doc = map[string]any{"type": "Create", "object": doc}
+	case !asActivityTypes[typ]:
+		// An object: the Create carries the client's @context with it.
+		doc = map[string]any{"type": "Create", "object": doc, "@context": doc["@context"]}
 		typ = "Create"
 	case !activityTypes[typ]:
 		return nil, inputErr("unsupported type %q: post an object (Note, Article, ...) or one of Create, Update, Delete, Announce, Like, Follow, Undo, Block, Add, Remove, EmojiReact", typ)
