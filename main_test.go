@@ -37,6 +37,7 @@ func TestCLIExitCodes(t *testing.T) {
 		{"duration without unit", map[string]string{"HERALD_DELIVERY_LEASE": "300"}, []string{"serve", "--db", db}, 2, `invalid value "300" for HERALD_DELIVERY_LEASE: want a duration like 5m`},
 		{"duration flag", nil, []string{"serve", "--delivery-lease", "5 minutes", "--db", db}, 2, `for --delivery-lease: want a duration like 5m`},
 		{"bad log level", nil, []string{"serve", "--log-level", "loud", "--db", db}, 2, "want debug, info, warn or error"},
+		{"bad log format", nil, []string{"serve", "--log-format", "xml", "--db", db}, 2, "want text or json"},
 		{"serve extra argument", nil, []string{"serve", "extra"}, 2, "no arguments"},
 		{"serve on another domain", nil, []string{"serve", "--domain", "other.example", "--listen", "127.0.0.1:0", "--db", db}, 2, "ids are permanent"},
 		{"serve with another scheme", nil, []string{"serve", "--scheme", "http", "--listen", "127.0.0.1:0", "--db", db}, 2, "ids are permanent"},

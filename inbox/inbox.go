@@ -128,12 +128,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch reason := signature.ReasonOf(perr); {
 	case perr == nil:
 	case reason == signature.ReasonNoSignature:
-		h.Metrics.countVerifyFailure(string(reason))
-		api.Error(w, http.StatusUnauthorized, "request not signed")
+		h.refuse(w, r, http.StatusUnauthorized, string(reason), "", "request not signed")
 		return
 	case reason == signature.ReasonMalformed:
-		h.Metrics.countVerifyFailure(string(reason))
-		api.Error(w, http.StatusBadRequest, perr.Error())
+		h.refuse(w, r, http.StatusBadRequest, string(reason), signature.KeyIDOf(r), perr.Error())
 		return
 	}
 	keyID := signatureKeyID(r, signed)
@@ -157,8 +155,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if perr != nil {
-		h.Metrics.countVerifyFailure(string(signature.ReasonOf(perr)))
-		api.Error(w, http.StatusUnauthorized, perr.Error())
+		h.refuse(w, r, http.StatusUnauthorized, string(signature.ReasonOf(perr)), keyID, perr.Error())
 		return
 	}
 
@@ -186,13 +183,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.drop(w, DropBlocked, keyHost, now)
 		return
 	case errors.Is(err, federation.ErrKeyUnavailable):
-		h.Metrics.countVerifyFailure("key_unavailable")
-		h.Logger.Info("inbox: key unavailable", "key_id", keyID, "err", err)
-		api.Error(w, http.StatusUnauthorized, "could not fetch the signing key")
+		h.Logger.Debug("inbox: key unavailable", "key_id", keyID, "err", err)
+		h.refuse(w, r, http.StatusUnauthorized, ReasonKeyUnavailable, keyID, "could not fetch the signing key")
 		return
 	case err != nil:
-		h.Metrics.countVerifyFailure(string(signature.ReasonOf(err)))
-		api.Error(w, http.StatusUnauthorized, "signature verification failed")
+		h.refuse(w, r, http.StatusUnauthorized, string(signature.ReasonOf(err)), keyID, "signature verification failed")
 		return
 	}
 

@@ -215,3 +215,7 @@ func (s *Server) Client() *federation.Client { return s.node.Client }
 
 // Instance is the server's public scheme and domain.
 func (s *Server) Instance() federation.Instance { return s.inst }
+
+// Inbox is the inbox handler (its metrics hold the recent drops and
+// refusals the console shows).
+func (s *Server) Inbox() *inbox.Handler { return s.inbox }

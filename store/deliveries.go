@@ -258,6 +258,7 @@ func (db *DB) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err 
 
 // DeliveryActivity is what the runner needs to send an activity.
 type DeliveryActivity struct {
+	IRI           string // the activity's id, for logs
 	ActorID       int64  // the sender; 0 for the instance actor
 	ActorName     string // the sender's name; "" for the instance actor
 	Body          []byte
@@ -271,15 +272,16 @@ func (db *DB) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActivity
 	var name sql.NullString
 	var s string
 	var sync bool
-	err := db.r.QueryRowContext(ctx, `SELECT a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
-		WHERE a.id = ?`, id).Scan(&actor, &name, &s, &sync)
+	var iri string
+	err := db.r.QueryRowContext(ctx, `SELECT a.iri, a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
+		WHERE a.id = ?`, id).Scan(&iri, &actor, &name, &s, &sync)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &DeliveryActivity{ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync}, nil
+	return &DeliveryActivity{IRI: iri, ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync}, nil
 }
 
 // DeliveryCounts returns how many deliveries are in each state.

@@ -105,6 +105,7 @@ func (r *Runner) result(c store.Claimed, status int, retryAfter string, err erro
 		m.delivery("permanent")
 		res.State, res.Error = store.DeliveryFailed, fmt.Sprintf("HTTP %d (permanent)", status)
 		res.Gone = status == http.StatusGone
+		r.logGivenUp(c, status, res.Error)
 		return res
 	}
 	if err != nil {
@@ -121,6 +122,7 @@ func (r *Runner) result(c store.Claimed, status int, retryAfter string, err erro
 		m.delivery("failed")
 		res.State = store.DeliveryFailed
 		res.Error = "retries spent; last: " + res.Error
+		r.logGivenUp(c, status, res.Error)
 		return res
 	}
 	m.delivery("retry")
@@ -132,6 +134,17 @@ func (r *Runner) result(c store.Claimed, status int, retryAfter string, err erro
 		}
 	}
 	return res
+}
+
+// logGivenUp logs a delivery Herald gives up on (a permanent answer, or
+// retries spent): the host, the status and the activity, so an operator can
+// tell which post did not reach which server without reading the queue.
+func (r *Runner) logGivenUp(c store.Claimed, status int, why string) {
+	activity := fmt.Sprint(c.ActivityID)
+	if act, err := r.bodies.get(context.Background(), c.ActivityID); err == nil {
+		activity = act.iri
+	}
+	r.cfg.Logger.Warn("delivery: given up", "host", c.Host, "status", status, "activity", activity, "inbox", c.Inbox, "error", why)
 }
 
 // attempt POSTs the activity, signed with the scheme that last worked for
