@@ -15,6 +15,7 @@
 //	herald post --as NAME [--to public|followers|@user@host] TEXT | delete URL
 //	herald follow --as NAME @user@host | unfollow --as NAME @user@host | following --as NAME
 //	herald deliveries [--failed [--host H]] | deliveries ACTIVITY_URL | deliveries retry --host H | --id N | --all
+//	herald deliveries pause HOST [--for 6h] | deliveries resume HOST
 //	herald jobs
 //	herald log-level debug|info|warn|error
 //	herald migrate
@@ -107,6 +108,9 @@ commands:
   deliveries ACTIVITY_URL
                         where one activity got to, inbox by inbox
   deliveries retry      requeue failed deliveries (--host H | --id N | --all)
+  deliveries pause HOST hold a host's deliveries, spending no retries (--for 6h)
+  deliveries resume HOST
+                        let a paused host's deliveries go
   jobs                  what the server did for the commands above, newest first
   log-level LEVEL       set the server's log level (debug, info, warn, error)
   migrate               apply database migrations and exit

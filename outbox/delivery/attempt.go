@@ -28,7 +28,7 @@ func (r *Runner) release(c store.Claimed) store.DeliveryResult {
 }
 
 // process waits for a per-host slot and an in-flight slot, decides whether
-// the row may be attempted (skipped host, block, open circuit), makes the
+// the row may be attempted (skipped host, block, pause, open circuit), makes the
 // attempt and classifies it.
 func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryResult {
 	r.mu.Lock()
@@ -52,6 +52,7 @@ func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryRes
 	r.mu.Lock()
 	skipped := r.skipped[c.Host]
 	blocked := r.blocked[store.NormalizeDomain(hostname(c.Host))]
+	paused := r.paused[c.Host]
 	r.mu.Unlock()
 	if skipped {
 		m.delivery("skipped_unavailable")
@@ -62,6 +63,12 @@ func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryRes
 		m.delivery("skipped_blocked")
 		return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: c.Attempts, NextAt: now,
 			Error: "skipped: domain blocked"}
+	}
+	if paused {
+		// Paused after this row was claimed: back to the queue as it was,
+		// where claims pass over it until the pause ends.
+		m.delivery("held_paused")
+		return r.release(c)
 	}
 	if ok, until := r.breaker.admit(c.Host, now); !ok {
 		m.delivery("held_circuit")
