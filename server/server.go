@@ -44,6 +44,12 @@ type Config struct {
 	// TrustProxy takes the request scheme from X-Forwarded-Proto when
 	// rebuilding @target-uri for RFC 9421 verification.
 	TrustProxy bool
+	// MetricsAccess says who may read /metrics without the token:
+	// MetricsLoopback (the default) or MetricsEveryone.
+	MetricsAccess string
+	// MetricsToken, when set, is the bearer token /metrics requires (of
+	// everyone: loopback callers too).
+	MetricsToken string
 }
 
 // Server is Herald's HTTP server: the node's handlers on one router.
@@ -59,6 +65,7 @@ type Server struct {
 	router  chi.Router
 	inbox   *inbox.Handler
 	outbox  *outbox.Handler
+	http    *httpMetrics
 }
 
 // New builds the server and its router on n.
@@ -77,7 +84,9 @@ func New(ctx context.Context, cfg Config, n *node.Node) (*Server, error) {
 	s.AddPanel(s.unavailablePanel)
 	s.AddPanel(s.blockedPanel)
 	s.AddPanel(s.dropsPanel)
+	s.http = newHTTPMetrics(n.Registry)
 	s.router = s.routes()
+	s.http.known(s.router)
 	return s, nil
 }
 
@@ -128,7 +137,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/status/deliveries", s.reportPage)
 
 	r.Get("/healthz", s.healthz)
-	r.Handle("/metrics", metricsHandler(s.node.Registry))
+	r.Method(http.MethodGet, "/metrics", s.metricsHandler())
 	r.Get("/status", s.status)
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/status", http.StatusFound) })
 
