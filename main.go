@@ -19,6 +19,7 @@
 //	herald jobs
 //	herald log-level debug|info|warn|error
 //	herald migrate
+//	herald backup FILE
 //	herald version
 //
 // The instance (the scheme and domain of every id) lives in the database:
@@ -114,6 +115,7 @@ commands:
   jobs                  what the server did for the commands above, newest first
   log-level LEVEL       set the server's log level (debug, info, warn, error)
   migrate               apply database migrations and exit
+  backup FILE           a consistent copy of the database, while the server runs
   bench fanout          benchmark deliveries against a loopback inbox farm
   version               print the version
 
@@ -162,6 +164,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.following(ctx, args[1:])
 	case "migrate":
 		return env.migrate(ctx, args[1:])
+	case "backup":
+		return env.backup(ctx, args[1:])
 	case "bench":
 		return env.bench(ctx, args[1:])
 	case "version", "--version", "-version":
