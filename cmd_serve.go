@@ -40,6 +40,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process while it lives; a stopped process's deliveries are taken back at the next start")
 	logLevel := fs.String("log-level", "", "log level: debug, info, warn or error (recorded in the database; `herald log-level` changes it while running)")
 	logFormat := fs.String("log-format", "text", "log format: text (logfmt) or json (one object per line)")
+	showBlocklist := fs.String("show-blocklist", server.BlocklistNobody, "who sees the blocked domains and their reasons on the public status page: nobody (only their number is shown) or everyone")
 	metricsAccess := fs.String("metrics-access", server.MetricsLoopback, "who may read /metrics without the token: loopback (this machine, not through a proxy) or everyone")
 	metricsToken := fs.String("metrics-token", "", "require this bearer token of every /metrics scraper (set it with HERALD_METRICS_TOKEN, which ps does not show)")
 	pos, err := c.parse(fs, args)
@@ -66,6 +67,9 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	}
 	if *logFormat != "text" && *logFormat != "json" {
 		return c.fail(usageError{fmt.Sprintf("invalid --log-format %q: want text or json", *logFormat)})
+	}
+	if *showBlocklist != server.BlocklistNobody && *showBlocklist != server.BlocklistEveryone {
+		return c.fail(usageError{fmt.Sprintf("invalid --show-blocklist %q: want nobody or everyone", *showBlocklist)})
 	}
 	if *metricsAccess != server.MetricsLoopback && *metricsAccess != server.MetricsEveryone {
 		return c.fail(usageError{fmt.Sprintf("invalid --metrics-access %q: want loopback or everyone", *metricsAccess)})
@@ -134,7 +138,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	}
 	srv, err := server.New(ctx, server.Config{
 		HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy,
-		MetricsAccess: *metricsAccess, MetricsToken: *metricsToken,
+		MetricsAccess: *metricsAccess, MetricsToken: *metricsToken, ShowBlocklist: *showBlocklist,
 	}, n)
 	if err != nil {
 		return c.fail(err)

@@ -38,6 +38,7 @@ func TestCLIExitCodes(t *testing.T) {
 		{"duration flag", nil, []string{"serve", "--delivery-lease", "5 minutes", "--db", db}, 2, `for --delivery-lease: want a duration like 5m`},
 		{"bad log level", nil, []string{"serve", "--log-level", "loud", "--db", db}, 2, "want debug, info, warn or error"},
 		{"bad log format", nil, []string{"serve", "--log-format", "xml", "--db", db}, 2, "want text or json"},
+		{"bad show-blocklist", nil, []string{"serve", "--show-blocklist", "friends", "--db", db}, 2, "want nobody or everyone"},
 		{"bad metrics access", nil, []string{"serve", "--metrics-access", "world", "--db", db}, 2, "want loopback or everyone"},
 		{"serve extra argument", nil, []string{"serve", "extra"}, 2, "no arguments"},
 		{"serve on another domain", nil, []string{"serve", "--domain", "other.example", "--listen", "127.0.0.1:0", "--db", db}, 2, "ids are permanent"},

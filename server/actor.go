@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -25,7 +28,12 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 	}
 	inst := s.inst
 	if a.Deleted {
-		// Gone for good, as Mastodon answers for a deleted account.
+		// Gone for good, as Mastodon answers for a deleted account; a
+		// person in a browser gets a page that says so.
+		if wantsHTML(r) {
+			s.writeError(w, r, http.StatusGone, "This account was deleted.")
+			return
+		}
 		writeActivityJSON(w, http.StatusGone, map[string]any{
 			"@context": "https://www.w3.org/ns/activitystreams", "id": inst.ActorID(a.Name), "type": "Tombstone", "formerType": a.Type,
 		})
@@ -36,6 +44,11 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	followers, following, err := s.db.ActorCounts(r.Context(), a.ID)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	posts, err := s.profilePosts(r.Context(), a.ID)
 	if err != nil {
 		s.internalError(w, r, err)
 		return
@@ -57,7 +70,35 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 		"Following":      following,
 		"Since":          a.CreatedAt.Format("2 January 2006"),
 		"ID":             inst.ActorID(a.Name),
+		"Posts":          posts,
 	})
+}
+
+// profilePost is one public post on a profile page.
+type profilePost struct {
+	URL, Published, Name, Text string
+}
+
+// profilePosts are the latest public posts of an actor, as plain text.
+func (s *Server) profilePosts(ctx context.Context, actorID int64) ([]profilePost, error) {
+	objs, err := s.db.PublicObjects(ctx, actorID, 20)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]profilePost, 0, len(objs))
+	for _, o := range objs {
+		var doc map[string]any
+		if json.Unmarshal([]byte(o.Body), &doc) != nil {
+			continue
+		}
+		out = append(out, profilePost{
+			URL:       o.IRI,
+			Published: o.CreatedAt.Format("2 January 2006 15:04"),
+			Name:      federation.FirstString(doc["name"]),
+			Text:      strings.Join(plainParagraphs(federation.FirstString(doc["content"])), " "),
+		})
+	}
+	return out, nil
 }
 
 // instanceActor serves /actor, the Application that signs Herald's fetches.

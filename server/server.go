@@ -44,6 +44,10 @@ type Config struct {
 	// TrustProxy takes the request scheme from X-Forwarded-Proto when
 	// rebuilding @target-uri for RFC 9421 verification.
 	TrustProxy bool
+	// ShowBlocklist says who sees the blocked domains and their reasons on
+	// the public status page: BlocklistNobody (the default; the page
+	// shows only how many) or BlocklistEveryone.
+	ShowBlocklist string
 	// MetricsAccess says who may read /metrics without the token:
 	// MetricsLoopback (the default) or MetricsEveryone.
 	MetricsAccess string
@@ -77,13 +81,11 @@ func New(ctx context.Context, cfg Config, n *node.Node) (*Server, error) {
 	s := &Server{cfg: cfg, node: n, db: n.DB, inst: n.Instance, log: n.Logger, pages: pages, started: n.Now()}
 	s.inbox = s.newInbox()
 	s.outbox = s.newOutbox()
+	// The public page shows what the instance publishes: its actors, their
+	// public posts, and the size of the blocklist. What the operator needs
+	// about the queue, hosts and drops is in the console (/admin).
 	s.AddPanel(s.postsPanel)
-	s.AddPanel(s.queuePanel)
-	s.AddPanel(s.failedPanel)
-	s.AddPanel(s.circuitPanel)
-	s.AddPanel(s.unavailablePanel)
 	s.AddPanel(s.blockedPanel)
-	s.AddPanel(s.dropsPanel)
 	s.http = newHTTPMetrics(n.Registry)
 	s.router = s.routes()
 	s.http.known(s.router)
@@ -228,3 +230,6 @@ func (s *Server) Instance() federation.Instance { return s.inst }
 // Inbox is the inbox handler (its metrics hold the recent drops and
 // refusals the console shows).
 func (s *Server) Inbox() *inbox.Handler { return s.inbox }
+
+// Routes is the router, for tests that visit every route.
+func (s *Server) Routes() chi.Routes { return s.router }

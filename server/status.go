@@ -90,94 +90,30 @@ func formatUptime(d time.Duration) string {
 	}
 }
 
-// blockedPanel lists the blocklist. The page is public, like the
-// operator's decision to block; no other detail of the blocked servers
-// appears.
+// Who sees the blocklist on the public status page (Config.ShowBlocklist).
+const (
+	BlocklistNobody   = "nobody"
+	BlocklistEveryone = "everyone"
+)
+
+// blockedPanel shows how many domains are blocked and, only when the
+// operator publishes the list (--show-blocklist everyone, as Mastodon's
+// "show domain blocks"), which ones and why: a blocked server must not be
+// able to tell that it is blocked unless the operator says so.
 func (s *Server) blockedPanel(ctx context.Context) (Panel, error) {
 	list, err := s.db.BlockedDomains(ctx)
 	if err != nil {
 		return Panel{}, err
 	}
 	p := Panel{Title: "Blocked domains", Columns: []string{"Domain", "Since", "Reason"}, Empty: "No domains are blocked."}
+	if s.cfg.ShowBlocklist != BlocklistEveryone {
+		if len(list) > 0 {
+			p.Empty = fmt.Sprintf("%d blocked; this server does not publish the list.", len(list))
+		}
+		return p, nil
+	}
 	for _, b := range list {
 		p.Rows = append(p.Rows, []string{b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason})
-	}
-	return p, nil
-}
-
-// dropsPanel shows the inbox requests answered 202 but not processed since
-// the server started, newest first.
-func (s *Server) dropsPanel(ctx context.Context) (Panel, error) {
-	p := Panel{Title: "Recent inbox drops", Columns: []string{"When", "Reason", "Host"}, Empty: "Nothing dropped since start."}
-	for _, d := range s.inbox.Metrics.RecentDrops() {
-		p.Rows = append(p.Rows, []string{d.At.UTC().Format("2006-01-02 15:04:05"), d.Reason, d.Host})
-	}
-	return p, nil
-}
-
-// queuePanel shows the delivery queue by state and how long the oldest due
-// row has waited.
-func (s *Server) queuePanel(ctx context.Context) (Panel, error) {
-	counts, err := s.db.DeliveryCounts(ctx)
-	if err != nil {
-		return Panel{}, err
-	}
-	oldest := "nothing queued"
-	if t, ok, err := s.db.OldestDue(ctx); err != nil {
-		return Panel{}, err
-	} else if ok {
-		if wait := s.node.Now().Sub(t); wait > 0 {
-			oldest = "due since " + t.Format("2006-01-02 15:04:05") + " UTC (" + formatUptime(wait) + " ago)"
-		} else {
-			oldest = "next due " + t.Format("2006-01-02 15:04:05") + " UTC"
-		}
-	}
-	return Panel{Title: "Delivery queue", Columns: []string{"Queued", "In flight", "Done (7 days)", "Failed (30 days)", "Oldest queued"},
-		Rows: [][]string{{fmt.Sprint(counts["queued"]), fmt.Sprint(counts["leased"]), fmt.Sprint(counts["done"]), fmt.Sprint(counts["failed"]), oldest}}}, nil
-}
-
-// failedPanel lists the latest deliveries Herald gave up on.
-func (s *Server) failedPanel(ctx context.Context) (Panel, error) {
-	list, err := s.db.FailedDeliveries(ctx, "", 20)
-	if err != nil {
-		return Panel{}, err
-	}
-	// Hosts, not inboxes: a personal inbox would say who got what on a
-	// public page. `herald deliveries --failed` shows the inboxes.
-	p := Panel{Title: "Failed deliveries (latest 20)", Columns: []string{"When", "Host", "Attempts", "Last error"},
-		Empty: "No failed deliveries. `herald deliveries retry` requeues failed ones."}
-	for _, f := range list {
-		p.Rows = append(p.Rows, []string{f.FailedAt.Format("2006-01-02 15:04"), f.Host, fmt.Sprint(f.Attempts), f.LastError})
-	}
-	return p, nil
-}
-
-// circuitPanel lists hosts whose circuit breaker is open.
-func (s *Server) circuitPanel(ctx context.Context) (Panel, error) {
-	p := Panel{Title: "Open circuits", Columns: []string{"Host", "State", "Until"}, Empty: "All circuits closed."}
-	for _, c := range s.node.Runner.OpenCircuits() {
-		state := "open"
-		if c.Probing {
-			state = "half-open (probing)"
-		}
-		p.Rows = append(p.Rows, []string{c.Host, state, c.OpenUntil.UTC().Format("15:04:05")})
-	}
-	return p, nil
-}
-
-// unavailablePanel lists hosts Herald stopped delivering to.
-func (s *Server) unavailablePanel(ctx context.Context) (Panel, error) {
-	list, err := s.db.UnavailableHosts(ctx)
-	if err != nil {
-		return Panel{}, err
-	}
-	p := Panel{Title: "Unavailable domains", Columns: []string{"Host", "Since", "State", "Last error"}, Empty: "No unavailable domains."}
-	for _, h := range list {
-		state := "skipped"
-		if h.Probation {
-			state = "probation (it contacted us)"
-		}
-		p.Rows = append(p.Rows, []string{h.Host, h.UnavailableSince.Format("2006-01-02"), state, h.LastError})
 	}
 	return p, nil
 }

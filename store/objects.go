@@ -78,3 +78,23 @@ func (db *DB) ObjectByIRI(ctx context.Context, iri string) (*Object, error) {
 func ObjectTx(ctx context.Context, tx *sql.Tx, iri string) (*Object, error) {
 	return scanObject(tx.QueryRowContext(ctx, `SELECT `+objectColumns+` FROM objects WHERE iri = ?`, iri))
 }
+
+// PublicObjects returns an actor's latest public objects that are not
+// deleted, newest first, at most limit: the posts its profile page lists.
+func (db *DB) PublicObjects(ctx context.Context, actorID int64, limit int) ([]Object, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = ? AND public = 1 AND deleted_at IS NULL
+		ORDER BY id DESC LIMIT ?`, actorID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Object
+	for rows.Next() {
+		o, err := scanObject(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *o)
+	}
+	return out, rows.Err()
+}
