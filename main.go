@@ -20,6 +20,7 @@
 //	herald log-level debug|info|warn|error
 //	herald migrate
 //	herald backup FILE
+//	herald admin password [--stdin]
 //	herald version
 //
 // The instance (the scheme and domain of every id) lives in the database:
@@ -116,6 +117,7 @@ commands:
   log-level LEVEL       set the server's log level (debug, info, warn, error)
   migrate               apply database migrations and exit
   backup FILE           a consistent copy of the database, while the server runs
+  admin password        set the password of the console at /admin (--stdin to give it)
   bench fanout          benchmark deliveries against a loopback inbox farm
   version               print the version
 
@@ -166,6 +168,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.migrate(ctx, args[1:])
 	case "backup":
 		return env.backup(ctx, args[1:])
+	case "admin":
+		return env.adminCmd(ctx, args[1:])
 	case "bench":
 		return env.bench(ctx, args[1:])
 	case "version", "--version", "-version":

@@ -18,6 +18,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"herald/admin"
 	"herald/federation"
 	"herald/followersync"
 	"herald/inbox"
@@ -70,6 +71,7 @@ type Server struct {
 	inbox   *inbox.Handler
 	outbox  *outbox.Handler
 	http    *httpMetrics
+	admin   *admin.Handler
 }
 
 // New builds the server and its router on n.
@@ -86,6 +88,10 @@ func New(ctx context.Context, cfg Config, n *node.Node) (*Server, error) {
 	// about the queue, hosts and drops is in the console (/admin).
 	s.AddPanel(s.postsPanel)
 	s.AddPanel(s.blockedPanel)
+	s.admin, err = admin.New(admin.Config{Node: n, Inbox: s.inbox.Metrics, PublicBlocklist: cfg.ShowBlocklist == BlocklistEveryone, Started: s.started})
+	if err != nil {
+		return nil, err
+	}
 	s.http = newHTTPMetrics(n.Registry)
 	s.router = s.routes()
 	s.http.known(s.router)
@@ -141,6 +147,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/healthz", s.healthz)
 	r.Method(http.MethodGet, "/metrics", s.metricsHandler())
 	r.Get("/status", s.status)
+	r.Mount("/admin", s.admin.Routes())
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/status", http.StatusFound) })
 
 	r.NotFound(s.notFound)

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
+
+	"herald/web/templates"
 )
 
 // Panel is one section of the status page: a titled table, or a sentence
@@ -66,28 +67,10 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	s.pages.Render(w, "status.html", map[string]any{
 		"Domain":  inst.Domain,
 		"Version": s.node.Version,
-		"Uptime":  formatUptime(s.node.Now().Sub(s.started)),
+		"Uptime":  templates.Duration(s.node.Now().Sub(s.started)),
 		"Actors":  rows,
 		"Panels":  panels,
 	})
-}
-
-// formatUptime renders a duration the way people read it: "3d 4h", "12m 5s".
-func formatUptime(d time.Duration) string {
-	d = d.Round(time.Second)
-	days := int(d / (24 * time.Hour))
-	d -= time.Duration(days) * 24 * time.Hour
-	h, m, sec := int(d/time.Hour), int(d/time.Minute)%60, int(d/time.Second)%60
-	switch {
-	case days > 0:
-		return fmt.Sprintf("%dd %dh", days, h)
-	case h > 0:
-		return fmt.Sprintf("%dh %dm", h, m)
-	case m > 0:
-		return fmt.Sprintf("%dm %ds", m, sec)
-	default:
-		return fmt.Sprintf("%ds", sec)
-	}
 }
 
 // Who sees the blocklist on the public status page (Config.ShowBlocklist).

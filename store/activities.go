@@ -143,3 +143,9 @@ func (db *DB) ActivityDeliveries(ctx context.Context, activityID int64) ([]Deliv
 func InboxesOfActivity(ctx context.Context, tx *sql.Tx, activityID int64) ([]string, error) {
 	return column[string](ctx, tx, `SELECT inbox FROM deliveries WHERE activity_id = ?`, activityID)
 }
+
+// RecentActivities returns the latest activities local actors published,
+// public or not, newest first: the console's list of posts.
+func (db *DB) RecentActivities(ctx context.Context, limit int) ([]Activity, error) {
+	return db.activities(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox = 1 ORDER BY id DESC LIMIT ?`, limit)
+}

@@ -329,7 +329,7 @@ type DeliveryResult struct {
 
 // ApplyDeliveryResults writes a batch of owner's results in one transaction
 // (group commit): the delivery rows, the per-host failure days and
-// unavailability, and follower removals for 410s. A row whose lease owner no
+// unavailability, follower removals for 410s, and the per-minute history. A row whose lease owner no
 // longer holds (another process reclaimed it) keeps its new state: the other
 // process sends it again, which receivers dedupe. It returns the hosts that
 // became unavailable in this batch.
@@ -376,6 +376,9 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []
 			} else {
 				e.lastError = r.Error
 			}
+		}
+		if err := recordHistory(ctx, tx, results, now); err != nil {
+			return err
 		}
 		for host, e := range hosts {
 			// One success in a batch outweighs failures to the same host.
