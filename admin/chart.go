@@ -9,9 +9,9 @@ import (
 
 // Chart geometry, in SVG user units; the SVG scales to its box.
 const (
-	chartW, chartH = 600, 130
-	plotTop        = 18
-	plotBottom     = 112
+	chartW, chartH = 300, 96
+	plotTop        = 16
+	plotBottom     = 80
 )
 
 // chart renders a bar chart of values (one per bucket, oldest first) as an
@@ -50,5 +50,5 @@ func chart(title string, values []float64, start, end time.Time, unit func(float
 	return template.HTML(b.String())
 }
 
-func perSecond(v float64) string { return fmt.Sprintf("%.2f/s", v) }
+func perSecond(v float64) string { return fmt.Sprintf("%.3g/s", v) }
 func count(v float64) string     { return fmt.Sprintf("%.0f", v) }
