@@ -471,3 +471,33 @@ func TestReportPageRendersTargets(t *testing.T) {
 		t.Errorf("report page after failure:\n%s", page)
 	}
 }
+
+// TestProfileListsPublicPostsAndDeletedActorsHaveAPage: a profile lists
+// the actor's public posts (not its direct messages); a deleted actor
+// answers 410 with a page to a browser and a Tombstone to a server.
+func TestProfileListsPublicPostsAndDeletedActorsHaveAPage(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := context.Background()
+	pub := ts.server.Publisher()
+	if _, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "<p>hello <b>all</b></p>"}, outbox.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "psst", "to": []any{ts.inst.ActorID("alice")}}, outbox.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, page := ts.get(t, "/@alice", "text/html")
+	if !strings.Contains(page, "<p>hello all</p>") || strings.Contains(page, "psst") || strings.Contains(page, "<b>") {
+		t.Errorf("profile posts:\n%s", page)
+	}
+	if err := ts.db.Write(ctx, func(tx *sql.Tx) error { return store.MarkActorDeleted(ctx, tx, ts.alice.ID, time.Now()) }); err != nil {
+		t.Fatal(err)
+	}
+	res, page := ts.get(t, "/@alice", "text/html")
+	if res.StatusCode != 410 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(page, "This account was deleted.") {
+		t.Errorf("deleted actor to a browser: %d %s", res.StatusCode, page)
+	}
+	res, body := ts.get(t, "/users/alice", as2)
+	if res.StatusCode != 410 || decode(t, body)["type"] != "Tombstone" {
+		t.Errorf("deleted actor to a server: %d %s", res.StatusCode, body)
+	}
+}
