@@ -206,5 +206,11 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	run(chromedp.Navigate(c.URL+"/admin/actors"), chromedp.WaitVisible(chromedp.CSS(`form[action="/admin/actors"]`)))
 	shoot(t, ctx, dir, "actors", 390, false)
+	// The public pages read on a phone too.
+	run(chromedp.Navigate(c.URL+"/status"), chromedp.WaitVisible(chromedp.CSS(`table.rows`)))
+	shoot(t, ctx, dir, "status", 390, false)
+	shoot(t, ctx, dir, "status", 1280, true)
+	run(chromedp.Navigate(c.URL+"/@alice"), chromedp.WaitVisible(chromedp.CSS(`.post`)))
+	shoot(t, ctx, dir, "profile", 390, false)
 	t.Logf("screenshots in %s", dir)
 }
