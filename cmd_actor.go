@@ -2,20 +2,15 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
-	"regexp"
 	"text/tabwriter"
 
 	"herald/federation"
 	"herald/jobs"
 	"herald/store"
 )
-
-var validName = regexp.MustCompile(`^[a-z0-9_]{1,30}$`)
 
 var actorTypes = map[string]bool{"Person": true, "Service": true, "Application": true, "Group": true}
 
@@ -44,14 +39,6 @@ func (c *cli) actor(ctx context.Context, args []string) int {
 	}
 }
 
-// newToken returns 256 random bits, URL-safe: long enough that storing only
-// a SHA-256 of it is safe.
-func newToken() string {
-	b := make([]byte, 32)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
 func (c *cli) actorAdd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("actor add", flag.ContinueOnError)
 	path := dbFlag(fs)
@@ -70,7 +57,7 @@ func (c *cli) actorAdd(ctx context.Context, args []string) int {
 		return c.fail(usageError{"usage: herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]"})
 	}
 	name := pos[0]
-	if !validName.MatchString(name) {
+	if !store.ValidActorName(name) {
 		fmt.Fprintf(c.stderr, "herald: invalid actor name %q: use 1 to 30 of a-z, 0-9 and _\n", name)
 		return exitFail
 	}
@@ -92,7 +79,7 @@ func (c *cli) actorAdd(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	token := newToken()
+	token := store.NewToken()
 	a := &store.Actor{Name: name, Type: *typ, DisplayName: *display, Summary: *summary, ManualApproval: *manual, PrivateKeyPEM: priv, PublicKeyPEM: pub}
 	if err := db.CreateActor(ctx, a, token); err != nil {
 		if errors.Is(err, store.ErrExists) {
@@ -129,7 +116,7 @@ func (c *cli) actorList(ctx context.Context, args []string) int {
 func (c *cli) actorToken(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("actor token", flag.ContinueOnError)
 	return c.withDB(ctx, fs, args, 1, "usage: herald actor token NAME", func(db *store.DB, pos []string) error {
-		token := newToken()
+		token := store.NewToken()
 		if err := db.SetActorToken(ctx, pos[0], token); errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("no actor named %q", pos[0])
 		} else if err != nil {

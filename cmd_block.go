@@ -16,7 +16,7 @@ import (
 func (c *cli) block(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("block", flag.ContinueOnError)
 	path := dbFlag(fs)
-	reason := fs.String("reason", "", "why the domain is blocked (shown on the status page)")
+	reason := fs.String("reason", "", "why the domain is blocked (shown in the console, and on the status page with --show-blocklist everyone)")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) != 1 {
 		err = usageError{"usage: herald block DOMAIN [--reason TEXT]"}

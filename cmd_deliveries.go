@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"herald/outbox"
+	"herald/outbox/delivery"
 	"herald/store"
 )
 
@@ -18,9 +20,17 @@ import (
 //	herald deliveries --failed [--host H]  failed deliveries
 //	herald deliveries ACTIVITY_URL         where one activity got to
 //	herald deliveries retry --host H | --id N | --all
+//	herald deliveries pause HOST [--for D] | resume HOST
 func (c *cli) deliveries(ctx context.Context, args []string) int {
-	if len(args) > 0 && args[0] == "retry" {
-		return c.deliveriesRetry(ctx, args[1:])
+	if len(args) > 0 {
+		switch args[0] {
+		case "retry":
+			return c.deliveriesRetry(ctx, args[1:])
+		case "pause":
+			return c.deliveriesPause(ctx, args[1:])
+		case "resume":
+			return c.deliveriesResume(ctx, args[1:])
+		}
 	}
 	fs := flag.NewFlagSet("deliveries", flag.ContinueOnError)
 	failed := fs.Bool("failed", false, "list failed deliveries")
@@ -57,6 +67,14 @@ func (c *cli) deliveries(ctx context.Context, args []string) int {
 		}
 		fmt.Fprintln(tw, "QUEUED\tIN FLIGHT\tDONE\tFAILED\tOLDEST QUEUED")
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\n", counts["queued"], counts["leased"], counts["done"], counts["failed"], oldest)
+		pauses, err := db.Pauses(ctx, db.Now())
+		if err != nil || len(pauses) == 0 {
+			return err
+		}
+		fmt.Fprintln(tw, "\nPAUSED HOST\tSINCE\tUNTIL\tHELD")
+		for _, p := range pauses {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", p.Host, p.Since.Format(time.RFC3339), pauseEnd(p.Until), p.Queued)
+		}
 		return nil
 	})
 }
@@ -110,4 +128,70 @@ func (c *cli) deliveriesRetry(ctx context.Context, args []string) int {
 		fmt.Fprintf(c.stdout, "requeued %d deliveries (a running server sends them now)\n", n)
 		return nil
 	})
+}
+
+// deliveriesPause is `herald deliveries pause HOST [--for D]`: the host's
+// deliveries are held, spending no retry, until the pause ends or
+// `deliveries resume` lifts it. For an incident at a peer: stop hammering
+// it without losing anything.
+func (c *cli) deliveriesPause(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("deliveries pause", flag.ContinueOnError)
+	dur := fs.Duration("for", 0, "how long the pause lasts (e.g. 6h); without it, until `herald deliveries resume`")
+	return c.withDB(ctx, fs, args, 1, "usage: herald deliveries pause HOST [--for 6h]", func(db *store.DB, pos []string) error {
+		host, err := hostArg(pos[0])
+		if err != nil {
+			return err
+		}
+		if *dur < 0 {
+			return usageError{fmt.Sprintf("invalid --for %v: want a positive duration like 6h", *dur)}
+		}
+		var until time.Time
+		if *dur > 0 {
+			until = db.Now().Add(*dur).Truncate(time.Second)
+		}
+		held, err := db.PauseHost(ctx, host, until)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "paused deliveries to %s %s: %d held, no retries spent (herald deliveries resume %s lifts it)\n", host, pauseEnd(until), held, host)
+		return nil
+	})
+}
+
+// deliveriesResume is `herald deliveries resume HOST`.
+func (c *cli) deliveriesResume(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("deliveries resume", flag.ContinueOnError)
+	return c.withDB(ctx, fs, args, 1, "usage: herald deliveries resume HOST", func(db *store.DB, pos []string) error {
+		host, err := hostArg(pos[0])
+		if err != nil {
+			return err
+		}
+		n, err := db.ResumeHost(ctx, host)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("deliveries to %s are not paused", host)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "resumed deliveries to %s: %d queued go out now, at most %d at a time\n", host, n, delivery.DefaultPerHostCap)
+		return nil
+	})
+}
+
+// pauseEnd says when a pause ends.
+func pauseEnd(until time.Time) string {
+	if until.IsZero() {
+		return "until resumed"
+	}
+	return "until " + until.Local().Format("2006-01-02 15:04:05")
+}
+
+// hostArg checks a HOST argument: a host name or host:port as deliveries
+// name it (the host of an inbox URL), not a URL.
+func hostArg(arg string) (string, error) {
+	host := strings.ToLower(strings.TrimSpace(arg))
+	if h, err := store.InboxHost("https://" + host + "/"); err != nil || h != host || strings.ContainsAny(host, "/@?#") {
+		return "", usageError{fmt.Sprintf("invalid host %q: give a host name as in the inbox URL, such as mastodon.example (or host:port)", arg)}
+	}
+	return host, nil
 }

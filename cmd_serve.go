@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -38,6 +39,10 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	retryScale := fs.Float64("test-retry-scale", 1, "tests only: multiply delivery retry delays by this (e.g. 0.01)")
 	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process while it lives; a stopped process's deliveries are taken back at the next start")
 	logLevel := fs.String("log-level", "", "log level: debug, info, warn or error (recorded in the database; `herald log-level` changes it while running)")
+	logFormat := fs.String("log-format", "text", "log format: text (logfmt) or json (one object per line)")
+	showBlocklist := fs.String("show-blocklist", server.BlocklistNobody, "who sees the blocked domains and their reasons on the public status page: nobody (only their number is shown) or everyone")
+	metricsAccess := fs.String("metrics-access", server.MetricsLoopback, "who may read /metrics without the token: loopback (this machine, not through a proxy) or everyone")
+	metricsToken := fs.String("metrics-token", "", "require this bearer token of every /metrics scraper (set it with HERALD_METRICS_TOKEN, which ps does not show)")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
@@ -59,6 +64,15 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		if _, err := node.ParseLogLevel(*logLevel); err != nil {
 			return c.fail(usageError{fmt.Sprintf("invalid --log-level %q: %v", *logLevel, err)})
 		}
+	}
+	if *logFormat != "text" && *logFormat != "json" {
+		return c.fail(usageError{fmt.Sprintf("invalid --log-format %q: want text or json", *logFormat)})
+	}
+	if *showBlocklist != server.BlocklistNobody && *showBlocklist != server.BlocklistEveryone {
+		return c.fail(usageError{fmt.Sprintf("invalid --show-blocklist %q: want nobody or everyone", *showBlocklist)})
+	}
+	if *metricsAccess != server.MetricsLoopback && *metricsAccess != server.MetricsEveryone {
+		return c.fail(usageError{fmt.Sprintf("invalid --metrics-access %q: want loopback or everyone", *metricsAccess)})
 	}
 	cert, err := tlsf.load()
 	if err != nil {
@@ -104,7 +118,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	}
 
 	level := new(slog.LevelVar)
-	logger := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(newLogHandler(c.stderr, *logFormat, level))
 	ncfg := node.Config{
 		Instance:            in,
 		Version:             versionString(),
@@ -122,7 +136,10 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	srv, err := server.New(ctx, server.Config{HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy}, n)
+	srv, err := server.New(ctx, server.Config{
+		HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy,
+		MetricsAccess: *metricsAccess, MetricsToken: *metricsToken, ShowBlocklist: *showBlocklist,
+	}, n)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -186,4 +203,14 @@ func reloadOnHUP(ctx context.Context, hup <-chan os.Signal, cert *server.Certifi
 		}
 		n.ReloadLogLevel(ctx)
 	}
+}
+
+// newLogHandler is the server's log handler: logfmt for people reading a
+// terminal or the journal, JSON for a log pipeline.
+func newLogHandler(w io.Writer, format string, level slog.Leveler) slog.Handler {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.NewJSONHandler(w, opts)
+	}
+	return slog.NewTextHandler(w, opts)
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"herald/internal/fedtest"
 )
 
 // runCLI runs herald with args and an environment, returning the exit code
@@ -98,23 +100,8 @@ func waitServing(t *testing.T, out, errs *syncBuffer, exited func() bool) (base,
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log buffer the server goroutine and the test share.
+type syncBuffer = fedtest.Buffer
 
 var (
 	buildOnce sync.Once

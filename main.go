@@ -17,9 +17,12 @@
 //	herald pin URL | unpin URL
 //	herald follow --as NAME @user@host | unfollow --as NAME @user@host | following --as NAME
 //	herald deliveries [--failed [--host H]] | deliveries ACTIVITY_URL | deliveries retry --host H | --id N | --all
+//	herald deliveries pause HOST [--for 6h] | deliveries resume HOST
 //	herald jobs
 //	herald log-level debug|info|warn|error
 //	herald migrate
+//	herald backup FILE
+//	herald admin password [--stdin]
 //	herald version
 //
 // The instance (the scheme and domain of every id) lives in the database:
@@ -111,9 +114,14 @@ commands:
   deliveries ACTIVITY_URL
                         where one activity got to, inbox by inbox
   deliveries retry      requeue failed deliveries (--host H | --id N | --all)
+  deliveries pause HOST hold a host's deliveries, spending no retries (--for 6h)
+  deliveries resume HOST
+                        let a paused host's deliveries go
   jobs                  what the server did for the commands above, newest first
   log-level LEVEL       set the server's log level (debug, info, warn, error)
   migrate               apply database migrations and exit
+  backup FILE           a consistent copy of the database, while the server runs
+  admin password        set the password of the console at /admin (--stdin to give it)
   bench fanout          benchmark deliveries against a loopback inbox farm
   version               print the version
 
@@ -164,6 +172,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.following(ctx, args[1:])
 	case "migrate":
 		return env.migrate(ctx, args[1:])
+	case "backup":
+		return env.backup(ctx, args[1:])
+	case "admin":
+		return env.adminCmd(ctx, args[1:])
 	case "bench":
 		return env.bench(ctx, args[1:])
 	case "version", "--version", "-version":

@@ -118,14 +118,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h.isLocal(keyID) {
-		h.Metrics.countVerifyFailure("local_key")
+		h.Metrics.countVerifyFailure(ReasonLocalKey)
 		// 403, not 401: no retry can make it right (Mastodon gives up on 403).
 		api.Error(w, http.StatusForbidden, "signed with a key of this server")
 		return
 	}
 	t, cached, fresh, refused := h.admit(ctx, keyID, now)
 	if refused != nil {
-		h.refuse(w, refused)
+		h.throttle(w, refused)
 		return
 	}
 	defer func() { t.release(h.Now()) }()
@@ -161,12 +161,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch reason := signature.ReasonOf(perr); {
 	case perr == nil:
 	case reason == signature.ReasonNoSignature:
-		h.Metrics.countVerifyFailure(string(reason))
-		api.Error(w, http.StatusUnauthorized, "request not signed")
+		h.refuse(w, r, http.StatusUnauthorized, string(reason), "", "request not signed")
 		return
 	case reason == signature.ReasonMalformed:
-		h.Metrics.countVerifyFailure(string(reason))
-		api.Error(w, http.StatusBadRequest, perr.Error())
+		h.refuse(w, r, http.StatusBadRequest, string(reason), signature.KeyIDOf(r), perr.Error())
 		return
 	}
 
@@ -176,8 +174,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if perr != nil {
-		h.Metrics.countVerifyFailure(string(signature.ReasonOf(perr)))
-		api.Error(w, http.StatusUnauthorized, perr.Error())
+		h.refuse(w, r, http.StatusUnauthorized, string(signature.ReasonOf(perr)), keyID, perr.Error())
 		return
 	}
 
@@ -206,20 +203,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.dropUnverified(w, DropBlocked)
 		return
 	case errors.Is(err, errFetchRefused):
-		h.refuse(w, h.Limits.fetchRefusal(federation.Authority(keyID), h.Now()))
+		h.throttle(w, h.Limits.fetchRefusal(federation.Authority(keyID), h.Now()))
 		return
 	case errors.Is(err, federation.ErrKeyUnavailable):
 		if ctx.Err() != nil {
 			h.fail(w, r, ctx.Err())
 			return
 		}
-		h.Metrics.countVerifyFailure("key_unavailable")
-		h.Logger.Info("inbox: key unavailable", "key_id", keyID, "err", err)
-		api.Error(w, http.StatusUnauthorized, "could not fetch the signing key")
+		h.Logger.Debug("inbox: key unavailable", "key_id", keyID, "err", err)
+		h.refuse(w, r, http.StatusUnauthorized, ReasonKeyUnavailable, keyID, "could not fetch the signing key")
 		return
 	case err != nil:
-		h.Metrics.countVerifyFailure(string(signature.ReasonOf(err)))
-		api.Error(w, http.StatusUnauthorized, "signature verification failed")
+		h.refuse(w, r, http.StatusUnauthorized, string(signature.ReasonOf(err)), keyID, "signature verification failed")
 		return
 	}
 	signer := federation.Authority(key.Owner)
@@ -249,7 +244,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// the actor's own, or taken from its origin (origin.go).
 	outcome, err := h.checkOrigin(ctx, a, key.Owner)
 	if errors.Is(err, errFetchRefused) {
-		h.refuse(w, &refusal{refusedKeyFetches, fetchRetry})
+		h.throttle(w, &refusal{refusedKeyFetches, fetchRetry})
 		return
 	}
 	if err != nil {
@@ -429,10 +424,10 @@ func (h *Handler) dropUnverified(w http.ResponseWriter, reason string) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
-// refuse answers 503 with Retry-After: senders retry a 503 (Mastodon and
+// throttle answers 503 with Retry-After: senders retry a 503 (Mastodon and
 // Fedify both do), honouring Retry-After, so the request is deferred, not
 // lost.
-func (h *Handler) refuse(w http.ResponseWriter, why *refusal) {
+func (h *Handler) throttle(w http.ResponseWriter, why *refusal) {
 	h.Metrics.countRefused(why.reason)
 	secs := int(math.Ceil(why.retryAfter.Seconds()))
 	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
@@ -455,7 +450,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case api.OutOfSpace(w, err):
 		return
 	case errors.Is(err, context.DeadlineExceeded):
-		h.refuse(w, &refusal{refusedBusy, busyRetry})
+		h.throttle(w, &refusal{refusedBusy, busyRetry})
 		return
 	}
 	h.Logger.Error("inbox failed", "path", r.URL.Path, "err", err)

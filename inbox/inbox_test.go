@@ -238,6 +238,23 @@ func TestRefusedRequests(t *testing.T) {
 	if code, _ := h.Send(t, req, tampered); code != 401 {
 		t.Errorf("forged digest: %d", code)
 	}
+	// Each refusal is logged with the peer's address, the keyId and the
+	// reason, so one misbehaving peer can be traced.
+	logs := h.Logs()
+	for _, want := range []string{
+		`msg="inbox: refused" remote=127.0.0.1:`,
+		`key_id=` + bob.KeyID() + ` reason=digest_mismatch status=401`,
+		`key_id=` + bob.KeyID() + ` reason=bad_signature status=401`,
+		`key_id="" reason=no_signature status=401`,
+		`reason=date_window`,
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("logs lack %q:\n%s", want, logs)
+		}
+	}
+	if refs := h.Srv.Inbox().Metrics.RecentRefusals(); len(refs) != 5 || refs[0].Reason != "bad_signature" || refs[0].KeyID != bob.KeyID() {
+		t.Errorf("recent refusals: %+v", refs)
+	}
 	// Signed by eve, claiming to be bob: dropped, not stored.
 	body, _ := json.Marshal(note())
 	if code, _ := h.Send(t, fedtest.SignedPost(t, url, body, eve, signature.Cavage, h.Clock()), body); code != 202 {

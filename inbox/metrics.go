@@ -1,10 +1,13 @@
 package inbox
 
 import (
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"herald/federation/signature"
 )
 
 // Drop reasons: the label values of federation_inbox_dropped_total. Every
@@ -26,6 +29,27 @@ const (
 	DropMisattributed = "misattributed"
 )
 
+// dropReasons are the label values of federation_inbox_dropped_total,
+// created at zero so that an alert sees the first one.
+var dropReasons = []string{DropDuplicate, DropBlocked, DropActorMismatch, DropUnknownDelete, DropInvalid, DropUnaddressed, DropForeignOrigin, DropMisattributed}
+
+// ReasonKeyUnavailable is the refusal reason for a signing key that could
+// not be fetched; the others are signature.Reasons.
+const ReasonKeyUnavailable = "key_unavailable"
+
+// VerifyFailureReasons are the label values of
+// federation_inbox_verify_failures_total.
+func VerifyFailureReasons() []string {
+	var out []string
+	for _, r := range signature.Reasons() {
+		out = append(out, string(r))
+	}
+	return append(out, ReasonKeyUnavailable, ReasonLocalKey)
+}
+
+// ReasonLocalKey is the refusal reason for a keyId on Herald's own host.
+const ReasonLocalKey = "local_key"
+
 // knownTypes bounds the type label of federation_inbox_received_total;
 // anything else is counted as "other" so a sender cannot grow the series.
 var knownTypes = map[string]bool{
@@ -44,8 +68,9 @@ type Metrics struct {
 	refused        *prometheus.CounterVec
 
 	mu         sync.Mutex
-	recent     []Drop // newest last, at most maxRecent; verified signers only
-	unverified int64  // drops of requests whose signer was not verified
+	recent     []Drop    // newest last, at most maxRecent; verified signers only
+	unverified int64     // drops of requests whose signer was not verified
+	refusals   []Refusal // newest last, at most maxRecent
 }
 
 // Drop is one dropped request, for the status page.
@@ -55,7 +80,16 @@ type Drop struct {
 	Host   string
 }
 
-const maxRecent = 20
+// Refusal is one request refused for its signature, for the console.
+type Refusal struct {
+	At     time.Time
+	Reason string
+	KeyID  string // as the request named it; "" when unsigned
+	Remote string // the peer's address
+	Status int
+}
+
+const maxRecent = 50
 
 // NewMetrics creates the inbox metrics and registers them with reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
@@ -80,6 +114,26 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "federation_inbox_throttled_total",
 			Help: "Inbox requests answered 503 to share the inbox fairly between hosts, by reason.",
 		}, []string{"reason"}),
+	}
+	// Every series exists from the start at zero, so that increase() and
+	// rate() see the first event instead of a series appearing from
+	// nothing.
+	types := make([]string, 0, len(knownTypes)+1)
+	for t := range knownTypes {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range append(types, "other") {
+		m.received.WithLabelValues(t)
+	}
+	for _, r := range dropReasons {
+		m.dropped.WithLabelValues(r)
+	}
+	for _, r := range VerifyFailureReasons() {
+		m.verifyFailures.WithLabelValues(r)
+	}
+	for _, r := range []string{refusedHostShare, refusedKeyFetches, refusedHostFailing} {
+		m.refused.WithLabelValues(r)
 	}
 	if reg != nil {
 		reg.MustRegister(m.received, m.dropped, m.verifyFailures, m.busy, m.refused)
@@ -135,13 +189,34 @@ func (m *Metrics) countVerifyFailure(reason string) {
 	m.verifyFailures.WithLabelValues(reason).Inc()
 }
 
+func (m *Metrics) recordRefusal(r Refusal) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refusals = append(m.refusals, r)
+	if len(m.refusals) > maxRecent {
+		m.refusals = m.refusals[len(m.refusals)-maxRecent:]
+	}
+}
+
+// RecentRefusals returns the latest requests refused for their signature,
+// newest first.
+func (m *Metrics) RecentRefusals() []Refusal {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return newestFirst(m.refusals)
+}
+
 // RecentDrops returns the latest drops of requests from verified signers,
 // newest first.
 func (m *Metrics) RecentDrops() []Drop {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Drop, len(m.recent))
-	for i, d := range m.recent {
+	return newestFirst(m.recent)
+}
+
+func newestFirst[T any](list []T) []T {
+	out := make([]T, len(list))
+	for i, d := range list {
 		out[len(out)-1-i] = d
 	}
 	return out

@@ -60,6 +60,7 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 	goRun(func() { n.Jobs.Run(ctx) })
 	goRun(func() { n.runSweeps(ctx) })
 	goRun(func() { n.removeMedia(ctx) })
+	goRun(func() { n.sampleQueue(ctx) })
 	err := n.Runner.Run(ctx)
 	wg.Wait()
 	if uerr := n.DB.UnregisterProcess(bg, n.ProcessID); uerr != nil {
@@ -188,7 +189,7 @@ func ParseLogLevel(s string) (slog.Level, error) {
 
 // runSweeps deletes expired rows (processed activity ids older than 30
 // days, done deliveries older than 7 days, failed ones older than 30,
-// finished jobs older than 30) once at start and then every sweepInterval,
+// finished jobs older than 30, delivery history older than 2) once at start and then every sweepInterval,
 // until ctx ends.
 func (n *Node) runSweeps(ctx context.Context) {
 	t := time.NewTicker(sweepInterval)
@@ -201,6 +202,7 @@ func (n *Node) runSweeps(ctx context.Context) {
 			{"processed activity ids", n.DB.SweepProcessed},
 			{"finished deliveries", n.DB.SweepDeliveries},
 			{"finished jobs", n.DB.SweepJobs},
+			{"delivery history", n.DB.SweepHistory},
 		} {
 			if c, err := sweep.fn(ctx); err != nil {
 				if ctx.Err() == nil {
@@ -233,6 +235,23 @@ func (n *Node) removeMedia(ctx context.Context) {
 			}
 		} else if c > 0 {
 			n.Logger.Info("removed media files no post needs", "files", c)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// sampleQueue records the queue depth for the console's history each
+// minute until ctx ends.
+func (n *Node) sampleQueue(ctx context.Context) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		if err := n.DB.SampleQueueDepth(ctx, n.Now()); err != nil && ctx.Err() == nil {
+			n.Logger.Error("sample queue depth", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -18,7 +18,7 @@ import (
 // operator reads.
 type TargetState struct {
 	Inbox      string    `json:"inbox"`
-	State      string    `json:"state"` // pending, delivered, retrying, failed, skipped
+	State      string    `json:"state"` // pending, delivered, retrying, paused, failed, skipped
 	At         time.Time `json:"at,omitzero"`
 	Attempts   int       `json:"attempts"`
 	NextAt     time.Time `json:"next_at,omitzero"`
@@ -37,7 +37,7 @@ type Report struct {
 
 // NewReport describes an activity's deliveries.
 func NewReport(activity string, rows []store.DeliveryView) Report {
-	rep := Report{Activity: activity, Counts: map[string]int{"pending": 0, "delivered": 0, "retrying": 0, "failed": 0, "skipped": 0}, Targets: []TargetState{}}
+	rep := Report{Activity: activity, Counts: map[string]int{"pending": 0, "delivered": 0, "retrying": 0, "paused": 0, "failed": 0, "skipped": 0}, Targets: []TargetState{}}
 	for _, d := range rows {
 		t := TargetState{Inbox: d.Inbox, Attempts: d.Attempts, LastStatus: d.LastStatus, Error: d.LastError}
 		switch {
@@ -47,6 +47,8 @@ func NewReport(activity string, rows []store.DeliveryView) Report {
 			t.State = "skipped"
 		case d.State == store.DeliveryFailed:
 			t.State, t.At = "failed", d.UpdatedAt
+		case d.Paused && d.State == store.DeliveryQueued:
+			t.State = "paused"
 		case d.Attempts > 0:
 			t.State, t.NextAt = "retrying", d.NextAt
 		default:
@@ -61,7 +63,7 @@ func NewReport(activity string, rows []store.DeliveryView) Report {
 		return rep
 	}
 	parts := []string{fmt.Sprintf("delivered to %d of %d servers", rep.Counts["delivered"], total)}
-	for _, k := range []string{"pending", "retrying", "failed", "skipped"} {
+	for _, k := range []string{"pending", "retrying", "paused", "failed", "skipped"} {
 		if n := rep.Counts[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}

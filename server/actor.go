@@ -27,7 +27,12 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 	}
 	inst := s.inst
 	if a.Deleted {
-		// Gone for good, as Mastodon answers for a deleted account.
+		// Gone for good, as Mastodon answers for a deleted account; a
+		// person in a browser gets a page that says so.
+		if wantsHTML(r) {
+			s.writeError(w, r, http.StatusGone, "This account was deleted.")
+			return
+		}
 		writeActivityJSON(w, http.StatusGone, map[string]any{
 			"@context": "https://www.w3.org/ns/activitystreams", "id": inst.ActorID(a.Name), "type": "Tombstone", "formerType": a.Type,
 		})

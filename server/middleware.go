@@ -8,13 +8,15 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 )
 
-// logRequests logs one line per request. It logs the path without the query
+// logRequests logs one line per request and counts it in the HTTP
+// metrics. It logs the path without the query
 // string and never logs headers, so tokens and signatures stay out of logs.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
 		next.ServeHTTP(ww, r)
+		s.http.observe(r, ww.Status(), time.Since(start))
 		s.log.Info("http",
 			"method", r.Method,
 			"path", r.URL.Path,

@@ -66,22 +66,50 @@ func (s *Server) objectPage(w http.ResponseWriter, o *store.Object, doc map[stri
 	})
 }
 
-// reportPage serves /status/deliveries?activity=IRI: the delivery report of
-// one public activity, linked from the status page.
+// failedHost is a server a public activity could not reach, as the public
+// report names it: the host and how many of its deliveries failed, never an
+// inbox (a personal inbox says who follows whom).
+type failedHost struct {
+	Host   string
+	Failed int
+}
+
+// reportPage serves /status/deliveries?activity=IRI: where one public
+// activity got to, linked from the status page. It gives the summary and the
+// hosts of failed deliveries only; the operator's console
+// (/admin/posts?activity=IRI) and `herald deliveries URL` have every inbox.
 func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	iri := r.URL.Query().Get("activity")
-	rep, a, err := outbox.ReportFor(r.Context(), s.db, iri)
+	a, err := s.db.ActivityByIRI(r.Context(), iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (!a.InOutbox || !a.Public)) {
 		s.writeError(w, r, http.StatusNotFound, "No such published activity.")
 		return
+	}
+	var rows []store.DeliveryView
+	if err == nil {
+		rows, err = s.db.ActivityDeliveries(r.Context(), a.ID)
 	}
 	if err != nil {
 		s.internalError(w, r, err)
 		return
 	}
+	rep := outbox.NewReport(a.IRI, rows)
+	var failed []failedHost
+	index := map[string]int{}
+	for i, t := range rep.Targets {
+		if t.State != "failed" {
+			continue
+		}
+		host := rows[i].Host
+		if _, ok := index[host]; !ok {
+			index[host] = len(failed)
+			failed = append(failed, failedHost{Host: host})
+		}
+		failed[index[host]].Failed++
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	s.pages.Render(w, "report.html", map[string]any{"Domain": s.inst.Domain, "Report": rep})
+	s.pages.Render(w, "report.html", map[string]any{"Domain": s.inst.Domain, "Activity": a.IRI, "Summary": rep.Summary, "Failed": failed})
 }
 
 // postsPanel lists the latest public activities with where they got to;

@@ -18,6 +18,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"herald/admin"
 	"herald/federation"
 	"herald/followersync"
 	"herald/inbox"
@@ -49,6 +50,16 @@ type Config struct {
 	// TrustProxy takes the request scheme from X-Forwarded-Proto when
 	// rebuilding @target-uri for RFC 9421 verification.
 	TrustProxy bool
+	// ShowBlocklist says who sees the blocked domains and their reasons on
+	// the public status page: BlocklistNobody (the default; the page
+	// shows only how many) or BlocklistEveryone.
+	ShowBlocklist string
+	// MetricsAccess says who may read /metrics without the token:
+	// MetricsLoopback (the default) or MetricsEveryone.
+	MetricsAccess string
+	// MetricsToken, when set, is the bearer token /metrics requires (of
+	// everyone: loopback callers too).
+	MetricsToken string
 }
 
 // Server is Herald's HTTP server: the node's handlers on one router.
@@ -65,6 +76,8 @@ type Server struct {
 	inbox   *inbox.Handler
 	outbox  *outbox.Handler
 	space   spaceWatch // ready.go
+	http    *httpMetrics
+	admin   *admin.Handler
 }
 
 // New builds the server and its router on n.
@@ -77,14 +90,18 @@ func New(ctx context.Context, cfg Config, n *node.Node) (*Server, error) {
 	s.registerSpaceMetrics()
 	s.inbox = s.newInbox()
 	s.outbox = s.newOutbox()
+	// The public page shows what the instance publishes: its actors, their
+	// public posts, and the size of the blocklist. What the operator needs
+	// about the queue, hosts and drops is in the console (/admin).
 	s.AddPanel(s.postsPanel)
-	s.AddPanel(s.queuePanel)
-	s.AddPanel(s.failedPanel)
-	s.AddPanel(s.circuitPanel)
-	s.AddPanel(s.unavailablePanel)
 	s.AddPanel(s.blockedPanel)
-	s.AddPanel(s.dropsPanel)
+	s.admin, err = admin.New(admin.Config{Node: n, Inbox: s.inbox.Metrics, PublicBlocklist: cfg.ShowBlocklist == BlocklistEveryone, Started: s.started})
+	if err != nil {
+		return nil, err
+	}
+	s.http = newHTTPMetrics(n.Registry)
 	s.router = s.routes()
+	s.http.known(s.router)
 	return s, nil
 }
 
@@ -141,8 +158,9 @@ func (s *Server) routes() chi.Router {
 
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
-	r.Handle("/metrics", metricsHandler(s.node.Registry))
+	r.Method(http.MethodGet, "/metrics", s.metricsHandler())
 	r.Get("/status", s.status)
+	r.Mount("/admin", s.admin.Routes())
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/status", http.StatusFound) })
 
 	r.NotFound(s.notFound)
@@ -229,3 +247,10 @@ func (s *Server) Client() *federation.Client { return s.node.Client }
 
 // Instance is the server's public scheme and domain.
 func (s *Server) Instance() federation.Instance { return s.inst }
+
+// Inbox is the inbox handler (its metrics hold the recent drops and
+// refusals the console shows).
+func (s *Server) Inbox() *inbox.Handler { return s.inbox }
+
+// Routes is the router, for tests that visit every route.
+func (s *Server) Routes() chi.Routes { return s.router }

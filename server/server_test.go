@@ -432,8 +432,8 @@ func TestStatusPageShowsOnlyPublicActivities(t *testing.T) {
 	}
 }
 
-// TestReportPageRendersTargets renders a delivery report with a target in
-// each kind of state the page shows.
+// TestReportPageRendersTargets: the public delivery report gives the
+// summary and the hosts of failed deliveries, never an inbox.
 func TestReportPageRendersTargets(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := context.Background()
@@ -458,10 +458,46 @@ func TestReportPageRendersTargets(t *testing.T) {
 	if _, err := ts.server.Runner().Step(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, page := ts.get(t, "/status/deliveries?activity="+url.QueryEscape(res.Activity.IRI), "text/html")
-	for _, want := range []string{"delivered to 0 of 1 servers; 1 retrying", dead, "retrying", "next "} {
-		if !strings.Contains(page, want) {
-			t.Errorf("report page lacks %q:\n%s", want, page)
-		}
+	report := "/status/deliveries?activity=" + url.QueryEscape(res.Activity.IRI)
+	_, page := ts.get(t, report, "text/html")
+	if !strings.Contains(page, "delivered to 0 of 1 servers; 1 retrying") || strings.Contains(page, dead) || strings.Contains(page, ln.Addr().String()) {
+		t.Errorf("report page while retrying:\n%s", page)
+	}
+	if _, err := ts.db.Writer().Exec(`UPDATE deliveries SET state = 'failed'`); err != nil {
+		t.Fatal(err)
+	}
+	_, page = ts.get(t, report, "text/html")
+	if !strings.Contains(page, "1 failed") || !strings.Contains(page, "<td data-label=\"Host\">"+ln.Addr().String()+"</td>") || strings.Contains(page, dead) {
+		t.Errorf("report page after failure:\n%s", page)
+	}
+}
+
+// TestProfileListsPublicPostsAndDeletedActorsHaveAPage: a profile lists
+// the actor's public posts (not its direct messages); a deleted actor
+// answers 410 with a page to a browser and a Tombstone to a server.
+func TestProfileListsPublicPostsAndDeletedActorsHaveAPage(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := context.Background()
+	pub := ts.server.Publisher()
+	if _, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "<p>hello <b>all</b></p>"}, outbox.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "psst", "to": []any{ts.inst.ActorID("alice")}}, outbox.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, page := ts.get(t, "/@alice", "text/html")
+	if !strings.Contains(page, "<p>hello all</p>") || strings.Contains(page, "psst") || strings.Contains(page, "<b>") {
+		t.Errorf("profile posts:\n%s", page)
+	}
+	if err := ts.db.Write(ctx, func(tx *sql.Tx) error { return store.MarkActorDeleted(ctx, tx, ts.alice.ID, time.Now()) }); err != nil {
+		t.Fatal(err)
+	}
+	res, page := ts.get(t, "/@alice", "text/html")
+	if res.StatusCode != 410 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(page, "This account was deleted.") {
+		t.Errorf("deleted actor to a browser: %d %s", res.StatusCode, page)
+	}
+	res, body := ts.get(t, "/users/alice", as2)
+	if res.StatusCode != 410 || decode(t, body)["type"] != "Tombstone" {
+		t.Errorf("deleted actor to a server: %d %s", res.StatusCode, body)
 	}
 }

@@ -111,12 +111,16 @@ type DeliveryView struct {
 	UpdatedAt  time.Time
 	LastStatus int
 	LastError  string
+	Host       string
+	ID         int64
+	Paused     bool // its host is paused (PauseHost)
 }
 
 // ActivityDeliveries lists every delivery of an activity (row id), by inbox.
 func (db *DB) ActivityDeliveries(ctx context.Context, activityID int64) ([]DeliveryView, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT inbox, state, attempts, next_at, updated_at, coalesce(last_status, 0), coalesce(last_error, '')
-		FROM deliveries WHERE activity_id = ? ORDER BY inbox`, activityID)
+	rows, err := db.r.QueryContext(ctx, `SELECT inbox, state, attempts, next_at, updated_at, coalesce(last_status, 0), coalesce(last_error, ''),
+		host, id, host IN (`+pausedHosts+`?2)
+		FROM deliveries WHERE activity_id = ?1 ORDER BY inbox`, activityID, db.Now().Unix())
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +129,7 @@ func (db *DB) ActivityDeliveries(ctx context.Context, activityID int64) ([]Deliv
 	for rows.Next() {
 		var v DeliveryView
 		var next, updated int64
-		if err := rows.Scan(&v.Inbox, &v.State, &v.Attempts, &next, &updated, &v.LastStatus, &v.LastError); err != nil {
+		if err := rows.Scan(&v.Inbox, &v.State, &v.Attempts, &next, &updated, &v.LastStatus, &v.LastError, &v.Host, &v.ID, &v.Paused); err != nil {
 			return nil, err
 		}
 		v.NextAt, v.UpdatedAt = time.UnixMilli(next).UTC(), time.UnixMilli(updated).UTC()
@@ -138,4 +142,10 @@ func (db *DB) ActivityDeliveries(ctx context.Context, activityID int64) ([]Deliv
 // was queued for: where its Undo must go.
 func InboxesOfActivity(ctx context.Context, tx *sql.Tx, activityID int64) ([]string, error) {
 	return column[string](ctx, tx, `SELECT inbox FROM deliveries WHERE activity_id = ?`, activityID)
+}
+
+// RecentActivities returns the latest activities local actors published,
+// public or not, newest first: the console's list of posts.
+func (db *DB) RecentActivities(ctx context.Context, limit int) ([]Activity, error) {
+	return db.activities(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox = 1 ORDER BY id DESC LIMIT ?`, limit)
 }

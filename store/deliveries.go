@@ -172,7 +172,7 @@ type Claimed struct {
 
 // ClaimDeliveries leases up to limit due deliveries of one lane to owner (a
 // registered process), oldest due first, skipping the hosts in exclude
-// (hosts whose queues are full). A leased row belongs to its owner until the
+// (hosts whose queues are full) and the hosts an operator paused. A leased row belongs to its owner until the
 // lease expires; when the owner dies, the next process to start hands it back
 // at once (ReclaimLeases), and expiry (ExpireLeases) is the last resort, so
 // nothing is lost.
@@ -189,12 +189,13 @@ func (db *DB) ClaimDeliveries(ctx context.Context, owner string, lane, limit int
 	st, err := db.prepared(ctx, db.w, `UPDATE deliveries SET state = 'leased', lease_until = ?1, updated_at = ?2, lease_owner = ?6
 		WHERE id IN (SELECT id FROM deliveries
 			WHERE state = 'queued' AND lane = ?3 AND next_at <= ?2 AND host NOT IN (SELECT value FROM json_each(?4))
+				AND host NOT IN (`+pausedHosts+`?7)
 			ORDER BY next_at LIMIT ?5)
 		RETURNING id, activity_id, inbox, host, lane, attempts, enqueued_at, coalesce(first_attempt_at, 0)`)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, until, ms, lane, string(excl), limit, owner)
+	rows, err := st.QueryContext(ctx, until, ms, lane, string(excl), limit, owner, now.Unix())
 	if err != nil {
 		return nil, err
 	}
@@ -245,11 +246,12 @@ func (db *DB) HoldHost(ctx context.Context, host string, until, now time.Time) (
 	return r.RowsAffected()
 }
 
-// NextDue returns when the earliest queued delivery of a lane is due, or
-// ok=false when the queue is empty.
+// NextDue returns when the earliest queued delivery of a lane not held by
+// a pause is due, or ok=false when there is none.
 func (db *DB) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err error) {
 	var ms sql.NullInt64
-	err = db.queryRow(ctx, db.w, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = ?`, lane).Scan(&ms)
+	err = db.queryRow(ctx, db.w, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = ? AND host NOT IN (`+pausedHosts+`?)`,
+		lane, db.Now().Unix()).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
 	}
@@ -258,6 +260,7 @@ func (db *DB) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err 
 
 // DeliveryActivity is what the runner needs to send an activity.
 type DeliveryActivity struct {
+	IRI           string // the activity's id, for logs
 	ActorID       int64  // the sender; 0 for the instance actor
 	ActorName     string // the sender's name; "" for the instance actor
 	Body          []byte
@@ -271,15 +274,16 @@ func (db *DB) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActivity
 	var name sql.NullString
 	var s string
 	var sync bool
-	err := db.r.QueryRowContext(ctx, `SELECT a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
-		WHERE a.id = ?`, id).Scan(&actor, &name, &s, &sync)
+	var iri string
+	err := db.r.QueryRowContext(ctx, `SELECT a.iri, a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
+		WHERE a.id = ?`, id).Scan(&iri, &actor, &name, &s, &sync)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &DeliveryActivity{ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync}, nil
+	return &DeliveryActivity{IRI: iri, ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync}, nil
 }
 
 // DeliveryCounts returns how many deliveries are in each state.
@@ -325,7 +329,7 @@ type DeliveryResult struct {
 
 // ApplyDeliveryResults writes a batch of owner's results in one transaction
 // (group commit): the delivery rows, the per-host failure days and
-// unavailability, and follower removals for 410s. A row whose lease owner no
+// unavailability, follower removals for 410s, and the per-minute history. A row whose lease owner no
 // longer holds (another process reclaimed it) keeps its new state: the other
 // process sends it again, which receivers dedupe. It returns the hosts that
 // became unavailable in this batch.
@@ -372,6 +376,9 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []
 			} else {
 				e.lastError = r.Error
 			}
+		}
+		if err := recordHistory(ctx, tx, results, now); err != nil {
+			return err
 		}
 		for host, e := range hosts {
 			// One success in a batch outweighs failures to the same host.
@@ -473,11 +480,12 @@ func (db *DB) RequeueFailed(ctx context.Context, host string, id int64) (int64, 
 	return n, err
 }
 
-// OldestDue returns the due time of the longest-waiting queued delivery, or
-// ok=false when none is queued.
+// OldestDue returns the due time of the longest-waiting queued delivery
+// (rows a pause holds are the operator's choice, not a delay, and left
+// out), or ok=false when none is queued.
 func (db *DB) OldestDue(ctx context.Context) (t time.Time, ok bool, err error) {
 	var ms sql.NullInt64
-	err = db.r.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued'`).Scan(&ms)
+	err = db.r.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND host NOT IN (`+pausedHosts+`?)`, db.Now().Unix()).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
 	}

@@ -28,8 +28,6 @@ import (
 	"herald/store"
 )
 
-var quiet = slog.New(slog.DiscardHandler)
-
 // Herald is a real Herald server on 127.0.0.1 with a real database, an
 // injected clock and one actor, alice.
 type Herald struct {
@@ -42,6 +40,7 @@ type Herald struct {
 	Token  string // alice's bearer token
 	Client *http.Client
 	clock  *Clock
+	logs   *Buffer
 }
 
 // NewHerald starts a Herald. Its delivery scheduler does not run by itself:
@@ -69,7 +68,7 @@ func NewHeraldAt(t testing.TB, path string, configure func(*node.Config, *server
 	}
 	t.Cleanup(func() { db.Close() })
 	ts := httptest.NewUnstartedServer(nil)
-	h := &Herald{Server: ts, DB: db, clock: NewClock(time.Now().UTC().Truncate(time.Second))}
+	h := &Herald{Server: ts, DB: db, clock: NewClock(time.Now().UTC().Truncate(time.Second)), logs: &Buffer{}}
 	h.Inst = federation.Instance{Scheme: "http", Domain: ts.Listener.Addr().String()}
 	db.Now = h.Clock
 	if _, _, err := db.InitInstance(ctx, h.Inst.Scheme, h.Inst.Domain); err != nil {
@@ -77,7 +76,8 @@ func NewHeraldAt(t testing.TB, path string, configure func(*node.Config, *server
 	}
 	h.Alice, h.Token = h.AddActor(t, "alice", false)
 	var cfg server.Config
-	ncfg := node.Config{Instance: h.Inst, Version: "test", Logger: quiet, Now: h.Clock, AllowPrivateNetwork: true}
+	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ncfg := node.Config{Instance: h.Inst, Version: "test", Logger: logger, Now: h.Clock, AllowPrivateNetwork: true}
 	if configure != nil {
 		configure(&ncfg, &cfg)
 	}
@@ -95,6 +95,28 @@ func NewHeraldAt(t testing.TB, path string, configure func(*node.Config, *server
 	t.Cleanup(ts.Close)
 	h.Client = ts.Client()
 	return h
+}
+
+// Logs is what the server logged at info level and above so far.
+func (h *Herald) Logs() string { return h.logs.String() }
+
+// Buffer is a bytes.Buffer safe for concurrent use: a log destination the
+// server's goroutines and the test share.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // Clock is the server's clock.

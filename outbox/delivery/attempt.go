@@ -28,7 +28,7 @@ func (r *Runner) release(c store.Claimed) store.DeliveryResult {
 }
 
 // process waits for a per-host slot and an in-flight slot, decides whether
-// the row may be attempted (skipped host, block, open circuit), makes the
+// the row may be attempted (skipped host, block, pause, open circuit), makes the
 // attempt and classifies it.
 func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryResult {
 	r.mu.Lock()
@@ -52,6 +52,7 @@ func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryRes
 	r.mu.Lock()
 	skipped := r.skipped[c.Host]
 	blocked := r.blocked[store.NormalizeDomain(hostname(c.Host))]
+	paused := r.paused[c.Host]
 	r.mu.Unlock()
 	if skipped {
 		m.delivery("skipped_unavailable")
@@ -62,6 +63,12 @@ func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryRes
 		m.delivery("skipped_blocked")
 		return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: c.Attempts, NextAt: now,
 			Error: "skipped: domain blocked"}
+	}
+	if paused {
+		// Paused after this row was claimed: back to the queue as it was,
+		// where claims pass over it until the pause ends.
+		m.delivery("held_paused")
+		return r.release(c)
 	}
 	if ok, until := r.breaker.admit(c.Host, now); !ok {
 		m.delivery("held_circuit")
@@ -105,6 +112,7 @@ func (r *Runner) result(c store.Claimed, status int, retryAfter string, err erro
 		m.delivery("permanent")
 		res.State, res.Error = store.DeliveryFailed, fmt.Sprintf("HTTP %d (permanent)", status)
 		res.Gone = status == http.StatusGone
+		r.logGivenUp(c, status, res.Error)
 		return res
 	}
 	if err != nil {
@@ -121,6 +129,7 @@ func (r *Runner) result(c store.Claimed, status int, retryAfter string, err erro
 		m.delivery("failed")
 		res.State = store.DeliveryFailed
 		res.Error = "retries spent; last: " + res.Error
+		r.logGivenUp(c, status, res.Error)
 		return res
 	}
 	m.delivery("retry")
@@ -132,6 +141,17 @@ func (r *Runner) result(c store.Claimed, status int, retryAfter string, err erro
 		}
 	}
 	return res
+}
+
+// logGivenUp logs a delivery Herald gives up on (a permanent answer, or
+// retries spent): the host, the status and the activity, so an operator can
+// tell which post did not reach which server without reading the queue.
+func (r *Runner) logGivenUp(c store.Claimed, status int, why string) {
+	activity := fmt.Sprint(c.ActivityID)
+	if act, err := r.bodies.get(context.Background(), c.ActivityID); err == nil {
+		activity = act.iri
+	}
+	r.cfg.Logger.Warn("delivery: given up", "host", c.Host, "status", status, "activity", activity, "inbox", c.Inbox, "error", why)
 }
 
 // attempt POSTs the activity, signed with the scheme that last worked for

@@ -62,6 +62,7 @@ type bodyCache struct {
 }
 
 type activityBody struct {
+	iri       string
 	actorID   int64
 	actorName string // "" for the instance actor
 	body      []byte
@@ -83,7 +84,7 @@ func (b *bodyCache) get(ctx context.Context, id int64) (activityBody, error) {
 	if err != nil {
 		return it, err
 	}
-	it = activityBody{actorID: a.ActorID, actorName: a.ActorName, body: a.Body, syncFollowers: a.SyncFollowers}
+	it = activityBody{iri: a.IRI, actorID: a.ActorID, actorName: a.ActorName, body: a.Body, syncFollowers: a.SyncFollowers}
 	b.mu.Lock()
 	if len(b.items) >= maxCachedBodies {
 		// Forget everything: refilling costs one read per activity, and

@@ -19,7 +19,7 @@ type Metrics struct {
 
 // deliveryOutcomes are the label values of federation_delivery_total,
 // registered up front so every series exists from the start.
-var deliveryOutcomes = []string{"success", "retry", "permanent", "failed", "skipped_blocked", "skipped_unavailable", "held_circuit"}
+var deliveryOutcomes = []string{"success", "retry", "permanent", "failed", "skipped_blocked", "skipped_unavailable", "held_circuit", "held_paused"}
 
 // NewMetrics creates the metrics and registers them with reg (nil: not
 // registered). db feeds the gauges read from the queue at scrape time.
@@ -27,7 +27,7 @@ func NewMetrics(reg prometheus.Registerer, db *store.DB) *Metrics {
 	m := &Metrics{
 		total: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "federation_delivery_total",
-			Help: "Delivery attempts and decisions, by outcome: success, retry, permanent, failed (retries spent), skipped_blocked, skipped_unavailable, held_circuit.",
+			Help: "Delivery attempts and decisions, by outcome: success, retry, permanent, failed (retries spent), skipped_blocked, skipped_unavailable, held_circuit, held_paused.",
 		}, []string{"outcome"}),
 		queueLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "federation_queue_latency_seconds",
@@ -59,31 +59,49 @@ type queueCollector struct {
 }
 
 var (
-	depthDesc       = prometheus.NewDesc("federation_queue_depth", "Deliveries in the queue, by state (queued, leased, done, failed).", []string{"state"}, nil)
+	depthDesc       = prometheus.NewDesc("federation_queue_depth", "Deliveries still to be sent, by state: queued (waiting, retries included) and leased (in flight).", []string{"state"}, nil)
+	finishedDesc    = prometheus.NewDesc("federation_deliveries_finished", "Finished deliveries kept for the reports, by state: done (kept 7 days) and failed (kept 30 days).", []string{"state"}, nil)
+	oldestDesc      = prometheus.NewDesc("federation_queue_oldest_due_age_seconds", "How long the longest-waiting due delivery has been due (0 when none is due); paused hosts are left out.", nil, nil)
 	unavailableDesc = prometheus.NewDesc("federation_unavailable_domains", "Hosts marked unavailable (failing on 7 distinct days).", nil, nil)
+	pausedDesc      = prometheus.NewDesc("federation_paused_hosts", "Hosts whose deliveries an operator paused.", nil, nil)
 	circuitDesc     = prometheus.NewDesc("federation_circuit_open", "Hosts whose circuit breaker is open or half-open.", nil, nil)
 )
 
 // Describe lists the gauges (prometheus.Collector).
 func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- depthDesc
-	ch <- unavailableDesc
-	ch <- circuitDesc
+	for _, d := range []*prometheus.Desc{depthDesc, finishedDesc, oldestDesc, unavailableDesc, pausedDesc, circuitDesc} {
+		ch <- d
+	}
 }
 
 // Collect reads the gauges from the database (prometheus.Collector).
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
 	if counts, err := c.db.DeliveryCounts(ctx); err == nil {
-		for _, s := range []string{store.DeliveryQueued, store.DeliveryLeased, store.DeliveryDone, store.DeliveryFailed} {
-			ch <- prometheus.MustNewConstMetric(depthDesc, prometheus.GaugeValue, float64(counts[s]), s)
+		gauge(depthDesc, float64(counts[store.DeliveryQueued]), store.DeliveryQueued)
+		gauge(depthDesc, float64(counts[store.DeliveryLeased]), store.DeliveryLeased)
+		gauge(finishedDesc, float64(counts[store.DeliveryDone]), store.DeliveryDone)
+		gauge(finishedDesc, float64(counts[store.DeliveryFailed]), store.DeliveryFailed)
+	}
+	now := c.db.Now()
+	if t, ok, err := c.db.OldestDue(ctx); err == nil {
+		age := 0.0
+		if ok && now.After(t) {
+			age = now.Sub(t).Seconds()
 		}
+		gauge(oldestDesc, age)
 	}
 	if hosts, err := c.db.UnavailableHosts(ctx); err == nil {
-		ch <- prometheus.MustNewConstMetric(unavailableDesc, prometheus.GaugeValue, float64(len(hosts)))
+		gauge(unavailableDesc, float64(len(hosts)))
+	}
+	if pauses, err := c.db.Pauses(ctx, now); err == nil {
+		gauge(pausedDesc, float64(len(pauses)))
 	}
 	if c.m.runner != nil {
-		ch <- prometheus.MustNewConstMetric(circuitDesc, prometheus.GaugeValue, float64(len(c.m.runner.OpenCircuits())))
+		gauge(circuitDesc, float64(len(c.m.runner.OpenCircuits())))
 	}
 }

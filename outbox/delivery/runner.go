@@ -86,7 +86,7 @@ func (c *Config) defaults() {
 	}
 	setDefault(&c.GlobalCap, 64)
 	setDefault(&c.MaxInFlight, 1024)
-	setDefault(&c.PerHostCap, 4)
+	setDefault(&c.PerHostCap, DefaultPerHostCap)
 	setDefault(&c.Lease, 5*time.Minute)
 	setDefault(&c.MaxIdle, 5*time.Second)
 	setDefault(&c.DrainTimeout, 10*time.Second)
@@ -104,6 +104,10 @@ func setDefault[T comparable](v *T, d T) {
 		*v = d
 	}
 }
+
+// DefaultPerHostCap is how many requests go to one host at once: what
+// paces a host's backlog after an outage or a pause.
+const DefaultPerHostCap = 4
 
 // Runner sends queued deliveries. Create it with New; run it with Run (the
 // server) or Step (tests).
@@ -128,7 +132,8 @@ type Runner struct {
 	schemes     map[string]signature.Scheme
 	skipped     map[string]bool // unavailable hosts (not on probation)
 	blocked     map[string]bool // blocked domains (host names)
-	blockedAt   time.Time       // when blocked was last read
+	paused      map[string]bool // hosts an operator paused (host[:port])
+	blockedAt   time.Time       // when blocked and paused were last read
 	pending     []store.DeliveryResult
 	workers     sync.WaitGroup
 	flushSignal chan struct{}
@@ -151,6 +156,7 @@ func New(cfg Config) *Runner {
 		schemes:     map[string]signature.Scheme{},
 		skipped:     map[string]bool{},
 		blocked:     map[string]bool{},
+		paused:      map[string]bool{},
 		flushSignal: make(chan struct{}, 1),
 	}
 	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, keys: map[int64]signature.Key{}}
@@ -364,6 +370,9 @@ func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
 		}
 		r.mu.Lock()
 		for _, c := range rows {
+			// The claim passed over paused hosts, so this one is not
+			// paused (any more): a resume must not wait for the refresh.
+			delete(r.paused, c.Host)
 			r.claimed[c.ID] = true
 			r.outstanding++
 			if c.Lane == store.LaneLow {
@@ -384,13 +393,15 @@ func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
 	return total
 }
 
-// blocklistRefresh is how often the runner rereads the blocklist: a block
-// made by the admin command (another process) stops deliveries within it.
+// blocklistRefresh is how often the runner rereads the blocklist and the
+// paused hosts: a block or a pause made by an admin command (another
+// process) stops deliveries within it.
 const blocklistRefresh = time.Second
 
-// refreshBlocked rereads the blocklist if it is older than
-// blocklistRefresh, so each delivery checks an in-memory set rather than
-// querying the database.
+// refreshBlocked rereads the blocklist and the paused hosts if they are
+// older than blocklistRefresh, so each delivery checks in-memory sets
+// rather than querying the database. (Claims pass over paused hosts in
+// SQL; the set catches rows claimed before the pause began.)
 func (r *Runner) refreshBlocked(ctx context.Context) {
 	r.mu.Lock()
 	fresh := time.Since(r.blockedAt) < blocklistRefresh
@@ -402,12 +413,16 @@ func (r *Runner) refreshBlocked(ctx context.Context) {
 	if err != nil {
 		return // keep the last known list
 	}
+	paused, err := r.cfg.DB.PausedHostSet(ctx, r.cfg.Now())
+	if err != nil {
+		return
+	}
 	set := make(map[string]bool, len(list))
 	for _, b := range list {
 		set[b.Domain] = true
 	}
 	r.mu.Lock()
-	r.blocked, r.blockedAt = set, time.Now()
+	r.blocked, r.paused, r.blockedAt = set, paused, time.Now()
 	r.mu.Unlock()
 }
 

@@ -3,12 +3,14 @@ package delivery_test
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"herald/federation/signature"
+	"herald/internal/fedtest"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -92,7 +94,8 @@ func TestRetryAfterSetsNextAttempt(t *testing.T) {
 }
 
 func TestPermanentAndGone(t *testing.T) {
-	e := newEnv(t, nil)
+	logs := &fedtest.Buffer{}
+	e := newEnv(t, func(c *delivery.Config) { c.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
 	personal := newInbox(t, e, "127.0.2.4")
 	shared := newInbox(t, e, "127.0.2.5")
 	ctx := context.Background()
@@ -130,6 +133,13 @@ func TestPermanentAndGone(t *testing.T) {
 	rows.Close()
 	if len(left) != 1 || !strings.HasSuffix(left[0], "/users/carol") {
 		t.Errorf("followers left %v: want only carol (a 410 from a shared inbox removes nobody)", left)
+	}
+	// Each delivery given up on is logged with its host, status and
+	// activity.
+	for _, host := range []string{personal.host, shared.host} {
+		if want := `msg="delivery: given up" host=` + host + ` status=410 activity=` + e.inst.ActorID("alice") + "/activities/1"; !strings.Contains(logs.String(), want) {
+			t.Errorf("logs lack %q:\n%s", want, logs.String())
+		}
 	}
 	// 404 is permanent too, and is kept as failed.
 	nf := newInbox(t, e, "127.0.2.6")

@@ -1,0 +1,94 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"regexp"
+	"time"
+)
+
+// NewToken returns 256 random bits, URL-safe: long enough that storing only
+// a SHA-256 of it is safe. Bearer tokens and console sessions use it.
+func NewToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+var validActorName = regexp.MustCompile(`^[a-z0-9_]{1,30}$`)
+
+// ValidActorName reports whether name can name a local actor: 1 to 30 of
+// a-z, 0-9 and _.
+func ValidActorName(name string) bool { return validActorName.MatchString(name) }
+
+// SetAdminPassword stores the console password's hash and ends every
+// console session: whoever had the old password is logged out.
+func (db *DB) SetAdminPassword(ctx context.Context, hash string) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO admin(id, password_hash, set_at) VALUES (1, ?1, ?2)
+			ON CONFLICT(id) DO UPDATE SET password_hash = ?1, set_at = ?2`, hash, db.Now().Unix()); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM admin_sessions`)
+		return err
+	})
+}
+
+// AdminPasswordHash returns the console password's hash, or ErrNotFound
+// when none was set (the console then lets nobody in).
+func (db *DB) AdminPasswordHash(ctx context.Context) (string, error) {
+	var h string
+	err := db.r.QueryRowContext(ctx, `SELECT password_hash FROM admin WHERE id = 1`).Scan(&h)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	return h, err
+}
+
+// AdminSession is a logged-in console session.
+type AdminSession struct {
+	CSRF    string
+	Expires time.Time
+}
+
+// CreateAdminSession starts a session that lasts until expires and returns
+// its cookie token (stored only as its SHA-256) and its CSRF token. Expired
+// sessions are swept on the way.
+func (db *DB) CreateAdminSession(ctx context.Context, expires time.Time) (token, csrf string, err error) {
+	token, csrf = NewToken(), NewToken()
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		now := db.Now().Unix()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM admin_sessions WHERE expires_at <= ?`, now); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO admin_sessions(token_hash, csrf, created_at, expires_at) VALUES (?, ?, ?, ?)`,
+			HashToken(token), csrf, now, expires.Unix())
+		return err
+	})
+	return token, csrf, err
+}
+
+// AdminSessionByToken returns the live session of a cookie token, or
+// ErrNotFound.
+func (db *DB) AdminSessionByToken(ctx context.Context, token string) (*AdminSession, error) {
+	var s AdminSession
+	var exp int64
+	err := db.r.QueryRowContext(ctx, `SELECT csrf, expires_at FROM admin_sessions WHERE token_hash = ? AND expires_at > ?`,
+		HashToken(token), db.Now().Unix()).Scan(&s.CSRF, &exp)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	s.Expires = time.Unix(exp, 0).UTC()
+	return &s, err
+}
+
+// DeleteAdminSession ends a session (logout).
+func (db *DB) DeleteAdminSession(ctx context.Context, token string) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM admin_sessions WHERE token_hash = ?`, HashToken(token))
+		return err
+	})
+}

@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Backup writes a consistent copy of the database to path with VACUUM
+// INTO: one read transaction, so it is safe while `herald serve` writes
+// (it sees the database as of its start, and never blocks the server's
+// writer). The copy is compacted and has no -wal file to go with it. It
+// holds the actors' private keys, so it is created readable by its owner
+// only, under a temporary name renamed into place when complete: a
+// half-written backup never stands at path. An existing path is refused.
+// The media folder (MediaDir) is copied after it to path+"-media", where a
+// database restored at path finds it; files are never changed once
+// written, so a file the copy has and the database does not (uploaded in
+// between) is the only difference, and harmless.
+func (db *DB) Backup(ctx context.Context, path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s exists: give a new file name", path)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".part-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	tmp.Close() // CreateTemp made it 0600; VACUUM INTO accepts an empty file
+	defer os.Remove(name)
+	if _, err := db.w.ExecContext(ctx, `VACUUM INTO ?`, name); err != nil {
+		return fmt.Errorf("back up to %s: %w", path, err)
+	}
+	if err := syncFile(name); err != nil {
+		return err
+	}
+	if err := os.Chmod(name, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		return err
+	}
+	return db.backupMedia(path + "-media")
+}
+
+// backupMedia copies the media folder, if there is one, to dst.
+func (db *DB) backupMedia(dst string) error {
+	src := db.MediaDir()
+	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		return fmt.Errorf("back up the media folder to %s: %w", dst, err)
+	}
+	return nil
+}
+
+func syncFile(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}

@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// History series (delivery_history.series).
+const (
+	SeriesSent   = "sent"   // attempts that succeeded
+	SeriesRetry  = "retry"  // attempts that failed and will be retried
+	SeriesFailed = "failed" // attempts given up on (permanent, or retries spent)
+	SeriesDepth  = "depth"  // queued plus in flight, sampled each minute
+)
+
+// HistoryRetention is how long the per-minute history is kept: enough for
+// the console's 24-hour charts with a day to spare.
+const HistoryRetention = 48 * time.Hour
+
+// recordHistory adds a result batch's attempts to the current minute's
+// counters, inside ApplyDeliveryResults' transaction: at most three upserts
+// per batch, whatever its size.
+func recordHistory(ctx context.Context, tx *sql.Tx, results []DeliveryResult, now time.Time) error {
+	counts := map[string]int{}
+	for _, r := range results {
+		if !r.Attempted {
+			continue
+		}
+		switch r.State {
+		case DeliveryDone:
+			counts[SeriesSent]++
+		case DeliveryQueued:
+			counts[SeriesRetry]++
+		case DeliveryFailed:
+			counts[SeriesFailed]++
+		}
+	}
+	minute := now.Unix() / 60
+	for series, n := range counts {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO delivery_history(minute, series, n) VALUES (?, ?, ?)
+			ON CONFLICT(minute, series) DO UPDATE SET n = n + excluded.n`, minute, series, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SampleQueueDepth records the number of deliveries queued or in flight
+// for the current minute.
+func (db *DB) SampleQueueDepth(ctx context.Context, now time.Time) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO delivery_history(minute, series, n)
+			SELECT ?, 'depth', count(*) FROM deliveries WHERE state IN ('queued', 'leased')
+			ON CONFLICT(minute, series) DO UPDATE SET n = excluded.n`, now.Unix()/60)
+		return err
+	})
+}
+
+// Bucket is one step of the history: attempts by outcome summed over it,
+// and the largest queue depth sampled in it.
+type Bucket struct {
+	Start               time.Time
+	Sent, Retry, Failed int
+	Depth               int
+	DepthSampled        bool
+}
+
+// History returns the history from since to now in buckets of step,
+// oldest first; buckets with nothing recorded are zero.
+func (db *DB) History(ctx context.Context, since, now time.Time, step time.Duration) ([]Bucket, error) {
+	first := since.Truncate(step)
+	n := int(now.Sub(first)/step) + 1
+	out := make([]Bucket, n)
+	for i := range out {
+		out[i].Start = first.Add(time.Duration(i) * step)
+	}
+	rows, err := db.r.QueryContext(ctx, `SELECT minute, series, n FROM delivery_history WHERE minute >= ? AND minute <= ?`,
+		first.Unix()/60, now.Unix()/60)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var minute int64
+		var series string
+		var v int
+		if err := rows.Scan(&minute, &series, &v); err != nil {
+			return nil, err
+		}
+		i := int(time.Unix(minute*60, 0).Sub(first) / step)
+		if i < 0 || i >= n {
+			continue
+		}
+		b := &out[i]
+		switch series {
+		case SeriesSent:
+			b.Sent += v
+		case SeriesRetry:
+			b.Retry += v
+		case SeriesFailed:
+			b.Failed += v
+		case SeriesDepth:
+			b.Depth, b.DepthSampled = max(b.Depth, v), true
+		}
+	}
+	return out, rows.Err()
+}
+
+// SweepHistory deletes history older than HistoryRetention.
+func (db *DB) SweepHistory(ctx context.Context) (int64, error) {
+	var n int64
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < ?`, db.Now().Add(-HistoryRetention).Unix()/60)
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	return n, err
+}
