@@ -10,9 +10,10 @@ import (
 	"herald/store"
 )
 
-// block adds a domain to the blocklist: from then on its requests are
-// dropped at the inbox, its actors are never fetched, and nothing is
-// delivered to it. Existing follows with it are removed.
+// block adds a domain to the blocklist: from then on the requests of it
+// and of every subdomain of it are dropped at the inbox, their actors are
+// never fetched, and nothing is delivered to them. Existing follows with
+// them are removed.
 func (c *cli) block(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("block", flag.ContinueOnError)
 	path := dbFlag(fs)
@@ -38,7 +39,7 @@ func (c *cli) block(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	fmt.Fprintf(c.stdout, "blocked %s (%d follow relationships removed)\n", domain, removed)
+	fmt.Fprintf(c.stdout, "blocked %s (%d follow relationships removed)\n", covered(domain), removed)
 	return exitOK
 }
 
@@ -75,4 +76,13 @@ func (c *cli) blocks(ctx context.Context, args []string) int {
 		}
 		return tw.Flush()
 	})
+}
+
+// covered names what an entry for domain covers: the domain and its
+// subdomains, or an IP address alone.
+func covered(domain string) string {
+	if store.Subdomains(domain) {
+		return domain + " and its subdomains (*." + domain + ")"
+	}
+	return domain
 }

@@ -356,15 +356,15 @@ func (a *activity) setDoc(doc map[string]any, body []byte) {
 	a.object = federation.Object(doc["object"])
 }
 
-// answerBlocked looks host up in the blocklist and, if it is blocked,
-// answers like success and counts the drop (listed under signer, the
+// answerBlocked asks the federation policy about host (blocked, or not on
+// the allowlist in allowlist mode) and, if it is refused, answers like success and counts the drop (listed under signer, the
 // verified signer's host, if there is one yet); on a database error it
 // answers that. It reports whether it answered.
 func (h *Handler) answerBlocked(w http.ResponseWriter, r *http.Request, host, signer string) bool {
 	if host == "" {
 		return false
 	}
-	blocked, err := h.DB.IsBlocked(r.Context(), host)
+	blocked, err := h.DB.Refuses(r.Context(), host)
 	switch {
 	case err != nil:
 		h.fail(w, r, err)

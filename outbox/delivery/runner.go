@@ -127,8 +127,8 @@ type Runner struct {
 	hostSlots   map[string]chan struct{} // per-host concurrency slots
 	schemes     map[string]signature.Scheme
 	skipped     map[string]bool // unavailable hosts (not on probation)
-	blocked     map[string]bool // blocked domains (host names)
-	blockedAt   time.Time       // when blocked was last read
+	policy      *store.Policy   // the federation policy (blocks, allowlist)
+	policyAt    time.Time       // when policy was last read
 	pending     []store.DeliveryResult
 	workers     sync.WaitGroup
 	flushSignal chan struct{}
@@ -150,7 +150,6 @@ func New(cfg Config) *Runner {
 		hostSlots:   map[string]chan struct{}{},
 		schemes:     map[string]signature.Scheme{},
 		skipped:     map[string]bool{},
-		blocked:     map[string]bool{},
 		flushSignal: make(chan struct{}, 1),
 	}
 	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, keys: map[int64]signature.Key{}}
@@ -337,7 +336,7 @@ func (r *Runner) claimAndStart(ctx, work context.Context, now time.Time) bool {
 // claimOnce claims due rows for both lanes within the caps and starts their
 // workers, returning how many it claimed.
 func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
-	r.refreshBlocked(ctx)
+	r.refreshPolicy(ctx)
 	total := 0
 	for _, lane := range []int{store.LaneNormal, store.LaneLow} {
 		r.mu.Lock()
@@ -384,30 +383,27 @@ func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
 	return total
 }
 
-// blocklistRefresh is how often the runner rereads the blocklist: a block
-// made by the admin command (another process) stops deliveries within it.
-const blocklistRefresh = time.Second
+// policyRefresh is how often the runner rereads the federation policy: a
+// block made by the admin command (another process) stops deliveries
+// within it.
+const policyRefresh = time.Second
 
-// refreshBlocked rereads the blocklist if it is older than
-// blocklistRefresh, so each delivery checks an in-memory set rather than
+// refreshPolicy rereads the federation policy if it is older than
+// policyRefresh, so each delivery is judged in memory rather than by
 // querying the database.
-func (r *Runner) refreshBlocked(ctx context.Context) {
+func (r *Runner) refreshPolicy(ctx context.Context) {
 	r.mu.Lock()
-	fresh := time.Since(r.blockedAt) < blocklistRefresh
+	fresh := time.Since(r.policyAt) < policyRefresh
 	r.mu.Unlock()
 	if fresh {
 		return
 	}
-	list, err := r.cfg.DB.BlockedDomains(ctx)
+	p, err := r.cfg.DB.Policy(ctx)
 	if err != nil {
-		return // keep the last known list
-	}
-	set := make(map[string]bool, len(list))
-	for _, b := range list {
-		set[b.Domain] = true
+		return // keep the last known policy
 	}
 	r.mu.Lock()
-	r.blocked, r.blockedAt = set, time.Now()
+	r.policy, r.policyAt = p, time.Now()
 	r.mu.Unlock()
 }
 
