@@ -46,12 +46,7 @@ func (c *cli) block(ctx context.Context, args []string) int {
 func (c *cli) unblock(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("unblock", flag.ContinueOnError)
 	return c.withDB(ctx, fs, args, 1, "usage: herald unblock DOMAIN", func(db *store.DB, pos []string) error {
-		// The same spelling as block stores; an entry an older Herald
-		// stored without checking can still be removed as it was typed.
-		domain, err := store.ParseHost(pos[0])
-		if err != nil {
-			domain = store.NormalizeDomain(pos[0])
-		}
+		domain := listedDomain(pos[0])
 		if err := db.UnblockDomain(ctx, domain); errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("%s is not blocked", domain)
 		} else if err != nil {
@@ -69,13 +64,28 @@ func (c *cli) blocks(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "DOMAIN\tSINCE\tREASON")
-		for _, b := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason)
-		}
-		return tw.Flush()
+		return c.printDomains(list)
 	})
+}
+
+// printDomains prints a blocklist or an allowlist.
+func (c *cli) printDomains(list []store.BlockedDomain) error {
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DOMAIN\tSINCE\tREASON")
+	for _, b := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason)
+	}
+	return tw.Flush()
+}
+
+// listedDomain is a domain to take off a list, spelled as block and allow
+// store it; an entry an older Herald stored without checking can still be
+// removed as it was typed.
+func listedDomain(s string) string {
+	if d, err := store.ParseHost(s); err == nil {
+		return d
+	}
+	return store.NormalizeDomain(s)
 }
 
 // covered names what an entry for domain covers: the domain and its

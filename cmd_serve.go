@@ -38,6 +38,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	retryScale := fs.Float64("test-retry-scale", 1, "tests only: multiply delivery retry delays by this (e.g. 0.01)")
 	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process while it lives; a stopped process's deliveries are taken back at the next start")
 	logLevel := fs.String("log-level", "", "log level: debug, info, warn or error (recorded in the database; `herald log-level` changes it while running)")
+	mode := fs.String("federation-mode", "", "blocklist (federate with everyone not blocked) or allowlist (only with `herald allow` domains); recorded in the database, kept when not given")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
@@ -58,6 +59,11 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if *logLevel != "" {
 		if _, err := node.ParseLogLevel(*logLevel); err != nil {
 			return c.fail(usageError{fmt.Sprintf("invalid --log-level %q: %v", *logLevel, err)})
+		}
+	}
+	if *mode != "" {
+		if _, err := store.ParseMode(*mode); err != nil {
+			return c.fail(usageError{fmt.Sprintf("invalid --federation-mode %q: %v", *mode, err)})
 		}
 	}
 	cert, err := tlsf.load()
@@ -102,6 +108,11 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 			return c.fail(err)
 		}
 	}
+	if *mode != "" {
+		if err := db.SetFederationMode(ctx, *mode); err != nil {
+			return c.fail(err)
+		}
+	}
 
 	level := new(slog.LevelVar)
 	logger := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
@@ -125,6 +136,10 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	srv, err := server.New(ctx, server.Config{HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy}, n)
 	if err != nil {
 		return c.fail(err)
+	}
+	if m, err := db.FederationMode(ctx); err == nil && m == store.ModeAllowlist {
+		allowed, _ := db.AllowedDomains(ctx)
+		logger.Info("federation mode: allowlist: federating only with the allowed domains", "allowed", len(allowed))
 	}
 	if *allowPrivate {
 		logger.Warn("outbound requests may reach loopback and private addresses (--allow-private-network); never use this in production")

@@ -12,6 +12,7 @@
 //	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--avatar URL] [--header URL] [--memorial]
 //	herald actor delete NAME --yes
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
+//	herald allow add DOMAIN [--reason TEXT] | remove DOMAIN | list
 //	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
 //	herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] TEXT | delete URL
 //	herald pin URL | unpin URL
@@ -93,9 +94,11 @@ commands:
   actor edit NAME       change the profile and send the Update (--name, --summary, --field, --avatar, ...)
   actor delete NAME --yes
                         delete an actor for good and tell every server that knows it
-  block DOMAIN          block a domain in both directions (--reason TEXT)
+  block DOMAIN          block a domain and its subdomains in both directions (--reason TEXT)
   unblock DOMAIN        lift a block
   blocks                list blocked domains
+  allow add DOMAIN | remove DOMAIN | list
+                        the allowlist of serve --federation-mode allowlist
   follows pending NAME  list follow requests waiting for approval
   follows approve NAME FOLLOWER_ID
   follows reject NAME FOLLOWER_ID
@@ -146,6 +149,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.unblock(ctx, args[1:])
 	case "blocks":
 		return env.blocks(ctx, args[1:])
+	case "allow":
+		return env.allow(ctx, args[1:])
 	case "follows":
 		return env.follows(ctx, args[1:])
 	case "deliveries":
