@@ -15,12 +15,20 @@ import (
 // never fetched, and nothing is delivered to them. Existing follows with
 // them are removed.
 func (c *cli) block(ctx context.Context, args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "import":
+			return c.blockImport(ctx, args[1:])
+		case "export":
+			return c.blockExport(ctx, args[1:])
+		}
+	}
 	fs := flag.NewFlagSet("block", flag.ContinueOnError)
 	path := dbFlag(fs)
 	reason := fs.String("reason", "", "why the domain is blocked (shown on the status page)")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) != 1 {
-		err = usageError{"usage: herald block DOMAIN [--reason TEXT]"}
+		err = usageError{"usage: herald block DOMAIN [--reason TEXT] | block import FILE [--dry-run] | block export"}
 	}
 	if err != nil {
 		return c.fail(err)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,5 +36,85 @@ func TestCLIAllowlist(t *testing.T) {
 	out := mustCLI(t, "allow", "list", "--db", db)
 	if !strings.Contains(out, "federation mode: allowlist") || !strings.Contains(out, "friend.example") || !strings.Contains(out, "ours") {
 		t.Errorf("allow list in allowlist mode: %q", out)
+	}
+}
+
+// TestCLIBlockImportExport: Herald's export is Mastodon's CSV; a Mastodon
+// export imported twice changes nothing the second time; a dry run changes
+// nothing; a file with a broken row is refused whole, naming its lines.
+func TestCLIBlockImportExport(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := newInstance(t, "a.example")
+	mustCLI(t, "block", "spam.example", "--reason", "spam, mostly", "--db", a)
+	mustCLI(t, "block", "10.0.0.9", "--db", a)
+	export := mustCLI(t, "block", "export", "--db", a)
+	want := "#domain,#severity,#reject_media,#reject_reports,#public_comment,#obfuscate\n" +
+		"10.0.0.9,suspend,false,false,,false\n" +
+		"spam.example,suspend,false,false,\"spam, mostly\",false\n"
+	if export != want {
+		t.Fatalf("export:\n%s\nwant:\n%s", export, want)
+	}
+
+	// What a Mastodon admin export looks like, with a silence row and a
+	// subdomain of a domain Herald blocks already.
+	mastodon := write("mastodon.csv", "#domain,#severity,#reject_media,#reject_reports,#public_comment,#obfuscate\n"+
+		"bad.example,suspend,TRUE,FALSE,Harassment,FALSE\n"+
+		"quiet.example,silence,false,false,,false\n"+
+		"m.old.example,suspend,false,false,,true\n"+
+		"\n"+
+		"Worse.Example,suspend,false,false,,false\n")
+	b := newInstance(t, "b.example")
+	mustCLI(t, "block", "old.example", "--reason", "mine", "--db", b)
+	out := mustCLI(t, "block", "import", mastodon, "--dry-run", "--db", b)
+	if !strings.Contains(out, "+ bad.example and its subdomains (*.bad.example): Harassment") || !strings.Contains(out, "dry run: 2 to block, 1 already blocked, 1 skipped; nothing was changed") {
+		t.Errorf("dry run: %q", out)
+	}
+	before := mustCLI(t, "block", "export", "--db", b)
+	if strings.Contains(before, "bad.example") {
+		t.Fatal("the dry run blocked something")
+	}
+	out = mustCLI(t, "block", "import", mastodon, "--db", b)
+	if !strings.Contains(out, "= m.old.example: covered by the block of old.example") || !strings.Contains(out, "quiet.example: skipped, severity silence") ||
+		!strings.Contains(out, "blocked 2 domains") {
+		t.Errorf("import: %q", out)
+	}
+	after := mustCLI(t, "block", "export", "--db", b)
+	if out := mustCLI(t, "block", "import", mastodon, "--db", b); !strings.Contains(out, "0 to block, 3 already blocked, 1 skipped: blocked 0 domains") {
+		t.Errorf("second import: %q", out)
+	}
+	if again := mustCLI(t, "block", "export", "--db", b); again != after {
+		t.Errorf("the second import changed the blocklist:\n%s\nthen\n%s", after, again)
+	}
+	// Herald's own export, without the "#", imports the same way.
+	plain := write("plain.csv", strings.ReplaceAll(export, "#", ""))
+	mustCLI(t, "block", "import", plain, "--db", b)
+	if out := mustCLI(t, "block", "import", plain, "--db", b); !strings.Contains(out, "0 to block, 2 already blocked") {
+		t.Errorf("Herald's export imported twice: %q", out)
+	}
+
+	broken := write("broken.csv", "domain,severity,public_comment\n"+
+		"good.example,suspend,fine\n"+
+		"https://bad.example/,suspend,\n"+
+		"odd.example,sometimes,\n"+
+		",suspend,\n")
+	code, out, errOut := runCLI(t, nil, "block", "import", broken, "--db", b)
+	for _, line := range []string{"line 3: invalid domain", "line 4: unknown severity \"sometimes\"", "line 5: no domain", "3 bad rows; nothing was changed"} {
+		if !strings.Contains(errOut, line) {
+			t.Errorf("broken file: missing %q in %q", line, errOut)
+		}
+	}
+	if code != 1 || strings.Contains(mustCLI(t, "block", "export", "--db", b), "good.example") {
+		t.Errorf("a broken file changed the blocklist (exit %d, %q)", code, out)
+	}
+	if code, _, errOut := runCLI(t, nil, "block", "import", write("nohead.csv", "bad.example,suspend\n"), "--db", b); code != 1 || !strings.Contains(errOut, "no domain column") {
+		t.Errorf("no header: exit %d %q", code, errOut)
 	}
 }

@@ -12,6 +12,7 @@
 //	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--avatar URL] [--header URL] [--memorial]
 //	herald actor delete NAME --yes
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
+//	herald block import FILE [--dry-run] | block export
 //	herald allow add DOMAIN [--reason TEXT] | remove DOMAIN | list
 //	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
 //	herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] TEXT | delete URL
@@ -95,6 +96,8 @@ commands:
   actor delete NAME --yes
                         delete an actor for good and tell every server that knows it
   block DOMAIN          block a domain and its subdomains in both directions (--reason TEXT)
+  block import FILE | block export
+                        blocklists in Mastodon's domain block CSV (--dry-run)
   unblock DOMAIN        lift a block
   blocks                list blocked domains
   allow add DOMAIN | remove DOMAIN | list

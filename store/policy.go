@@ -29,11 +29,11 @@ func ParseMode(s string) (string, error) {
 	return "", fmt.Errorf("want %s or %s", ModeBlocklist, ModeAllowlist)
 }
 
-// domainChain is host and every domain above it, most specific first:
+// DomainChain is host and every domain above it, most specific first:
 // a.b.example.com, b.example.com, example.com, com. A block or an allow of
 // any of them covers host. An IP address is only itself. host is a host
 // name as it comes out of a URL (any case, no port).
-func domainChain(host string) []string {
+func DomainChain(host string) []string {
 	host = NormalizeDomain(host)
 	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		return []string{ip.String()}
@@ -76,7 +76,7 @@ func policyQuery(n int) string {
 
 // chainArgs is the domain chain of host as query arguments.
 func chainArgs(host string) []any {
-	chain := domainChain(host)
+	chain := DomainChain(host)
 	args := make([]any, len(chain))
 	for i, d := range chain {
 		args[i] = d
@@ -174,7 +174,7 @@ func (p *Policy) Refuses(host string) bool {
 		return false
 	}
 	var blocked, allowed bool
-	for _, d := range domainChain(host) {
+	for _, d := range DomainChain(host) {
 		blocked = blocked || p.blocked[d]
 		allowed = allowed || p.allowed[d]
 	}
