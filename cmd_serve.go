@@ -32,6 +32,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	path := dbFlag(fs)
 	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
 	hideGraph := fs.Bool("hide-social-graph", false, "serve followers and following collections as counts only, without the lists")
+	authFetch := fs.Bool("authorized-fetch", false, "serve objects, activities and collections only to signed GETs from servers not blocked, the actor document unsigned only in its minimal form (Mastodon's secure mode)")
 	var tlsf tlsFlags
 	tlsf.register(fs)
 	noSync := fs.Bool("no-followers-sync", false, "turn FEP-8fcf followers synchronization off, both directions: send no Collection-Synchronization header, ignore received ones")
@@ -133,7 +134,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	srv, err := server.New(ctx, server.Config{HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy}, n)
+	srv, err := server.New(ctx, server.Config{HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy, AuthorizedFetch: *authFetch}, n)
 	if err != nil {
 		return c.fail(err)
 	}

@@ -26,6 +26,16 @@ const (
 	DropMisattributed = "misattributed"
 )
 
+// Results of signed GETs (VerifyGET): the label values of
+// federation_signed_get_total.
+const (
+	getVerified = "verified"
+	getUnsigned = "unsigned"
+	getInvalid  = "invalid"
+	getRefused  = "refused"
+	getBusy     = "busy"
+)
+
 // knownTypes bounds the type label of federation_inbox_received_total;
 // anything else is counted as "other" so a sender cannot grow the series.
 var knownTypes = map[string]bool{
@@ -42,6 +52,7 @@ type Metrics struct {
 	verifyFailures *prometheus.CounterVec
 	busy           prometheus.Counter
 	refused        *prometheus.CounterVec
+	signedGETs     *prometheus.CounterVec
 
 	mu         sync.Mutex
 	recent     []Drop // newest last, at most maxRecent; verified signers only
@@ -80,9 +91,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "federation_inbox_throttled_total",
 			Help: "Inbox requests answered 503 to share the inbox fairly between hosts, by reason.",
 		}, []string{"reason"}),
+		signedGETs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "federation_signed_get_total",
+			Help: "GETs whose HTTP signature was checked (authorized fetch), by result: verified, unsigned, invalid, refused (the signer's host), busy (503).",
+		}, []string{"result"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.received, m.dropped, m.verifyFailures, m.busy, m.refused)
+		reg.MustRegister(m.received, m.dropped, m.verifyFailures, m.busy, m.refused, m.signedGETs)
 	}
 	return m
 }
@@ -130,6 +145,8 @@ func (m *Metrics) UnverifiedDrops() int64 {
 	defer m.mu.Unlock()
 	return m.unverified
 }
+
+func (m *Metrics) countGET(result string) { m.signedGETs.WithLabelValues(result).Inc() }
 
 func (m *Metrics) countVerifyFailure(reason string) {
 	m.verifyFailures.WithLabelValues(reason).Inc()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"herald/federation"
+	"herald/federation/signature"
 	"herald/internal/fedtest"
 	"herald/outbox"
 	"herald/store"
@@ -29,9 +30,11 @@ func post(t *testing.T, h *fedtest.Herald, text string) *outbox.Result {
 	return res
 }
 
-// refusedEverywhere checks what Herald does with a refused remote: its
-// signed Follow is answered 202 and leaves nothing behind, its actor is
-// not fetched nor looked up, and the remote hears nothing from Herald.
+// refusedEverywhere checks what Herald (with authorized fetch on) does
+// with a refused remote: its signed Follow is answered 202 and leaves
+// nothing behind, its signed GET gets what an unknown actor's outbox gets,
+// its actor is not fetched nor looked up, and the remote hears nothing
+// from Herald.
 func refusedEverywhere(t *testing.T, h *fedtest.Herald, r *fedtest.Remote, a *fedtest.RemoteActor) {
 	t.Helper()
 	ctx := context.Background()
@@ -44,6 +47,9 @@ func refusedEverywhere(t *testing.T, h *fedtest.Herald, r *fedtest.Remote, a *fe
 	}
 	if n := h.Count(t, `SELECT count(*) FROM processed_activities`); n != processed {
 		t.Error("a refused activity was marked seen")
+	}
+	if code, body, _ := get(t, h, "/users/alice/outbox", a, signature.Cavage, ""); code != 404 || body != `{"error":"no such actor"}`+"\n" {
+		t.Errorf("signed GET by a refused server: %d %q", code, body)
 	}
 	if _, err := h.Node.Fetcher.Actor(ctx, a.ID); !errors.Is(err, federation.ErrBlocked) {
 		t.Errorf("fetch of %s: %v, want ErrBlocked", a.ID, err)
@@ -62,7 +68,7 @@ func refusedEverywhere(t *testing.T, h *fedtest.Herald, r *fedtest.Remote, a *fe
 // same way, is served as before.
 func TestBlockCoversSubdomains(t *testing.T) {
 	ctx := context.Background()
-	h := fedtest.NewHerald(t)
+	h := newSecureHerald(t)
 	sub := fedtest.NewNamedRemote(t, "127.0.2.1", "social.blocked.test")
 	bob := sub.Actor(t, "bob")
 	near := fedtest.NewNamedRemote(t, "127.0.2.2", "notblocked.test")
@@ -104,7 +110,7 @@ func TestBlockCoversSubdomains(t *testing.T) {
 // the switch, is refused at the inbox, at fetch and at enqueue.
 func TestAllowlistMode(t *testing.T) {
 	ctx := context.Background()
-	h := fedtest.NewHerald(t)
+	h := newSecureHerald(t)
 	friends := fedtest.NewNamedRemote(t, "127.0.2.3", "social.friends.test")
 	carol := friends.Actor(t, "carol")
 	strangers := fedtest.NewNamedRemote(t, "127.0.2.4", "strangers.test")
@@ -122,6 +128,9 @@ func TestAllowlistMode(t *testing.T) {
 		t.Fatalf("carol's follow: %d rows", n)
 	}
 	refusedEverywhere(t, h, strangers, dave)
+	if code, _, _ := get(t, h, "/users/alice/outbox", carol, signature.RFC9421, ""); code != 200 {
+		t.Errorf("signed GET by an allowed server: %d", code)
+	}
 
 	seen := strangers.Requests.Load()
 	if res := post(t, h, "friends only"); res.Queued.Queued != 1 || res.Queued.SkippedBlocked != 1 {
