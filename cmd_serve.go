@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/inbox"
 	"herald/node"
 	"herald/server"
 	"herald/store"
@@ -32,6 +33,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	path := dbFlag(fs)
 	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
 	hideGraph := fs.Bool("hide-social-graph", false, "serve followers and following collections as counts only, without the lists")
+	inboxRate := fs.String("inbox-rate", inbox.DefaultRate.String(), "how many inbox requests one remote server may make, N/DURATION (a bucket of N refilled over DURATION); past it, 429 with Retry-After; 0 for no limit")
 	authFetch := fs.Bool("authorized-fetch", false, "serve objects, activities and collections only to signed GETs from servers not blocked, the actor document unsigned only in its minimal form (Mastodon's secure mode)")
 	var tlsf tlsFlags
 	tlsf.register(fs)
@@ -61,6 +63,10 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		if _, err := node.ParseLogLevel(*logLevel); err != nil {
 			return c.fail(usageError{fmt.Sprintf("invalid --log-level %q: %v", *logLevel, err)})
 		}
+	}
+	rate, err := inbox.ParseRate(*inboxRate)
+	if err != nil {
+		return c.fail(usageError{fmt.Sprintf("invalid --inbox-rate %q: %v", *inboxRate, err)})
 	}
 	if *mode != "" {
 		if _, err := store.ParseMode(*mode); err != nil {
@@ -134,7 +140,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	srv, err := server.New(ctx, server.Config{HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy, AuthorizedFetch: *authFetch}, n)
+	srv, err := server.New(ctx, server.Config{HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy, AuthorizedFetch: *authFetch, InboxRate: rate}, n)
 	if err != nil {
 		return c.fail(err)
 	}

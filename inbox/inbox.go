@@ -54,6 +54,9 @@ type Handler struct {
 	// Limits shares the requests processed at once between remote hosts
 	// (see DefaultLimits); nil means no bound.
 	Limits *Limits
+	// RateLimit bounds how many requests one remote host may make
+	// (ratelimit.go); nil means no bound.
+	RateLimit *RateLimit
 
 	localOnce sync.Once
 	local     string // Herald's own authority (isLocal)
@@ -121,6 +124,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Metrics.countVerifyFailure("local_key")
 		// 403, not 401: no retry can make it right (Mastodon gives up on 403).
 		api.Error(w, http.StatusForbidden, "signed with a key of this server")
+		return
+	}
+	if ok, wait := h.RateLimit.allows(federation.Authority(keyID), now); !ok {
+		h.tooMany(w, wait)
 		return
 	}
 	t, cached, fresh, refused := h.admit(ctx, keyID, now)
@@ -223,6 +230,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	signer := federation.Authority(key.Owner)
+	if ok, wait := h.RateLimit.take(federation.Authority(keyID), h.Now()); !ok {
+		h.tooMany(w, wait)
+		return
+	}
 
 	// The sender is verified: now read the document as ActivityStreams,
 	// normalising it if it is not in compact AS2 form.
@@ -441,6 +452,14 @@ func (h *Handler) refuse(w http.ResponseWriter, why *refusal) {
 		msg = "the signing key cannot be fetched now; retry later"
 	}
 	api.Error(w, http.StatusServiceUnavailable, msg)
+}
+
+// tooMany answers 429 with Retry-After to a host past its rate: senders
+// retry a 429 (Mastodon and Fedify both do) after the wait.
+func (h *Handler) tooMany(w http.ResponseWriter, wait time.Duration) {
+	h.Metrics.countRefused(refusedHostRate)
+	w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(wait.Seconds())), 1)))
+	api.Error(w, http.StatusTooManyRequests, "too many requests from this server; retry later")
 }
 
 // fail answers when Herald itself failed (the database) or ran out of

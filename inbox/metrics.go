@@ -89,7 +89,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "federation_inbox_throttled_total",
-			Help: "Inbox requests answered 503 to share the inbox fairly between hosts, by reason.",
+			Help: "Inbox requests answered 503 to share the inbox fairly between hosts, or 429 to a host past its rate (host_rate), by reason.",
 		}, []string{"reason"}),
 		signedGETs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "federation_signed_get_total",

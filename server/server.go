@@ -53,6 +53,9 @@ type Config struct {
 	// signed GETs, and the actor document unsigned only in its minimal
 	// form (authorized.go).
 	AuthorizedFetch bool
+	// InboxRate is how many inbox requests one remote host may make
+	// (inbox.Rate); the zero Rate limits nothing.
+	InboxRate inbox.Rate
 }
 
 // Server is Herald's HTTP server: the node's handlers on one router.
