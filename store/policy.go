@@ -58,10 +58,26 @@ func refused(mode string, blocked, allowed bool) bool {
 	return blocked || (mode == ModeAllowlist && !allowed)
 }
 
+// policyQueries holds policyQuery's texts for the chain lengths host names
+// have (built once: the inbox asks for every request).
+var policyQueries = func() (q [8]string) {
+	for n := range q {
+		q[n] = buildPolicyQuery(n)
+	}
+	return q
+}()
+
 // policyQuery is the query that judges a host whose domain chain has n
 // names ($1 to $n): whether a block covers it, whether an allow covers it,
 // and the mode.
 func policyQuery(n int) string {
+	if n < len(policyQueries) {
+		return policyQueries[n]
+	}
+	return buildPolicyQuery(n)
+}
+
+func buildPolicyQuery(n int) string {
 	var in strings.Builder
 	for i := 1; i <= n; i++ {
 		if i > 1 {
