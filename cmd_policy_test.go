@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"herald/store"
 )
 
 // TestCLIAllowlist: the allowlist commands, and the mode serve records.
@@ -116,5 +119,45 @@ func TestCLIBlockImportExport(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, nil, "block", "import", write("nohead.csv", "bad.example,suspend\n"), "--db", b); code != 1 || !strings.Contains(errOut, "no domain column") {
 		t.Errorf("no header: exit %d %q", code, errOut)
+	}
+}
+
+// TestCLIRotateKey: rotate-key is a job the server does; the key the
+// database holds changes and the command says what was sent.
+func TestCLIRotateKey(t *testing.T) {
+	path := newInstance(t, "social.example")
+	mustCLI(t, "actor", "add", "alice", "--db", path)
+	for _, s := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"actor", "rotate-key", "--db", path}, 2, "usage: herald actor rotate-key NAME"},
+		{[]string{"actor", "rotate-key", "nobody", "--db", path}, 1, "no actor"},
+	} {
+		if code, out, errOut := runCLI(t, nil, s.args...); code != s.code || !strings.Contains(out+errOut, s.out) {
+			t.Errorf("%v: exit %d, %q %q", s.args, code, out, errOut)
+		}
+	}
+	key := func() string {
+		db, err := store.OpenExisting(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		a, err := db.ActorByName(context.Background(), "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.PublicKeyPEM
+	}
+	before := key()
+	serveInProcess(t, path)
+	out := mustCLI(t, "actor", "rotate-key", "alice", "--db", path)
+	if !strings.Contains(out, "new key for alice; the old one signs nothing more. Update https://social.example/users/alice/activities/") {
+		t.Errorf("rotate-key: %q", out)
+	}
+	if key() == before {
+		t.Error("the key did not change")
 	}
 }

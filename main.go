@@ -10,6 +10,7 @@
 //	herald actor list
 //	herald actor token NAME
 //	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--avatar URL] [--header URL] [--memorial]
+//	herald actor rotate-key NAME
 //	herald actor delete NAME --yes
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
 //	herald block import FILE [--dry-run] | block export
@@ -93,6 +94,8 @@ commands:
   actor list            list local actors
   actor token NAME      issue a new bearer token (the old one stops working)
   actor edit NAME       change the profile and send the Update (--name, --summary, --field, --avatar, ...)
+  actor rotate-key NAME
+                        give an actor a new key pair; an Update goes to every server that knows it
   actor delete NAME --yes
                         delete an actor for good and tell every server that knows it
   block DOMAIN          block a domain and its subdomains in both directions (--reason TEXT)

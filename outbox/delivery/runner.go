@@ -152,7 +152,7 @@ func New(cfg Config) *Runner {
 		skipped:     map[string]bool{},
 		flushSignal: make(chan struct{}, 1),
 	}
-	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, keys: map[int64]signature.Key{}}
+	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, now: cfg.Now, keys: map[int64]cachedKey{}, epoch: map[int64]int{}}
 	r.bodies = bodyCache{db: cfg.DB, items: map[int64]activityBody{}}
 	cfg.Metrics.runner = r
 	return r
@@ -170,6 +170,10 @@ func (r *Runner) hostBuffer() int { return r.cfg.PerHostCap * 4 }
 // lowCap bounds the low lane's share of in-flight work: it never takes the
 // capacity the normal lane needs.
 func (r *Runner) lowCap() int { return max(1, r.cfg.GlobalCap/4) }
+
+// ForgetKey makes the runner sign the actor's next deliveries with the key
+// the database holds now: call it once a key rotation committed.
+func (r *Runner) ForgetKey(actorID int64) { r.keys.forget(actorID) }
 
 // Wake tells the runner that deliveries were enqueued. Call it after the
 // enqueuing transaction committed. It never blocks.
