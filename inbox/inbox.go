@@ -111,19 +111,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// 1. Admission, from the headers alone. The keyId names the host the
-	// request claims to come from: a blocked one is answered like success
-	// before anything else can tell the sender apart; Herald's own keys
-	// sign nothing that arrives from outside; and whether the key is
+	// request claims to come from: Herald's own keys sign nothing that
+	// arrives from outside; a host the federation policy refuses is
+	// answered like success before anything else can tell the sender
+	// apart; a host past its rate is answered 429; and whether the key is
 	// cached decides which share of the capacity the request may use.
 	keyID := signature.KeyIDOf(r)
 	keyHost, _ := store.HostOf(keyID)
-	if h.answerBlocked(w, r, keyHost, "") {
-		return
-	}
 	if h.isLocal(keyID) {
+		// Before the policy, which in allowlist mode refuses this host
+		// too (it is on no list).
 		h.Metrics.countVerifyFailure("local_key")
 		// 403, not 401: no retry can make it right (Mastodon gives up on 403).
 		api.Error(w, http.StatusForbidden, "signed with a key of this server")
+		return
+	}
+	if h.answerBlocked(w, r, keyHost, "") {
 		return
 	}
 	if ok, wait := h.RateLimit.allows(federation.Authority(keyID), now); !ok {
