@@ -36,7 +36,7 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 	if federation.WantsActivityJSON(r) {
 		doc := outbox.ActorDocument(inst, a)
 		if s.cfg.AuthorizedFetch {
-			switch s.fetchAccess(w, r) {
+			switch s.fetchAccess(w, r, true) {
 			case accessAnonymous:
 				doc = minimalActor(doc)
 			case accessRefused:

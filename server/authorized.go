@@ -32,8 +32,11 @@ const (
 )
 
 // fetchAccess checks the GET's signature (inbox.Handler.VerifyGET). A 503
-// (no key fetch possible now) or a database failure is answered here.
-func (s *Server) fetchAccess(w http.ResponseWriter, r *http.Request) access {
+// (no key fetch possible now) or a database failure is answered here,
+// except that with anonymous a GET whose key cannot be fetched now is
+// served as an unsigned one would be (the actor document: a server
+// checking one of Herald's signatures must not be kept waiting for ours).
+func (s *Server) fetchAccess(w http.ResponseWriter, r *http.Request, anonymous bool) access {
 	_, err := s.inbox.VerifyGET(r)
 	var busy *inbox.BusyError
 	switch {
@@ -41,7 +44,7 @@ func (s *Server) fetchAccess(w http.ResponseWriter, r *http.Request) access {
 		return accessFull
 	case errors.Is(err, inbox.ErrSignerRefused):
 		return accessRefused
-	case errors.Is(err, inbox.ErrNotVerified):
+	case errors.Is(err, inbox.ErrNotVerified), anonymous && errors.As(err, &busy):
 		return accessAnonymous
 	case errors.As(err, &busy):
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(busy.RetryAfter.Seconds())))))
@@ -67,7 +70,7 @@ func (s *Server) secured(unknown string, pages bool, h http.HandlerFunc) http.Ha
 			h(w, r)
 			return
 		}
-		switch s.fetchAccess(w, r) {
+		switch s.fetchAccess(w, r, false) {
 		case accessFull:
 			// What is served depends on who signed: no shared cache may
 			// keep it.

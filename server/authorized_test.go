@@ -143,7 +143,7 @@ func TestAuthorizedFetch(t *testing.T) {
 // TestSignedGetKeyFetchesAreBounded: signed GETs whose keys must be
 // fetched share the inbox's fetch permits: while a key host stalls, it
 // has at most its share of fetches in flight and the next GET is answered
-// 503 with Retry-After at once.
+// 503 with Retry-After at once (the actor document: its minimal form).
 func TestSignedGetKeyFetchesAreBounded(t *testing.T) {
 	h := newSecureHerald(t)
 	slow := fedtest.NewRemote(t, "127.0.2.7")
@@ -174,6 +174,11 @@ func TestSignedGetKeyFetchesAreBounded(t *testing.T) {
 	code, _, hdr := get(t, h, "/users/alice/outbox", actors[inbox.DefaultHostFetches], signature.Cavage, "")
 	if code != 503 || hdr.Get("Retry-After") == "" {
 		t.Errorf("a GET beyond the host's key fetches: %d, Retry-After %q", code, hdr.Get("Retry-After"))
+	}
+	// The actor document is served, minimal, rather than refused: its
+	// reader may be checking one of Herald's signatures.
+	if code, body, _ := get(t, h, "/users/alice", actors[inbox.DefaultHostFetches], signature.Cavage, ""); code != 200 || strings.Contains(body, "outbox") {
+		t.Errorf("the actor beyond the host's key fetches: %d %q, want the minimal document", code, body)
 	}
 	if n := slow.Stalled.Load(); n != inbox.DefaultHostFetches {
 		t.Errorf("%d key fetches in flight, want %d", n, inbox.DefaultHostFetches)
