@@ -144,7 +144,7 @@ func TestImportBlocksIsIdempotent(t *testing.T) {
 }
 
 // BenchmarkRefuses is the federation policy's check as the inbox makes it
-// for every request: a host of four labels against a blocklist of 2,000
+// for every request: a host of three labels against a blocklist of 2,000
 // domains (a shared list's size) and an allowlist of 100, in allowlist mode.
 func BenchmarkRefuses(b *testing.B) {
 	ctx := context.Background()
