@@ -16,7 +16,7 @@ var actorTypes = map[string]bool{"Person": true, "Service": true, "Application":
 
 func (c *cli) actor(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(c.stderr, "herald: actor needs a subcommand: add, list, edit, token or delete")
+		fmt.Fprintln(c.stderr, "herald: actor needs a subcommand: add, list, edit, token, rotate-key or delete")
 		return exitUsage
 	}
 	switch args[0] {
@@ -30,11 +30,13 @@ func (c *cli) actor(ctx context.Context, args []string) int {
 		return c.actorEdit(ctx, args[1:])
 	case "delete":
 		return c.actorDelete(ctx, args[1:])
+	case "rotate-key":
+		return c.actorRotateKey(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.stdout, usage)
 		return exitOK
 	default:
-		fmt.Fprintf(c.stderr, "herald: unknown actor subcommand %q (want add, list, edit, token or delete)\n", args[0])
+		fmt.Fprintf(c.stderr, "herald: unknown actor subcommand %q (want add, list, edit, token, rotate-key or delete)\n", args[0])
 		return exitUsage
 	}
 }
@@ -142,6 +144,22 @@ func (c *cli) actorDelete(ctx context.Context, args []string) int {
 		}
 		return c.runJob(ctx, db, jobs.KindDeleteActor, actor, jobs.Args{}, func(res jobs.Result) {
 			fmt.Fprintf(c.stdout, "deleted %s; its Delete is queued for %d inboxes (low priority): %s\n", actor.Name, res.Queued, res.Activity)
+		})
+	})
+}
+
+// actorRotateKey gives an actor a new key pair and tells every server that
+// knows it (a job): herald actor rotate-key NAME
+func (c *cli) actorRotateKey(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("actor rotate-key", flag.ContinueOnError)
+	return c.withDB(ctx, fs, args, 1, "usage: herald actor rotate-key NAME", func(db *store.DB, pos []string) error {
+		actor, err := asActor(ctx, db, pos[0])
+		if err != nil {
+			return err
+		}
+		return c.runJob(ctx, db, jobs.KindRotateKey, actor, jobs.Args{}, func(res jobs.Result) {
+			fmt.Fprintf(c.stdout, "new key for %s; the old one signs nothing more. %s %s\n", actor.Name, res.Type, res.Activity)
+			c.printQueued(res)
 		})
 	})
 }

@@ -10,16 +10,25 @@ import (
 	"herald/store"
 )
 
-// block adds a domain to the blocklist: from then on its requests are
-// dropped at the inbox, its actors are never fetched, and nothing is
-// delivered to it. Existing follows with it are removed.
+// block adds a domain to the blocklist: from then on the requests of it
+// and of every subdomain of it are dropped at the inbox, their actors are
+// never fetched, and nothing is delivered to them. Existing follows with
+// them are removed.
 func (c *cli) block(ctx context.Context, args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "import":
+			return c.blockImport(ctx, args[1:])
+		case "export":
+			return c.blockExport(ctx, args[1:])
+		}
+	}
 	fs := flag.NewFlagSet("block", flag.ContinueOnError)
 	path := dbFlag(fs)
 	reason := fs.String("reason", "", "why the domain is blocked (shown in the console, and on the status page with --show-blocklist everyone)")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) != 1 {
-		err = usageError{"usage: herald block DOMAIN [--reason TEXT]"}
+		err = usageError{"usage: herald block DOMAIN [--reason TEXT] | block import FILE [--dry-run] | block export"}
 	}
 	if err != nil {
 		return c.fail(err)
@@ -38,19 +47,14 @@ func (c *cli) block(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	fmt.Fprintf(c.stdout, "blocked %s (%d follow relationships removed)\n", domain, removed)
+	fmt.Fprintf(c.stdout, "blocked %s (%d follow relationships removed)\n", covered(domain), removed)
 	return exitOK
 }
 
 func (c *cli) unblock(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("unblock", flag.ContinueOnError)
 	return c.withDB(ctx, fs, args, 1, "usage: herald unblock DOMAIN", func(db *store.DB, pos []string) error {
-		// The same spelling as block stores; an entry an older Herald
-		// stored without checking can still be removed as it was typed.
-		domain, err := store.ParseHost(pos[0])
-		if err != nil {
-			domain = store.NormalizeDomain(pos[0])
-		}
+		domain := listedDomain(pos[0])
 		if err := db.UnblockDomain(ctx, domain); errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("%s is not blocked", domain)
 		} else if err != nil {
@@ -68,11 +72,35 @@ func (c *cli) blocks(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "DOMAIN\tSINCE\tREASON")
-		for _, b := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason)
-		}
-		return tw.Flush()
+		return c.printDomains(list)
 	})
+}
+
+// printDomains prints a blocklist or an allowlist.
+func (c *cli) printDomains(list []store.BlockedDomain) error {
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DOMAIN\tSINCE\tREASON")
+	for _, b := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason)
+	}
+	return tw.Flush()
+}
+
+// listedDomain is a domain to take off a list, spelled as block and allow
+// store it; an entry an older Herald stored without checking can still be
+// removed as it was typed.
+func listedDomain(s string) string {
+	if d, err := store.ParseHost(s); err == nil {
+		return d
+	}
+	return store.NormalizeDomain(s)
+}
+
+// covered names what an entry for domain covers: the domain and its
+// subdomains, or an IP address alone.
+func covered(domain string) string {
+	if store.Subdomains(domain) {
+		return domain + " and its subdomains (*." + domain + ")"
+	}
+	return domain
 }

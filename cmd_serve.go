@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/inbox"
 	"herald/node"
 	"herald/server"
 	"herald/store"
@@ -33,6 +34,8 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	path := dbFlag(fs)
 	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
 	hideGraph := fs.Bool("hide-social-graph", false, "serve followers and following collections as counts only, without the lists")
+	inboxRate := fs.String("inbox-rate", inbox.DefaultRate.String(), "how many inbox requests one remote server may make, N/DURATION (a bucket of N refilled over DURATION); past it, 429 with Retry-After; 0 for no limit")
+	authFetch := fs.Bool("authorized-fetch", false, "serve objects, activities and collections only to signed GETs from servers not blocked, the actor document unsigned only in its minimal form (Mastodon's secure mode)")
 	var tlsf tlsFlags
 	tlsf.register(fs)
 	noSync := fs.Bool("no-followers-sync", false, "turn FEP-8fcf followers synchronization off, both directions: send no Collection-Synchronization header, ignore received ones")
@@ -43,6 +46,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	showBlocklist := fs.String("show-blocklist", server.BlocklistNobody, "who sees the blocked domains and their reasons on the public status page: nobody (only their number is shown) or everyone")
 	metricsAccess := fs.String("metrics-access", server.MetricsLoopback, "who may read /metrics without the token: loopback (this machine, not through a proxy) or everyone")
 	metricsToken := fs.String("metrics-token", "", "require this bearer token of every /metrics scraper (set it with HERALD_METRICS_TOKEN, which ps does not show)")
+	mode := fs.String("federation-mode", "", "blocklist (federate with everyone not blocked) or allowlist (only with `herald allow` domains); recorded in the database, kept when not given")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
@@ -73,6 +77,15 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	}
 	if *metricsAccess != server.MetricsLoopback && *metricsAccess != server.MetricsEveryone {
 		return c.fail(usageError{fmt.Sprintf("invalid --metrics-access %q: want loopback or everyone", *metricsAccess)})
+	}
+	rate, err := inbox.ParseRate(*inboxRate)
+	if err != nil {
+		return c.fail(usageError{fmt.Sprintf("invalid --inbox-rate %q: %v", *inboxRate, err)})
+	}
+	if *mode != "" {
+		if _, err := store.ParseMode(*mode); err != nil {
+			return c.fail(usageError{fmt.Sprintf("invalid --federation-mode %q: %v", *mode, err)})
+		}
 	}
 	cert, err := tlsf.load()
 	if err != nil {
@@ -116,6 +129,11 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 			return c.fail(err)
 		}
 	}
+	if *mode != "" {
+		if err := db.SetFederationMode(ctx, *mode); err != nil {
+			return c.fail(err)
+		}
+	}
 
 	level := new(slog.LevelVar)
 	logger := slog.New(newLogHandler(c.stderr, *logFormat, level))
@@ -139,9 +157,14 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	srv, err := server.New(ctx, server.Config{
 		HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy,
 		MetricsAccess: *metricsAccess, MetricsToken: *metricsToken, ShowBlocklist: *showBlocklist,
+		AuthorizedFetch: *authFetch, InboxRate: rate,
 	}, n)
 	if err != nil {
 		return c.fail(err)
+	}
+	if m, err := db.FederationMode(ctx); err == nil && m == store.ModeAllowlist {
+		allowed, _ := db.AllowedDomains(ctx)
+		logger.Info("federation mode: allowlist: federating only with the allowed domains", "allowed", len(allowed))
 	}
 	if *allowPrivate {
 		logger.Warn("outbound requests may reach loopback and private addresses (--allow-private-network); never use this in production")

@@ -10,8 +10,11 @@
 //	herald actor list
 //	herald actor token NAME
 //	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--avatar URL] [--header URL] [--memorial]
+//	herald actor rotate-key NAME
 //	herald actor delete NAME --yes
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
+//	herald block import FILE [--dry-run] | block export
+//	herald allow add DOMAIN [--reason TEXT] | remove DOMAIN | list
 //	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
 //	herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] TEXT | delete URL
 //	herald pin URL | unpin URL
@@ -94,11 +97,17 @@ commands:
   actor list            list local actors
   actor token NAME      issue a new bearer token (the old one stops working)
   actor edit NAME       change the profile and send the Update (--name, --summary, --field, --avatar, ...)
+  actor rotate-key NAME
+                        give an actor a new key pair; an Update goes to every server that knows it
   actor delete NAME --yes
                         delete an actor for good and tell every server that knows it
-  block DOMAIN          block a domain in both directions (--reason TEXT)
+  block DOMAIN          block a domain and its subdomains in both directions (--reason TEXT)
+  block import FILE | block export
+                        blocklists in Mastodon's domain block CSV (--dry-run)
   unblock DOMAIN        lift a block
   blocks                list blocked domains
+  allow add DOMAIN | remove DOMAIN | list
+                        the allowlist of serve --federation-mode allowlist
   follows pending NAME  list follow requests waiting for approval
   follows approve NAME FOLLOWER_ID
   follows reject NAME FOLLOWER_ID
@@ -154,6 +163,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.unblock(ctx, args[1:])
 	case "blocks":
 		return env.blocks(ctx, args[1:])
+	case "allow":
+		return env.allow(ctx, args[1:])
 	case "follows":
 		return env.follows(ctx, args[1:])
 	case "deliveries":

@@ -54,6 +54,9 @@ type Handler struct {
 	// Limits shares the requests processed at once between remote hosts
 	// (see DefaultLimits); nil means no bound.
 	Limits *Limits
+	// RateLimit bounds how many requests one remote host may make
+	// (ratelimit.go); nil means no bound.
+	RateLimit *RateLimit
 
 	localOnce sync.Once
 	local     string // Herald's own authority (isLocal)
@@ -108,19 +111,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// 1. Admission, from the headers alone. The keyId names the host the
-	// request claims to come from: a blocked one is answered like success
-	// before anything else can tell the sender apart; Herald's own keys
-	// sign nothing that arrives from outside; and whether the key is
+	// request claims to come from: Herald's own keys sign nothing that
+	// arrives from outside; a host the federation policy refuses is
+	// answered like success before anything else can tell the sender
+	// apart; a host past its rate is answered 429; and whether the key is
 	// cached decides which share of the capacity the request may use.
 	keyID := signature.KeyIDOf(r)
 	keyHost, _ := store.HostOf(keyID)
-	if h.answerBlocked(w, r, keyHost, "") {
-		return
-	}
 	if h.isLocal(keyID) {
+		// Before the policy, which in allowlist mode refuses this host
+		// too (it is on no list).
 		h.Metrics.countVerifyFailure(ReasonLocalKey)
 		// 403, not 401: no retry can make it right (Mastodon gives up on 403).
 		api.Error(w, http.StatusForbidden, "signed with a key of this server")
+		return
+	}
+	if h.answerBlocked(w, r, keyHost, "") {
+		return
+	}
+	if ok, wait := h.RateLimit.allows(federation.Authority(keyID), now); !ok {
+		h.tooMany(w, wait)
 		return
 	}
 	t, cached, fresh, refused := h.admit(ctx, keyID, now)
@@ -218,6 +228,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	signer := federation.Authority(key.Owner)
+	if ok, wait := h.RateLimit.take(federation.Authority(keyID), h.Now()); !ok {
+		h.tooMany(w, wait)
+		return
+	}
 
 	// The sender is verified: now read the document as ActivityStreams,
 	// normalising it if it is not in compact AS2 form.
@@ -351,15 +365,15 @@ func (a *activity) setDoc(doc map[string]any, body []byte) {
 	a.object = federation.Object(doc["object"])
 }
 
-// answerBlocked looks host up in the blocklist and, if it is blocked,
-// answers like success and counts the drop (listed under signer, the
+// answerBlocked asks the federation policy about host (blocked, or not on
+// the allowlist in allowlist mode) and, if it is refused, answers like success and counts the drop (listed under signer, the
 // verified signer's host, if there is one yet); on a database error it
 // answers that. It reports whether it answered.
 func (h *Handler) answerBlocked(w http.ResponseWriter, r *http.Request, host, signer string) bool {
 	if host == "" {
 		return false
 	}
-	blocked, err := h.DB.IsBlocked(r.Context(), host)
+	blocked, err := h.DB.Refuses(r.Context(), host)
 	switch {
 	case err != nil:
 		h.fail(w, r, err)
@@ -436,6 +450,14 @@ func (h *Handler) throttle(w http.ResponseWriter, why *refusal) {
 		msg = "the signing key cannot be fetched now; retry later"
 	}
 	api.Error(w, http.StatusServiceUnavailable, msg)
+}
+
+// tooMany answers 429 with Retry-After to a host past its rate: senders
+// retry a 429 (Mastodon and Fedify both do) after the wait.
+func (h *Handler) tooMany(w http.ResponseWriter, wait time.Duration) {
+	h.Metrics.countRefused(refusedHostRate)
+	w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(wait.Seconds())), 1)))
+	api.Error(w, http.StatusTooManyRequests, "too many requests from this server; retry later")
 }
 
 // fail answers when Herald itself failed (the database) or ran out of

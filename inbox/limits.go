@@ -60,6 +60,9 @@ const (
 	refusedHostShare   = "host_share"
 	refusedKeyFetches  = "key_fetches"
 	refusedHostFailing = "key_host_failing"
+	// refusedHostRate is the one answered 429: the host is past its rate
+	// (ratelimit.go).
+	refusedHostRate = "host_rate"
 )
 
 // Limits shares the inbox's capacity between remote hosts. Use NewLimits;

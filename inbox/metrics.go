@@ -50,6 +50,16 @@ func VerifyFailureReasons() []string {
 // ReasonLocalKey is the refusal reason for a keyId on Herald's own host.
 const ReasonLocalKey = "local_key"
 
+// Results of signed GETs (VerifyGET): the label values of
+// federation_signed_get_total.
+const (
+	getVerified = "verified"
+	getUnsigned = "unsigned"
+	getInvalid  = "invalid"
+	getRefused  = "refused"
+	getBusy     = "busy"
+)
+
 // knownTypes bounds the type label of federation_inbox_received_total;
 // anything else is counted as "other" so a sender cannot grow the series.
 var knownTypes = map[string]bool{
@@ -66,6 +76,7 @@ type Metrics struct {
 	verifyFailures *prometheus.CounterVec
 	busy           prometheus.Counter
 	refused        *prometheus.CounterVec
+	signedGETs     *prometheus.CounterVec
 
 	mu         sync.Mutex
 	recent     []Drop    // newest last, at most maxRecent; verified signers only
@@ -112,8 +123,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "federation_inbox_throttled_total",
-			Help: "Inbox requests answered 503 to share the inbox fairly between hosts, by reason.",
+			Help: "Inbox requests answered 503 to share the inbox fairly between hosts, or 429 to a host past its rate (host_rate), by reason.",
 		}, []string{"reason"}),
+		signedGETs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "federation_signed_get_total",
+			Help: "GETs whose HTTP signature was checked (authorized fetch), by result: verified, unsigned, invalid, refused (the signer's host), busy (503).",
+		}, []string{"result"}),
 	}
 	// Every series exists from the start at zero, so that increase() and
 	// rate() see the first event instead of a series appearing from
@@ -132,11 +147,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	for _, r := range VerifyFailureReasons() {
 		m.verifyFailures.WithLabelValues(r)
 	}
-	for _, r := range []string{refusedHostShare, refusedKeyFetches, refusedHostFailing} {
+	for _, r := range []string{refusedHostShare, refusedKeyFetches, refusedHostFailing, refusedHostRate} {
 		m.refused.WithLabelValues(r)
 	}
+	for _, r := range []string{getVerified, getUnsigned, getInvalid, getRefused, getBusy} {
+		m.signedGETs.WithLabelValues(r)
+	}
 	if reg != nil {
-		reg.MustRegister(m.received, m.dropped, m.verifyFailures, m.busy, m.refused)
+		reg.MustRegister(m.received, m.dropped, m.verifyFailures, m.busy, m.refused, m.signedGETs)
 	}
 	return m
 }
@@ -184,6 +202,8 @@ func (m *Metrics) UnverifiedDrops() int64 {
 	defer m.mu.Unlock()
 	return m.unverified
 }
+
+func (m *Metrics) countGET(result string) { m.signedGETs.WithLabelValues(result).Inc() }
 
 func (m *Metrics) countVerifyFailure(reason string) {
 	m.verifyFailures.WithLabelValues(reason).Inc()

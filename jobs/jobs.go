@@ -1,8 +1,8 @@
 // Package jobs carries the operator's commands to the running server. A
 // command that needs the network or the server's keys (herald post, follow,
-// unfollow, delete, follows approve|reject, actor delete) records what it
-// wants as a row (Submit), wakes the server and waits a moment for the
-// outcome (Wait). The server's Runner claims the row and does the work with
+// unfollow, delete, follows approve|reject, actor edit|rotate-key|delete)
+// records what it wants as a row (Submit), wakes the server and waits a
+// moment for the outcome (Wait). The server's Runner claims the row and does the work with
 // its own client, keys and policy, committing the job's outcome in the same
 // transaction as its effects. So a command needs no network flags and can
 // never disagree with the server about ids, keys or who may be contacted.
@@ -29,6 +29,7 @@ const (
 	KindReject      = "reject"
 	KindDeleteActor = "actor-delete"
 	KindUpdateActor = "actor-update"
+	KindRotateKey   = "actor-rotate-key"
 	KindPin         = "pin"
 	KindUnpin       = "unpin"
 )

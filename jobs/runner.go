@@ -153,6 +153,9 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 	case KindUpdateActor:
 		_, err := r.Publisher.UpdateActor(ctx, actor, finish)
 		return err
+	case KindRotateKey:
+		_, err := r.Publisher.RotateKey(ctx, actor, finish)
+		return err
 	case KindDelete:
 		o, err := r.DB.ObjectByIRI(ctx, args.Object)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && o.ActorID != actor.ID) {

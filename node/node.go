@@ -13,7 +13,9 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -59,6 +61,9 @@ type Config struct {
 	// NoFollowersSync turns FEP-8fcf followers synchronization off, both
 	// directions.
 	NoFollowersSync bool
+	// DialContext replaces the outbound client's dialer (tests map host
+	// names to loopback addresses with it); nil dials as usual.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Node is one Herald node: its parts, built by New.
@@ -127,11 +132,12 @@ func (n *Node) newClient() *federation.Client {
 		ExtraRoots:         n.ExtraRoots,
 		InsecureSkipVerify: n.InsecureSkipVerify,
 		UserAgent:          federation.UserAgent(n.Version, n.Instance.Base()),
+		DialContext:        n.DialContext,
 	})
 }
 
 // newFetcher builds the remote actor and key fetcher: GETs signed as the
-// instance actor, blocked domains never contacted. It has a client (and
+// instance actor, hosts the federation policy refuses never contacted. It has a client (and
 // connection pool) of its own: deliveries to a slow server must not hold
 // up the fetch of its keys, which the inbox waits for.
 func (n *Node) newFetcher() (*federation.Fetcher, error) {
@@ -147,11 +153,7 @@ func (n *Node) newFetcher() (*federation.Fetcher, error) {
 		SignGET: func(req *http.Request) error {
 			return signature.Sign(req, nil, key, signature.Cavage, n.Now())
 		},
-		Blocked: func(host string) bool {
-			blocked, err := n.DB.IsBlocked(context.Background(), host)
-			// Fail closed: if the blocklist cannot be read, contact nobody.
-			return blocked || err != nil
-		},
+		Blocked: n.refused,
 	}, nil
 }
 
@@ -165,9 +167,29 @@ func (n *Node) resolve(ctx context.Context, target string) (string, error) {
 }
 
 // lookup is WebFinger through the node's client, over the instance's
-// scheme (http only for a loopback test instance).
+// scheme (http only for a loopback test instance). A host the federation
+// policy refuses is not asked.
 func (n *Node) lookup(ctx context.Context, handle string) (string, error) {
+	if _, host, err := webfinger.ParseHandle(handle); err == nil && n.refused(hostname(host)) {
+		return "", fmt.Errorf("webfinger %s: %w", handle, federation.ErrBlocked)
+	}
 	return webfinger.Lookup(ctx, n.Client, handle, n.Instance.Scheme)
+}
+
+// refused reports whether the federation policy refuses host (lower case,
+// no port): blocked, or not allowed in allowlist mode. It fails closed: if
+// the policy cannot be read, nobody is contacted.
+func (n *Node) refused(host string) bool {
+	refused, err := n.DB.Refuses(context.Background(), host)
+	return refused || err != nil
+}
+
+// hostname is host[:port] without the port.
+func hostname(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
 }
 
 // newProcessID mints the id this process registers under.

@@ -97,6 +97,16 @@ func (p *Publisher) UndoFollow(ctx context.Context, tx *sql.Tx, local *store.Act
 // together with opts.InTx, and wakes the scheduler: the shape of the
 // publications that need no plan (an actor's Update or Delete).
 func (p *Publisher) publishOne(ctx context.Context, opts Options, build func(tx *sql.Tx) (string, store.EnqueueResult, error)) (*Result, error) {
+	res, err := p.queueOne(ctx, opts, build)
+	if err != nil {
+		return nil, err
+	}
+	p.Runner.Wake()
+	return res, nil
+}
+
+// queueOne is publishOne without the wake-up.
+func (p *Publisher) queueOne(ctx context.Context, opts Options, build func(tx *sql.Tx) (string, store.EnqueueResult, error)) (*Result, error) {
 	res := &Result{}
 	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
 		iri, q, err := build(tx)
@@ -115,6 +125,5 @@ func (p *Publisher) publishOne(ctx context.Context, opts Options, build func(tx 
 	if err != nil {
 		return nil, err
 	}
-	p.Runner.Wake()
 	return res, nil
 }

@@ -39,7 +39,20 @@ func (s *Server) actor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if federation.WantsActivityJSON(r) {
-		writeActivityJSON(w, http.StatusOK, outbox.ActorDocument(inst, a))
+		doc := outbox.ActorDocument(inst, a)
+		if s.cfg.AuthorizedFetch {
+			switch s.fetchAccess(w, r, true) {
+			case accessAnonymous:
+				doc = minimalActor(doc)
+			case accessRefused:
+				s.writeError(w, r, http.StatusNotFound, "No such actor.")
+				return
+			case accessAnswered:
+				return
+			}
+			w.Header().Set("Cache-Control", "private")
+		}
+		writeActivityJSON(w, http.StatusOK, doc)
 		return
 	}
 	followers, following, err := s.db.ActorCounts(r.Context(), a.ID)

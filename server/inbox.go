@@ -14,6 +14,7 @@ func (s *Server) newInbox() *inbox.Handler {
 		Publisher: s.node.Publisher,
 		Wake:      s.node.Runner.Wake,
 		Limits:    inbox.DefaultLimits(),
+		RateLimit: inbox.NewRateLimit(s.cfg.InboxRate),
 		Sync:      s.node.Syncer,
 	}
 }

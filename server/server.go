@@ -60,6 +60,13 @@ type Config struct {
 	// MetricsToken, when set, is the bearer token /metrics requires (of
 	// everyone: loopback callers too).
 	MetricsToken string
+	// AuthorizedFetch serves objects, activities and collections only to
+	// signed GETs, and the actor document unsigned only in its minimal
+	// form (authorized.go).
+	AuthorizedFetch bool
+	// InboxRate is how many inbox requests one remote host may make
+	// (inbox.Rate); the zero Rate limits nothing.
+	InboxRate inbox.Rate
 }
 
 // Server is Herald's HTTP server: the node's handlers on one router.
@@ -143,14 +150,14 @@ func (s *Server) routes() chi.Router {
 	r.Post("/users/{name}/outbox", s.outbox.Post)
 	r.Post("/users/{name}/uploadMedia", s.outbox.Upload)
 	r.Get("/media/{file}", s.mediaFile)
-	r.Get("/users/{name}/outbox", s.outbox.Outbox)
+	r.Get("/users/{name}/outbox", s.secured("no such actor", false, s.outbox.Outbox))
 	r.Get("/users/{name}/outbox/{id}/deliveries", s.outbox.Deliveries)
-	r.Get("/users/{name}/statuses/{id}", s.outbox.Object)
-	r.Get("/users/{name}/statuses/{id}/{collection}", s.outbox.Reactions)
-	r.Get("/users/{name}/activities/{id}", s.outbox.Activity)
-	r.Get("/users/{name}/followers", s.outbox.Followers)
-	r.Get("/users/{name}/following", s.outbox.Following)
-	r.Get("/users/{name}/collections/featured", s.outbox.Featured)
+	r.Get("/users/{name}/statuses/{id}", s.secured("no such object", true, s.outbox.Object))
+	r.Get("/users/{name}/statuses/{id}/{collection}", s.secured("no such collection", false, s.outbox.Reactions))
+	r.Get("/users/{name}/activities/{id}", s.secured("no such activity", false, s.outbox.Activity))
+	r.Get("/users/{name}/followers", s.secured("no such actor", false, s.outbox.Followers))
+	r.Get("/users/{name}/following", s.secured("no such actor", false, s.outbox.Following))
+	r.Get("/users/{name}/collections/featured", s.secured("no such actor", false, s.outbox.Featured))
 	r.Get("/tags/{name}", s.tagPage)
 	r.Get("/users/{name}/followers_synchronization", s.node.Syncer.ServeHTTP)
 	r.Get("/actor/outbox", s.instanceOutbox)

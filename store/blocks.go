@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"strings"
 	"time"
 )
@@ -23,71 +22,74 @@ func NormalizeDomain(d string) string {
 
 // BlockDomain adds domain to the blocklist (updating the reason if it is
 // already there) and, in the same transaction, removes every follow
-// relationship with actors on it. It returns how many relationships went.
+// relationship with actors on it or on a subdomain of it. It returns how
+// many relationships went.
 func (db *DB) BlockDomain(ctx context.Context, domain, reason string) (removed int64, err error) {
-	domain = NormalizeDomain(domain)
 	err = db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO blocked_domains(domain, reason, created_at) VALUES (?, ?, ?)
-			ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, domain, reason, db.Now().Unix()); err != nil {
-			return err
-		}
-		for _, q := range []string{`DELETE FROM followers WHERE host = ?`, `DELETE FROM following WHERE host = ?`} {
-			res, err := tx.ExecContext(ctx, q, domain)
-			if err != nil {
-				return err
-			}
-			n, _ := res.RowsAffected()
-			removed += n
-		}
-		return nil
+		removed, err = blockDomain(ctx, tx, domain, reason, db.Now())
+		return err
 	})
 	return removed, err
+}
+
+// blockDomain is BlockDomain inside tx.
+func blockDomain(ctx context.Context, tx *sql.Tx, domain, reason string, now time.Time) (removed int64, err error) {
+	domain = NormalizeDomain(domain)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO blocked_domains(domain, reason, created_at) VALUES ($1, $2, $3)
+		ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, domain, reason, now.Unix()); err != nil {
+		return 0, err
+	}
+	// The subdomains too: "%.example.com", its LIKE wildcards escaped (a
+	// host name has none, but an old entry might).
+	sub := "%." + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(domain)
+	if !Subdomains(domain) {
+		sub = "" // an IP address has none; "" matches no host
+	}
+	for _, q := range []string{`DELETE FROM followers WHERE host = $1 OR host LIKE $2 ESCAPE '\'`, `DELETE FROM following WHERE host = $1 OR host LIKE $2 ESCAPE '\'`} {
+		res, err := tx.ExecContext(ctx, q, domain, sub)
+		if err != nil {
+			return removed, err
+		}
+		n, _ := res.RowsAffected()
+		removed += n
+	}
+	return removed, nil
 }
 
 // UnblockDomain removes domain from the blocklist. It returns ErrNotFound if
 // it was not blocked.
 func (db *DB) UnblockDomain(ctx context.Context, domain string) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM blocked_domains WHERE domain = ?`, NormalizeDomain(domain))
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
+	return db.removeDomain(ctx, "blocked_domains", domain)
 }
 
 // BlockedDomains lists the blocklist by domain.
 func (db *DB) BlockedDomains(ctx context.Context) ([]BlockedDomain, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT domain, reason, created_at FROM blocked_domains ORDER BY domain`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []BlockedDomain
-	for rows.Next() {
-		var b BlockedDomain
-		var created int64
-		if err := rows.Scan(&b.Domain, &b.Reason, &created); err != nil {
-			return nil, err
-		}
-		b.CreatedAt = time.Unix(created, 0).UTC()
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return domainList(ctx, db.r, "blocked_domains")
 }
 
-// IsBlocked reports whether host (a host name, any case, no port) is on the
-// blocklist. It reads the table every time, so a block made by another
-// process (the admin command) takes effect at once; a primary-key lookup
-// costs microseconds.
-func (db *DB) IsBlocked(ctx context.Context, host string) (bool, error) {
-	var one int
-	err := db.queryRow(ctx, db.r, `SELECT 1 FROM blocked_domains WHERE domain = ?`, NormalizeDomain(host)).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
+// ImportBlocks adds every domain of list that is not blocked yet, with its
+// reason, in one transaction, removing the follows with each as BlockDomain
+// does; domains already blocked keep their reason. It returns the domains
+// it added and how many follow relationships went.
+func (db *DB) ImportBlocks(ctx context.Context, list []BlockedDomain) (added []string, removed int64, err error) {
+	err = db.Write(ctx, func(tx *sql.Tx) error {
+		added, removed = nil, 0
+		for _, b := range list {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM blocked_domains WHERE domain = $1`, NormalizeDomain(b.Domain)).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				continue
+			}
+			r, err := blockDomain(ctx, tx, b.Domain, b.Reason, db.Now())
+			if err != nil {
+				return err
+			}
+			added = append(added, NormalizeDomain(b.Domain))
+			removed += r
+		}
+		return nil
+	})
+	return added, removed, err
 }

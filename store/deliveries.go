@@ -73,7 +73,8 @@ func hostname(hostport string) string {
 
 // EnqueueActivity stores a once and one queued delivery per distinct inbox,
 // due now, inside the caller's transaction, so an activity is accepted only
-// together with every delivery it needs. Inboxes on blocked domains and on
+// together with every delivery it needs. Inboxes on hosts the federation
+// policy refuses (Refuses: blocked, or not allowed in allowlist mode) and on
 // unavailable hosts are not queued: they get a failed row saying why, and
 // are counted. Each host is looked up once, however many inboxes it has.
 func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []string, now time.Time) (EnqueueResult, error) {
@@ -97,13 +98,13 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 		return res, err
 	}
 	defer insert.Close()
-	check, err := tx.PrepareContext(ctx, `SELECT
-		EXISTS (SELECT 1 FROM blocked_domains WHERE domain = ?),
-		EXISTS (SELECT 1 FROM hosts WHERE host = ? AND unavailable_since IS NOT NULL AND probation = 0)`)
+	check, err := tx.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM hosts WHERE host = $1 AND unavailable_since IS NOT NULL AND probation = 0)`)
 	if err != nil {
 		return res, err
 	}
 	defer check.Close()
+	policy := newPolicyCheck(tx)
+	defer policy.close()
 	// A skipped inbox is recorded as a failed row that was never
 	// attempted, so the activity's delivery report shows where it did not
 	// go and why.
@@ -127,7 +128,10 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 		}
 		v, ok := verdicts[host]
 		if !ok {
-			if err := check.QueryRowContext(ctx, NormalizeDomain(hostname(host)), host).Scan(&v.blocked, &v.unavailable); err != nil {
+			if v.blocked, err = policy.refuses(ctx, hostname(host)); err != nil {
+				return res, err
+			}
+			if err := check.QueryRowContext(ctx, host).Scan(&v.unavailable); err != nil {
 				return res, err
 			}
 			verdicts[host] = v

@@ -77,7 +77,7 @@ func NewHeraldAt(t testing.TB, path string, configure func(*node.Config, *server
 	h.Alice, h.Token = h.AddActor(t, "alice", false)
 	var cfg server.Config
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	ncfg := node.Config{Instance: h.Inst, Version: "test", Logger: logger, Now: h.Clock, AllowPrivateNetwork: true}
+	ncfg := node.Config{Instance: h.Inst, Version: "test", Logger: logger, Now: h.Clock, AllowPrivateNetwork: true, DialContext: dialNamed}
 	if configure != nil {
 		configure(&ncfg, &cfg)
 	}
@@ -299,6 +299,37 @@ func NewRemote(t testing.TB, ip string) *Remote {
 	r.Start()
 	t.Cleanup(r.Close)
 	r.Host = ln.Addr().String()
+	return r
+}
+
+// named maps the host:port of every remote started with NewNamedRemote to
+// the loopback address it listens on: what DNS would do for a real name.
+var named sync.Map
+
+// dialNamed is the dialer of every Herald the package starts: a named
+// remote's host:port goes to its loopback address, anything else is dialed
+// as given.
+func dialNamed(ctx context.Context, network, addr string) (net.Conn, error) {
+	if to, ok := named.Load(addr); ok {
+		addr = to.(string)
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
+}
+
+// NewNamedRemote starts a remote server on ip that Herald knows by a host
+// name, name (a subdomain of a blocked domain, say): its URL and actor ids
+// are on http://name:port, and Herald's dialer takes that name to ip.
+func NewNamedRemote(t testing.TB, ip, name string) *Remote {
+	t.Helper()
+	r := NewRemote(t, ip)
+	_, port, _ := net.SplitHostPort(r.Host)
+	r.Host = net.JoinHostPort(name, port)
+	r.URL = "http://" + r.Host
+	if prev, loaded := named.LoadOrStore(r.Host, r.Listener.Addr().String()); loaded {
+		t.Fatalf("fedtest: %s is already %v", r.Host, prev)
+	}
+	t.Cleanup(func() { named.Delete(r.Host) })
 	return r
 }
 

@@ -51,7 +51,7 @@ func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryRes
 	now := r.cfg.Now()
 	r.mu.Lock()
 	skipped := r.skipped[c.Host]
-	blocked := r.blocked[store.NormalizeDomain(hostname(c.Host))]
+	blocked := r.policy.Refuses(hostname(c.Host))
 	paused := r.paused[c.Host]
 	r.mu.Unlock()
 	if skipped {

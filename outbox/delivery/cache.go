@@ -5,6 +5,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	"herald/federation"
 	"herald/federation/signature"
@@ -13,21 +14,45 @@ import (
 
 // keyCache holds parsed signing keys by local actor row id (0 is the
 // instance actor): parsing a PEM key costs more than a signature's share of
-// the work, and a fan-out signs thousands of times with one key.
+// the work, and a fan-out signs thousands of times with one key. A key
+// rotation in this process forgets the actor's key at once (forget); one
+// made by another process (several on PostgreSQL) is picked up within
+// keyTTL.
 type keyCache struct {
-	db   *store.DB
-	inst federation.Instance
-	mu   sync.Mutex
-	keys map[int64]signature.Key
+	db    *store.DB
+	inst  federation.Instance
+	now   func() time.Time
+	mu    sync.Mutex
+	keys  map[int64]cachedKey
+	epoch map[int64]int // bumped by forget, so a read racing it is not kept
+}
+
+type cachedKey struct {
+	key signature.Key
+	at  time.Time
+}
+
+// keyTTL is how long a parsed key is used before it is read again.
+const keyTTL = time.Minute
+
+// forget drops the actor's key: the next signature reads the current one.
+func (k *keyCache) forget(actorID int64) {
+	k.mu.Lock()
+	delete(k.keys, actorID)
+	k.epoch[actorID]++
+	k.mu.Unlock()
 }
 
 func (k *keyCache) get(ctx context.Context, actorID int64) (signature.Key, error) {
+	now := k.now()
 	k.mu.Lock()
-	key, ok := k.keys[actorID]
+	c, ok := k.keys[actorID]
+	epoch := k.epoch[actorID]
 	k.mu.Unlock()
-	if ok {
-		return key, nil
+	if ok && now.Sub(c.at) < keyTTL {
+		return c.key, nil
 	}
+	var key signature.Key
 	var pemText, keyID string
 	if actorID == 0 {
 		ik, err := k.db.InstanceActorKey(ctx, federation.GenerateKeyPEM)
@@ -48,7 +73,9 @@ func (k *keyCache) get(ctx context.Context, actorID int64) (signature.Key, error
 	}
 	key = signature.Key{ID: keyID, Private: priv}
 	k.mu.Lock()
-	k.keys[actorID] = key
+	if k.epoch[actorID] == epoch {
+		k.keys[actorID] = cachedKey{key, now}
+	}
 	k.mu.Unlock()
 	return key, nil
 }

@@ -131,9 +131,9 @@ type Runner struct {
 	hostSlots   map[string]chan struct{} // per-host concurrency slots
 	schemes     map[string]signature.Scheme
 	skipped     map[string]bool // unavailable hosts (not on probation)
-	blocked     map[string]bool // blocked domains (host names)
+	policy      *store.Policy   // the federation policy (blocks, allowlist)
 	paused      map[string]bool // hosts an operator paused (host[:port])
-	blockedAt   time.Time       // when blocked and paused were last read
+	policyAt    time.Time       // when policy and paused were last read
 	pending     []store.DeliveryResult
 	workers     sync.WaitGroup
 	flushSignal chan struct{}
@@ -155,11 +155,10 @@ func New(cfg Config) *Runner {
 		hostSlots:   map[string]chan struct{}{},
 		schemes:     map[string]signature.Scheme{},
 		skipped:     map[string]bool{},
-		blocked:     map[string]bool{},
 		paused:      map[string]bool{},
 		flushSignal: make(chan struct{}, 1),
 	}
-	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, keys: map[int64]signature.Key{}}
+	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, now: cfg.Now, keys: map[int64]cachedKey{}, epoch: map[int64]int{}}
 	r.bodies = bodyCache{db: cfg.DB, items: map[int64]activityBody{}}
 	cfg.Metrics.runner = r
 	return r
@@ -177,6 +176,10 @@ func (r *Runner) hostBuffer() int { return r.cfg.PerHostCap * 4 }
 // lowCap bounds the low lane's share of in-flight work: it never takes the
 // capacity the normal lane needs.
 func (r *Runner) lowCap() int { return max(1, r.cfg.GlobalCap/4) }
+
+// ForgetKey makes the runner sign the actor's next deliveries with the key
+// the database holds now: call it once a key rotation committed.
+func (r *Runner) ForgetKey(actorID int64) { r.keys.forget(actorID) }
 
 // Wake tells the runner that deliveries were enqueued. Call it after the
 // enqueuing transaction committed. It never blocks.
@@ -343,7 +346,7 @@ func (r *Runner) claimAndStart(ctx, work context.Context, now time.Time) bool {
 // claimOnce claims due rows for both lanes within the caps and starts their
 // workers, returning how many it claimed.
 func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
-	r.refreshBlocked(ctx)
+	r.refreshPolicy(ctx)
 	total := 0
 	for _, lane := range []int{store.LaneNormal, store.LaneLow} {
 		r.mu.Lock()
@@ -393,36 +396,32 @@ func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
 	return total
 }
 
-// blocklistRefresh is how often the runner rereads the blocklist and the
-// paused hosts: a block or a pause made by an admin command (another
+// policyRefresh is how often the runner rereads the federation policy and
+// the paused hosts: a block or a pause made by an admin command (another
 // process) stops deliveries within it.
-const blocklistRefresh = time.Second
+const policyRefresh = time.Second
 
-// refreshBlocked rereads the blocklist and the paused hosts if they are
-// older than blocklistRefresh, so each delivery checks in-memory sets
-// rather than querying the database. (Claims pass over paused hosts in
+// refreshPolicy rereads the federation policy and the paused hosts if they
+// are older than policyRefresh, so each delivery is judged in memory
+// rather than by querying the database. (Claims pass over paused hosts in
 // SQL; the set catches rows claimed before the pause began.)
-func (r *Runner) refreshBlocked(ctx context.Context) {
+func (r *Runner) refreshPolicy(ctx context.Context) {
 	r.mu.Lock()
-	fresh := time.Since(r.blockedAt) < blocklistRefresh
+	fresh := time.Since(r.policyAt) < policyRefresh
 	r.mu.Unlock()
 	if fresh {
 		return
 	}
-	list, err := r.cfg.DB.BlockedDomains(ctx)
+	p, err := r.cfg.DB.Policy(ctx)
 	if err != nil {
-		return // keep the last known list
+		return // keep the last known policy
 	}
 	paused, err := r.cfg.DB.PausedHostSet(ctx, r.cfg.Now())
 	if err != nil {
 		return
 	}
-	set := make(map[string]bool, len(list))
-	for _, b := range list {
-		set[b.Domain] = true
-	}
 	r.mu.Lock()
-	r.blocked, r.paused, r.blockedAt = set, paused, time.Now()
+	r.policy, r.paused, r.policyAt = p, paused, time.Now()
 	r.mu.Unlock()
 }
 

@@ -1,0 +1,21 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+)
+
+// SetActorKeys replaces a live local actor's key pair inside tx (a key
+// rotation): from the commit on, its actor document serves only the new
+// public key and its deliveries are signed with the new private key. The
+// old pair is gone. It returns ErrNotFound for an unknown or deleted actor.
+func SetActorKeys(ctx context.Context, tx *sql.Tx, id int64, privPEM, pubPEM string) error {
+	res, err := tx.ExecContext(ctx, `UPDATE actors SET private_key_pem = $1, public_key_pem = $2 WHERE id = $3 AND deleted_at IS NULL`, privPEM, pubPEM, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
