@@ -141,6 +141,13 @@ func TestEveryPageRenders(t *testing.T) {
 			t.Errorf("%s: CSP %q", p, csp)
 		}
 	}
+	if _, err := c.DB.AllowDomain(t.Context(), "friends.example", "our friends"); err != nil {
+		t.Fatal(err)
+	}
+	if _, blocks := b.do(t, "GET", "/admin/blocks", nil); !strings.Contains(blocks, "friends.example") || !strings.Contains(blocks, "Federation mode: <strong>blocklist</strong>") {
+		t.Errorf("the blocks page shows no allowlist:
+%s", blocks)
+	}
 	_, hosts := b.do(t, "GET", "/admin/hosts?state=failing", nil)
 	if !strings.Contains(hosts, c.failing.Host) || strings.Contains(hosts, c.fine.Host) || !strings.Contains(hosts, "connection refused") {
 		t.Errorf("failing hosts:\n%s", hosts)

@@ -312,7 +312,17 @@ func (h *Handler) blocks(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "blocks", map[string]any{"Blocks": list, "Public": h.cfg.PublicBlocklist})
+	allowed, err := h.db.AllowedDomains(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	mode, err := h.db.FederationMode(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "blocks", map[string]any{"Blocks": list, "Public": h.cfg.PublicBlocklist, "Allowed": allowed, "Mode": mode})
 }
 
 // inboxPage shows the latest refusals and drops.
