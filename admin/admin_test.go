@@ -145,8 +145,7 @@ func TestEveryPageRenders(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, blocks := b.do(t, "GET", "/admin/blocks", nil); !strings.Contains(blocks, "friends.example") || !strings.Contains(blocks, "Federation mode: <strong>blocklist</strong>") {
-		t.Errorf("the blocks page shows no allowlist:
-%s", blocks)
+		t.Errorf("the blocks page shows no allowlist:\n%s", blocks)
 	}
 	_, hosts := b.do(t, "GET", "/admin/hosts?state=failing", nil)
 	if !strings.Contains(hosts, c.failing.Host) || strings.Contains(hosts, c.fine.Host) || !strings.Contains(hosts, "connection refused") {
