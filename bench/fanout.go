@@ -166,7 +166,7 @@ func insertFollowers(ctx context.Context, db *store.DB, actorID int64, hosts, n 
 	now := time.Now().Unix()
 	return db.Write(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, state, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`)
 		if err != nil {
 			return err
 		}

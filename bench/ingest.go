@@ -176,7 +176,7 @@ func RunIngest(ctx context.Context, in Ingest) (*IngestResult, error) {
 	}
 	defer db.Close()
 	like := strings.ReplaceAll(g.ActorPrefix, "%", "") + "%"
-	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM inbox_items WHERE type = 'Create' AND actor LIKE ?`, like).Scan(&res.Stored); err != nil {
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM inbox_items WHERE type = 'Create' AND actor LIKE $1`, like).Scan(&res.Stored); err != nil {
 		return res, err
 	}
 	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM processed_activities`).Scan(&res.Processed); err != nil {

@@ -27,18 +27,20 @@ func NormalizeDomain(d string) string {
 func (db *DB) BlockDomain(ctx context.Context, domain, reason string) (removed int64, err error) {
 	domain = NormalizeDomain(domain)
 	err = db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO blocked_domains(domain, reason, created_at) VALUES (?, ?, ?)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO blocked_domains(domain, reason, created_at) VALUES ($1, $2, $3)
 			ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, domain, reason, db.Now().Unix()); err != nil {
 			return err
 		}
-		for _, q := range []string{`DELETE FROM followers WHERE host = ?`, `DELETE FROM following WHERE host = ?`} {
-			res, err := tx.ExecContext(ctx, q, domain)
-			if err != nil {
-				return err
-			}
-			n, _ := res.RowsAffected()
-			removed += n
+		n, err := deleteFollowers(ctx, tx, `host = $1`, domain)
+		if err != nil {
+			return err
 		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM following WHERE host = $1`, domain)
+		if err != nil {
+			return err
+		}
+		m, _ := res.RowsAffected()
+		removed = n + m
 		return nil
 	})
 	return removed, err
@@ -48,7 +50,7 @@ func (db *DB) BlockDomain(ctx context.Context, domain, reason string) (removed i
 // it was not blocked.
 func (db *DB) UnblockDomain(ctx context.Context, domain string) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM blocked_domains WHERE domain = ?`, NormalizeDomain(domain))
+		res, err := tx.ExecContext(ctx, `DELETE FROM blocked_domains WHERE domain = $1`, NormalizeDomain(domain))
 		if err != nil {
 			return err
 		}
@@ -85,7 +87,7 @@ func (db *DB) BlockedDomains(ctx context.Context) ([]BlockedDomain, error) {
 // costs microseconds.
 func (db *DB) IsBlocked(ctx context.Context, host string) (bool, error) {
 	var one int
-	err := db.queryRow(ctx, db.r, `SELECT 1 FROM blocked_domains WHERE domain = ?`, NormalizeDomain(host)).Scan(&one)
+	err := db.queryRow(ctx, db.r, `SELECT 1 FROM blocked_domains WHERE domain = $1`, NormalizeDomain(host)).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

@@ -3,9 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"strings"
@@ -45,6 +45,11 @@ type OutActivity struct {
 	SyncFollowers bool
 }
 
+// ErrIdempotencyKeyTaken is returned by EnqueueActivity when another
+// transaction stored an activity with the same actor and Idempotency-Key
+// first: the caller rolls back and replays that one.
+var ErrIdempotencyKeyTaken = errors.New("idempotency key taken")
+
 // EnqueueResult says what EnqueueActivity did with each inbox.
 type EnqueueResult struct {
 	ActivityID         int64
@@ -82,24 +87,28 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	if a.ActorID != 0 {
 		actor = a.ActorID
 	}
-	r, err := tx.ExecContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, sync_followers, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), a.SyncFollowers, now.Unix())
+	// Two requests with one Idempotency-Key may race here (on PostgreSQL,
+	// from two processes): the second waits for the first to commit and
+	// inserts nothing; its caller rolls back and answers with the first.
+	err := tx.QueryRowContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, sync_followers, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (actor_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id`,
+		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), a.SyncFollowers, now.Unix()).Scan(&res.ActivityID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return res, ErrIdempotencyKeyTaken
+	}
 	if err != nil {
 		return res, fmt.Errorf("store activity %s: %w", a.IRI, err)
 	}
-	if res.ActivityID, err = r.LastInsertId(); err != nil {
-		return res, err
-	}
-	insert, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(activity_id, inbox, host, lane, next_at, enqueued_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(activity_id, inbox, host, lane, next_at, enqueued_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT(activity_id, inbox) DO NOTHING`)
 	if err != nil {
 		return res, err
 	}
 	defer insert.Close()
 	check, err := tx.PrepareContext(ctx, `SELECT
-		EXISTS (SELECT 1 FROM blocked_domains WHERE domain = ?),
-		EXISTS (SELECT 1 FROM hosts WHERE host = ? AND unavailable_since IS NOT NULL AND probation = 0)`)
+		EXISTS (SELECT 1 FROM blocked_domains WHERE domain = $1),
+		EXISTS (SELECT 1 FROM hosts WHERE host = $2 AND unavailable_since IS NOT NULL AND NOT probation)`)
 	if err != nil {
 		return res, err
 	}
@@ -108,7 +117,7 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	// attempted, so the activity's delivery report shows where it did not
 	// go and why.
 	skipped, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(activity_id, inbox, host, lane, state, next_at, enqueued_at, updated_at, last_error)
-		VALUES (?, ?, ?, ?, 'failed', ?, ?, ?, ?) ON CONFLICT(activity_id, inbox) DO NOTHING`)
+		VALUES ($1, $2, $3, $4, 'failed', $5, $6, $7, $8) ON CONFLICT(activity_id, inbox) DO NOTHING`)
 	if err != nil {
 		return res, err
 	}
@@ -183,18 +192,19 @@ func (db *DB) ClaimDeliveries(ctx context.Context, owner string, lane, limit int
 	if exclude == nil {
 		exclude = []string{}
 	}
-	excl, _ := json.Marshal(exclude)
 	ms := now.UnixMilli()
 	until := now.Add(lease).UnixMilli()
-	st, err := db.prepared(ctx, db.w, `UPDATE deliveries SET state = 'leased', lease_until = ?1, updated_at = ?2, lease_owner = ?6
+	// The outer state test matters on PostgreSQL: a row the subquery chose
+	// is leased only if it is still queued when the update reaches it.
+	st, err := db.prepared(ctx, db.w, `UPDATE deliveries SET state = 'leased', lease_until = $1, updated_at = $2, lease_owner = $6
 		WHERE id IN (SELECT id FROM deliveries
-			WHERE state = 'queued' AND lane = ?3 AND next_at <= ?2 AND host NOT IN (SELECT value FROM json_each(?4))
-			ORDER BY next_at LIMIT ?5)
+			WHERE state = 'queued' AND lane = $3 AND next_at <= $2 AND NOT (`+db.inList("host", "$4")+`)
+			ORDER BY next_at LIMIT $5`+db.skipLocked()+`) AND state = 'queued'
 		RETURNING id, activity_id, inbox, host, lane, attempts, enqueued_at, coalesce(first_attempt_at, 0)`)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, until, ms, lane, string(excl), limit, owner)
+	rows, err := st.QueryContext(ctx, until, ms, lane, db.listArg(exclude), limit, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -213,8 +223,8 @@ func (db *DB) ClaimDeliveries(ctx context.Context, owner string, lane, limit int
 // ExpireLeases returns deliveries whose lease ran out (their runner died)
 // to the queue, due at once. It returns how many came back.
 func (db *DB) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
-	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = ?1
-		WHERE state = 'leased' AND lease_until < ?1`, now.UnixMilli())
+	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
+		WHERE state = 'leased' AND lease_until < $1`, now.UnixMilli())
 	if err != nil {
 		return 0, err
 	}
@@ -227,9 +237,8 @@ func (db *DB) RenewLeases(ctx context.Context, owner string, ids []int64, until 
 	if len(ids) == 0 {
 		return nil
 	}
-	b, _ := json.Marshal(ids)
-	_, err := db.w.ExecContext(ctx, `UPDATE deliveries SET lease_until = ? WHERE state = 'leased' AND lease_owner = ? AND id IN (SELECT value FROM json_each(?))`,
-		until.UnixMilli(), owner, string(b))
+	_, err := db.w.ExecContext(ctx, `UPDATE deliveries SET lease_until = $1 WHERE state = 'leased' AND lease_owner = $2 AND `+db.inList("id", "$3"),
+		until.UnixMilli(), owner, db.listArg(ids))
 	return err
 }
 
@@ -237,7 +246,7 @@ func (db *DB) RenewLeases(ctx context.Context, owner string, ids []int64, until 
 // until, without spending an attempt: what an open circuit breaker does.
 // It returns how many rows it moved.
 func (db *DB) HoldHost(ctx context.Context, host string, until, now time.Time) (int64, error) {
-	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET next_at = ?, updated_at = ? WHERE host = ? AND state = 'queued' AND next_at < ?`,
+	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET next_at = $1, updated_at = $2 WHERE host = $3 AND state = 'queued' AND next_at < $4`,
 		until.UnixMilli(), now.UnixMilli(), host, until.UnixMilli())
 	if err != nil {
 		return 0, err
@@ -249,7 +258,7 @@ func (db *DB) HoldHost(ctx context.Context, host string, until, now time.Time) (
 // ok=false when the queue is empty.
 func (db *DB) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err error) {
 	var ms sql.NullInt64
-	err = db.queryRow(ctx, db.w, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = ?`, lane).Scan(&ms)
+	err = db.queryRow(ctx, db.w, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = $1`, lane).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
 	}
@@ -272,7 +281,7 @@ func (db *DB) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActivity
 	var s string
 	var sync bool
 	err := db.r.QueryRowContext(ctx, `SELECT a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
-		WHERE a.id = ?`, id).Scan(&actor, &name, &s, &sync)
+		WHERE a.id = $1`, id).Scan(&actor, &name, &s, &sync)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -332,10 +341,10 @@ type DeliveryResult struct {
 func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []DeliveryResult, now time.Time) (newlyUnavailable []string, err error) {
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		newlyUnavailable = newlyUnavailable[:0]
-		upd, err := tx.PrepareContext(ctx, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_until = NULL, lease_owner = NULL,
-			last_status = ?, last_error = ?, updated_at = ?,
-			first_attempt_at = CASE WHEN ? THEN coalesce(first_attempt_at, ?) ELSE first_attempt_at END
-			WHERE id = ? AND state = 'leased' AND lease_owner = ?`)
+		upd, err := tx.PrepareContext(ctx, `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_until = NULL, lease_owner = NULL,
+			last_status = $4, last_error = $5, updated_at = $6,
+			first_attempt_at = CASE WHEN $7 THEN coalesce(first_attempt_at, $8) ELSE first_attempt_at END
+			WHERE id = $9 AND state = 'leased' AND lease_owner = $10`)
 		if err != nil {
 			return err
 		}
@@ -406,7 +415,7 @@ func (db *DB) SweepDeliveries(ctx context.Context) (int64, error) {
 	var n int64
 	now := db.Now()
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM deliveries WHERE (state = 'done' AND updated_at < ?) OR (state = 'failed' AND updated_at < ?)`,
+		r, err := tx.ExecContext(ctx, `DELETE FROM deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
 			now.Add(-DoneRetention).UnixMilli(), now.Add(-FailedRetention).UnixMilli())
 		if err != nil {
 			return err
@@ -433,11 +442,11 @@ type FailedDelivery struct {
 // (0 for all), optionally for one host.
 func (db *DB) FailedDeliveries(ctx context.Context, host string, limit int) ([]FailedDelivery, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = math.MaxInt32
 	}
 	rows, err := db.r.QueryContext(ctx, `SELECT d.id, a.iri, d.inbox, d.host, d.attempts, coalesce(d.last_status, 0), coalesce(d.last_error, ''), d.updated_at
 		FROM deliveries d JOIN activities a ON a.id = d.activity_id
-		WHERE d.state = 'failed' AND (? = '' OR d.host = ?) ORDER BY d.updated_at DESC, d.id DESC LIMIT ?`, host, host, limit)
+		WHERE d.state = 'failed' AND ($1 = '' OR d.host = $2) ORDER BY d.updated_at DESC, d.id DESC LIMIT $3`, host, host, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -462,8 +471,8 @@ func (db *DB) RequeueFailed(ctx context.Context, host string, id int64) (int64, 
 	var n int64
 	now := db.Now().UnixMilli()
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = ?1, updated_at = ?1
-			WHERE state = 'failed' AND (?2 = '' OR host = ?2) AND (?3 = 0 OR id = ?3)`, now, host, id)
+		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
+			WHERE state = 'failed' AND ($2 = '' OR host = $2) AND ($3 = 0 OR id = $3)`, now, host, id)
 		if err != nil {
 			return err
 		}

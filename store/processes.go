@@ -20,7 +20,7 @@ type Process struct {
 // RegisterProcess records a serving process.
 func (db *DB) RegisterProcess(ctx context.Context, p Process) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO processes(id, hostname, pid, version, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO processes(id, hostname, pid, version, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 			p.ID, p.Hostname, p.PID, p.Version, p.StartedAt.UnixMilli(), p.HeartbeatAt.UnixMilli())
 		return err
 	})
@@ -32,7 +32,7 @@ func (db *DB) RegisterProcess(ctx context.Context, p Process) error {
 func (db *DB) Heartbeat(ctx context.Context, id string, now time.Time) (bool, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE processes SET heartbeat_at = ? WHERE id = ?`, now.UnixMilli(), id)
+		r, err := tx.ExecContext(ctx, `UPDATE processes SET heartbeat_at = $1 WHERE id = $2`, now.UnixMilli(), id)
 		if err != nil {
 			return err
 		}
@@ -46,7 +46,7 @@ func (db *DB) Heartbeat(ctx context.Context, id string, now time.Time) (bool, er
 // have been released first.
 func (db *DB) UnregisterProcess(ctx context.Context, id string) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = ?`, id)
+		_, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, id)
 		return err
 	})
 }
@@ -77,7 +77,7 @@ func (db *DB) Processes(ctx context.Context) ([]Process, error) {
 func (db *DB) ForgetProcessesExcept(ctx context.Context, id string) (int64, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id != ?`, id)
+		r, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id != $1`, id)
 		if err != nil {
 			return err
 		}
@@ -98,11 +98,11 @@ type Reclaimed struct{ Deliveries, Jobs int64 }
 func (db *DB) ReclaimLeases(ctx context.Context, staleBefore, now time.Time) (Reclaimed, error) {
 	var res Reclaimed
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE heartbeat_at < ?`, staleBefore.UnixMilli()); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE heartbeat_at < $1`, staleBefore.UnixMilli()); err != nil {
 			return err
 		}
 		ms := now.UnixMilli()
-		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = ?1
+		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
 			WHERE state = 'leased' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
 		if err != nil {
 			return err
@@ -110,7 +110,7 @@ func (db *DB) ReclaimLeases(ctx context.Context, staleBefore, now time.Time) (Re
 		if res.Deliveries, err = r.RowsAffected(); err != nil {
 			return err
 		}
-		r, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = ?1
+		r, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
 			WHERE state = 'running' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
 		if err != nil {
 			return err

@@ -92,7 +92,7 @@ func (e *env) enqueue(t *testing.T, lane int, inboxes ...string) map[string]int6
 		t.Fatal(err)
 	}
 	ids := map[string]int64{}
-	rows, err := e.db.Reader().Query(`SELECT id, inbox FROM deliveries WHERE activity_id = ?`, res.ActivityID)
+	rows, err := e.db.Reader().Query(`SELECT id, inbox FROM deliveries WHERE activity_id = $1`, res.ActivityID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func (e *env) row(t *testing.T, id int64) row {
 	t.Helper()
 	var r row
 	var next int64
-	err := e.db.Reader().QueryRow(`SELECT state, attempts, next_at, coalesce(last_status, 0), coalesce(last_error, '') FROM deliveries WHERE id = ?`, id).
+	err := e.db.Reader().QueryRow(`SELECT state, attempts, next_at, coalesce(last_status, 0), coalesce(last_error, '') FROM deliveries WHERE id = $1`, id).
 		Scan(&r.State, &r.Attempts, &next, &r.LastStatus, &r.LastError)
 	if err != nil {
 		t.Fatal(err)
