@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -382,7 +384,10 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []
 				e.lastError = r.Error
 			}
 		}
-		for host, e := range hosts {
+		// Hosts in order: two processes writing batches that share hosts
+		// lock their rows in the same order, so they never deadlock.
+		for _, host := range slices.Sorted(maps.Keys(hosts)) {
+			e := hosts[host]
 			// One success in a batch outweighs failures to the same host.
 			if e.succeeded {
 				if err := hostSucceeded(ctx, tx, host); err != nil {

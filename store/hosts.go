@@ -54,15 +54,23 @@ func hostFailed(ctx context.Context, tx *sql.Tx, host, lastErr string, now time.
 	if err != nil {
 		return false, err
 	}
+	// The upsert above locked the host's row, so two processes failing on
+	// one host at once take their turns here; the conditions in the updates
+	// make sure that only one of them reports the change.
+	var r sql.Result
 	switch {
 	case probation:
-		_, err = tx.ExecContext(ctx, `UPDATE hosts SET probation = false WHERE host = $1 AND probation`, host)
-		return true, err
+		r, err = tx.ExecContext(ctx, `UPDATE hosts SET probation = false WHERE host = $1 AND probation`, host)
 	case !unavailable && days >= UnavailableAfterDays:
-		_, err = tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2`, now.Unix(), host)
-		return true, err
+		r, err = tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2 AND unavailable_since IS NULL`, now.Unix(), host)
+	default:
+		return false, nil
 	}
-	return false, nil
+	if err != nil {
+		return false, err
+	}
+	n, err := r.RowsAffected()
+	return n == 1, err
 }
 
 // HostStatus is what the status page and the CLI show about a host.

@@ -40,8 +40,14 @@ func scanMedia(row rowScanner) (*Media, error) {
 	return &m, err
 }
 
-// MediaDir is the folder beside the database that holds the media files.
-func (db *DB) MediaDir() string { return db.path + "-media" }
+// ErrNoMediaDir is returned for an upload to a database that has no media
+// folder: a PostgreSQL one whose processes were given no --media-dir.
+var ErrNoMediaDir = errors.New("no media folder: give --media-dir (HERALD_MEDIA_DIR) a folder that every Herald process on this database shares")
+
+// MediaDir is the folder that holds the media files: the one SetMediaDir
+// named, or else beside an SQLite file (herald.db-media); "" for a
+// PostgreSQL database without one.
+func (db *DB) MediaDir() string { return db.mediaDir }
 
 // AddMedia records an uploaded file (already in the media folder).
 func (db *DB) AddMedia(ctx context.Context, m *Media) error {

@@ -10,6 +10,7 @@ import (
 // deliveries and jobs name their owner by its ID.
 type Process struct {
 	ID          string
+	Role        string // RoleAll, RoleWeb or RoleWorker
 	Hostname    string
 	PID         int
 	Version     string
@@ -17,11 +18,22 @@ type Process struct {
 	HeartbeatAt time.Time
 }
 
-// RegisterProcess records a serving process.
+// Process roles: what a serving process does.
+const (
+	RoleAll    = "all"    // herald serve: HTTP and the background work
+	RoleWeb    = "web"    // HTTP only
+	RoleWorker = "worker" // deliveries, jobs, followers sync and sweeps; no HTTP
+)
+
+// RegisterProcess records a serving process (RoleAll when p.Role is "").
 func (db *DB) RegisterProcess(ctx context.Context, p Process) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO processes(id, hostname, pid, version, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-			p.ID, p.Hostname, p.PID, p.Version, p.StartedAt.UnixMilli(), p.HeartbeatAt.UnixMilli())
+		role := p.Role
+		if role == "" {
+			role = RoleAll
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO processes(id, hostname, pid, version, started_at, heartbeat_at, role) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			p.ID, p.Hostname, p.PID, p.Version, p.StartedAt.UnixMilli(), p.HeartbeatAt.UnixMilli(), role)
 		return err
 	})
 }
@@ -53,7 +65,7 @@ func (db *DB) UnregisterProcess(ctx context.Context, id string) error {
 
 // Processes lists the registered processes, oldest first.
 func (db *DB) Processes(ctx context.Context) ([]Process, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, hostname, pid, version, started_at, heartbeat_at FROM processes ORDER BY started_at`)
+	rows, err := db.r.QueryContext(ctx, `SELECT id, hostname, pid, version, started_at, heartbeat_at, role FROM processes ORDER BY started_at`)
 	if err != nil {
 		return nil, err
 	}
@@ -62,13 +74,21 @@ func (db *DB) Processes(ctx context.Context) ([]Process, error) {
 	for rows.Next() {
 		var p Process
 		var started, beat int64
-		if err := rows.Scan(&p.ID, &p.Hostname, &p.PID, &p.Version, &started, &beat); err != nil {
+		if err := rows.Scan(&p.ID, &p.Hostname, &p.PID, &p.Version, &started, &beat, &p.Role); err != nil {
 			return nil, err
 		}
 		p.StartedAt, p.HeartbeatAt = time.UnixMilli(started).UTC(), time.UnixMilli(beat).UTC()
 		out = append(out, p)
 	}
 	return out, rows.Err()
+}
+
+// WorkersAlive counts the registered processes that do the background work
+// (role all or worker) and beat at or after since.
+func (db *DB) WorkersAlive(ctx context.Context, since time.Time) (int, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM processes WHERE role IN ('all', 'worker') AND heartbeat_at >= $1`, since.UnixMilli()).Scan(&n)
+	return n, err
 }
 
 // ForgetProcessesExcept removes every process row but id's. On SQLite only
