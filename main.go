@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	herald serve [--listen ADDR] [--domain HOST] [--db FILE] ...
+//	herald serve [--listen ADDR] [--domain HOST] [--db FILE|postgres://...] [--role all|web|worker] ...
 //	herald init --domain HOST [--scheme https|http]
 //	herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]
 //	herald actor list
@@ -20,6 +20,7 @@
 //	herald jobs
 //	herald log-level debug|info|warn|error
 //	herald migrate
+//	herald db copy --from herald.db --to postgres://...
 //	herald version
 //
 // The instance (the scheme and domain of every id) lives in the database:
@@ -114,6 +115,8 @@ commands:
   jobs                  what the server did for the commands above, newest first
   log-level LEVEL       set the server's log level (debug, info, warn, error)
   migrate               apply database migrations and exit
+  db copy --from FILE --to postgres://...
+                        move an instance from SQLite to PostgreSQL (servers stopped)
   bench fanout          benchmark deliveries against a loopback inbox farm
   version               print the version
 
@@ -164,6 +167,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.following(ctx, args[1:])
 	case "migrate":
 		return env.migrate(ctx, args[1:])
+	case "db":
+		return env.db(ctx, args[1:])
 	case "bench":
 		return env.bench(ctx, args[1:])
 	case "version", "--version", "-version":
