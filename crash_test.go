@@ -9,13 +9,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"herald/federation"
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
@@ -60,7 +60,7 @@ func TestDeliveriesSurviveKill(t *testing.T) {
 	}
 
 	// The queue, written before the server ever starts.
-	dbPath := filepath.Join(t.TempDir(), "h.db")
+	dbPath := pgtest.Target(t, pgtest.Engine())
 	ctx := context.Background()
 	db, err := store.Open(ctx, dbPath)
 	if err != nil {

@@ -373,7 +373,7 @@ func TestDeletes(t *testing.T) {
 	if code, _ := h.Deliver(t, "/inbox", bob, fedtest.Activity(bob, "Delete", bob.ID)); code != 202 {
 		t.Fatalf("actor delete: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers`) + h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = ?`, bob.ID); n != 0 {
+	if n := h.Count(t, `SELECT count(*) FROM followers`) + h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = $1`, bob.ID); n != 0 {
 		t.Errorf("%d rows left after the actor's Delete", n)
 	}
 }

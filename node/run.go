@@ -47,6 +47,15 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 		} else if gone > 0 {
 			n.Logger.Info("a previous herald serve on this database stopped without unregistering", "processes", gone)
 		}
+	} else {
+		// Processes on other machines are judged by their heartbeat;
+		// those of this machine whose pid is gone are dead now.
+		host, _ := os.Hostname()
+		if gone, err := n.DB.ForgetDeadProcesses(bg, host, pidAlive); err != nil {
+			return err
+		} else if gone > 0 {
+			n.Logger.Info("a previous herald process on this machine stopped without unregistering", "processes", gone)
+		}
 	}
 	n.reclaim(bg)
 	n.applyLogLevel(bg)

@@ -240,9 +240,9 @@ func FollowerInboxes(ctx context.Context, tx *sql.Tx, actorID int64) ([]string, 
 // HasRelations reports whether a remote actor follows or is followed by any
 // local actor.
 func (db *DB) HasRelations(ctx context.Context, remote string) (bool, error) {
-	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM followers WHERE follower = $1) OR EXISTS (SELECT 1 FROM following WHERE target = $1)`, remote).Scan(&n)
-	return n == 1, err
+	var known bool
+	err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM followers WHERE follower = $1) OR EXISTS (SELECT 1 FROM following WHERE target = $1)`, remote).Scan(&known)
+	return known, err
 }
 
 // RelationPage returns a page of accepted follower ids (followers true) or

@@ -27,7 +27,7 @@ type Media struct {
 }
 
 const mediaColumns = `id, actor_id, file, media_type, kind, size, width, height, blurhash, description, coalesce(object_id, 0), created_at, removed_at IS NOT NULL,
-	coalesce((SELECT o.deleted_at IS NOT NULL FROM objects o WHERE o.id = media.object_id), 0)`
+	coalesce((SELECT o.deleted_at IS NOT NULL FROM objects o WHERE o.id = media.object_id), false)`
 
 func scanMedia(row rowScanner) (*Media, error) {
 	var m Media

@@ -107,6 +107,38 @@ func (db *DB) ForgetProcessesExcept(ctx context.Context, id string) (int64, erro
 	return n, err
 }
 
+// ForgetDeadProcesses removes the process rows of hostname whose pid
+// alive says is not running, however fresh their heartbeat, and returns
+// how many: a process restarted after kill -9 on the same machine takes
+// its predecessor's leases back at once instead of after StaleAfter. (A
+// pid reused since is taken for alive: its leases wait for the heartbeat
+// rule, as on another machine.)
+func (db *DB) ForgetDeadProcesses(ctx context.Context, hostname string, alive func(pid int) bool) (int64, error) {
+	procs, err := db.Processes(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, p := range procs {
+		if p.Hostname != hostname || alive(p.PID) {
+			continue
+		}
+		err := db.Write(ctx, func(tx *sql.Tx) error {
+			r, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, p.ID)
+			if err != nil {
+				return err
+			}
+			k, err := r.RowsAffected()
+			n += k
+			return err
+		})
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 // Reclaimed counts the leases ReclaimLeases handed back.
 type Reclaimed struct{ Deliveries, Jobs int64 }
 

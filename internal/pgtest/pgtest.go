@@ -74,6 +74,19 @@ func exec(t testing.TB, admin, sql string) {
 	}
 }
 
+// EnvEngine chooses the engine of the tests that run on one engine at a
+// time (the inbox, delivery and kill -9 tests): "postgres" runs them on
+// PostgreSQL (CI runs them once more so), anything else on SQLite.
+const EnvEngine = "HERALD_TEST_ENGINE"
+
+// Engine is the engine EnvEngine chooses.
+func Engine() store.Engine {
+	if os.Getenv(EnvEngine) == string(store.PostgreSQL) {
+		return store.PostgreSQL
+	}
+	return store.SQLite
+}
+
 // Engines are the engines a test runs on, as subtest names: "sqlite", and
 // "postgres" (which skips or fails inside Target when no server is
 // configured, so the skip is reported).

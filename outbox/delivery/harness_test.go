@@ -18,6 +18,7 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/internal/fedtest"
+	"herald/internal/pgtest"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -42,7 +43,7 @@ func (e *env) advance(d time.Duration) { e.time.Advance(d) }
 func newEnv(t *testing.T, configure func(*delivery.Config)) *env {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, t.TempDir()+"/herald.db")
+	db, err := store.Open(ctx, pgtest.Target(t, pgtest.Engine()))
 	if err != nil {
 		t.Fatal(err)
 	}
