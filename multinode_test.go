@@ -27,8 +27,8 @@ import (
 // and that its leases are taken over long before the 5-minute lease
 // would have run out.
 func TestNodesShareOnePostgres(t *testing.T) {
-	bin := buildHerald(t)
 	url := pgtest.URL(t)
+	bin := buildHerald(t)
 	const hosts, activities, nodes = 300, 20, 3
 
 	farm := newInboxFarm(t, hosts, loopback(20), "/users/u/inbox", 50*time.Millisecond)
@@ -148,8 +148,8 @@ func TestNodesShareOnePostgres(t *testing.T) {
 // once (one inbox item per Create, one follower and one Accept for the
 // Follow), and both nodes answer 202.
 func TestSameActivityToTwoNodes(t *testing.T) {
-	bin := buildHerald(t)
 	url := pgtest.URL(t)
+	bin := buildHerald(t)
 	mustCLI(t, "init", "--db", url, "--domain", "localhost:1", "--scheme", "http")
 	mustCLI(t, "actor", "add", "alice", "--db", url)
 	a := startProcess(t, bin, "serve", "--db", url, "--listen", "127.0.0.1:0", "--allow-private-network")
