@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"herald/node"
+	"herald/store"
 )
 
 // Panel is one section of the status page: a titled table, or a sentence
@@ -139,8 +142,20 @@ func (s *Server) queuePanel(ctx context.Context) (Panel, error) {
 			oldest = "next due " + t.Format("2006-01-02 15:04:05") + " UTC"
 		}
 	}
-	return Panel{Title: "Delivery queue", Columns: []string{"Queued", "In flight", "Done (7 days)", "Failed (30 days)", "Oldest queued"},
-		Rows: [][]string{{fmt.Sprint(counts["queued"]), fmt.Sprint(counts["leased"]), fmt.Sprint(counts["done"]), fmt.Sprint(counts["failed"]), oldest}}}, nil
+	p := Panel{Title: "Delivery queue", Columns: []string{"Queued", "In flight", "Done (7 days)", "Failed (30 days)", "Oldest queued"},
+		Rows: [][]string{{fmt.Sprint(counts["queued"]), fmt.Sprint(counts["leased"]), fmt.Sprint(counts["done"]), fmt.Sprint(counts["failed"]), oldest}}}
+	// On PostgreSQL this page may come from a web node while no worker
+	// runs: then nothing is sent, and the page says so.
+	if s.db.Engine() == store.PostgreSQL {
+		n, err := s.db.WorkersAlive(ctx, s.node.Now().Add(-node.StaleAfter))
+		if err != nil {
+			return Panel{}, err
+		}
+		if n == 0 {
+			p.Note = "No worker is running on this database: posts and jobs are kept, and nothing is sent until a herald serve (or serve --role worker) starts."
+		}
+	}
+	return p, nil
 }
 
 // failedPanel lists the latest deliveries Herald gave up on.
