@@ -45,7 +45,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		return c.fail(usageError{benchUsage})
 	}
 	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
-	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), d (inbox ingest), all (a, c, b, d), or none (with --queued)")
+	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), several of a, b and c comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
 	ingestFor := fs.Duration("ingest-for", 60*time.Second, "scenario d: the measured window")
 	ingestKeys := fs.String("ingest-keys", "rsa", "scenario d: the remote actors' keys, rsa (RSA-2048, requests pre-signed) or ed25519")
 	ingestConns := fs.Int("ingest-conns", 16, "scenario d: concurrent requests")
@@ -101,7 +101,12 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		ingest = true
 	case "none":
 	default:
-		return c.fail(usageError{"--scenario: want a, b, c, d, all or none"})
+		for _, n := range strings.Split(*scenario, ",") {
+			if n != "a" && n != "b" && n != "c" {
+				return c.fail(usageError{"--scenario: want a, b, c (or several of them, comma-separated), d, all or none"})
+			}
+			names = append(names, n)
+		}
 	}
 	type engine struct {
 		suffix    string

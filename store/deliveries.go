@@ -124,6 +124,18 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	}
 	type verdict struct{ blocked, unavailable bool }
 	verdicts := map[string]verdict{}
+	// A wide fan-out reads the blocklist and the unavailable hosts once
+	// instead of asking about each of its hosts: on PostgreSQL every
+	// question is a round trip.
+	var blocked, unavailable map[string]bool
+	if len(inboxes) > wideFanOut {
+		if blocked, err = stringSet(ctx, tx, `SELECT domain FROM blocked_domains`); err != nil {
+			return res, err
+		}
+		if unavailable, err = stringSet(ctx, tx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`); err != nil {
+			return res, err
+		}
+	}
 	ms := now.UnixMilli()
 	var queue []string // inbox, host, inbox, host, ...
 	flush := func() error {
@@ -138,7 +150,12 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 			return res, err
 		}
 		v, ok := verdicts[host]
-		if !ok {
+		switch {
+		case ok:
+		case blocked != nil:
+			v = verdict{blocked[NormalizeDomain(hostname(host))], unavailable[host]}
+			verdicts[host] = v
+		default:
 			if err := check.QueryRowContext(ctx, NormalizeDomain(hostname(host)), host).Scan(&v.blocked, &v.unavailable); err != nil {
 				return res, err
 			}
@@ -165,6 +182,24 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 		}
 	}
 	return res, flush()
+}
+
+// wideFanOut is the number of inboxes above which EnqueueActivity reads
+// the blocklist and the unavailable hosts whole.
+const wideFanOut = 64
+
+// stringSet runs a query of one text column and returns its values as a
+// set.
+func stringSet(ctx context.Context, tx *sql.Tx, query string) (map[string]bool, error) {
+	list, err := column[string](ctx, tx, query)
+	if err != nil {
+		return nil, err
+	}
+	set := make(map[string]bool, len(list))
+	for _, s := range list {
+		set[s] = true
+	}
+	return set, nil
 }
 
 // deliveryBatch is how many delivery rows one INSERT carries: a fan-out to

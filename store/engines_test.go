@@ -208,3 +208,76 @@ func openTwice(t *testing.T, engine store.Engine) []*store.DB {
 	}
 	return dbs
 }
+
+// TestIdempotencyKeyRace: two handles storing an activity with one actor
+// and Idempotency-Key at the same moment store it once; the loser is told
+// so (and its caller replays the winner).
+func TestIdempotencyKeyRace(t *testing.T) { pgtest.Each(t, testIdempotencyKeyRace) }
+
+func testIdempotencyKeyRace(t *testing.T, engine store.Engine) {
+	ctx := context.Background()
+	dbs := openTwice(t, engine)
+	alice := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: "x", PublicKeyPEM: "y"}
+	if err := dbs[0].CreateActor(ctx, alice, "tok"); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		key := fmt.Sprint("key-", round)
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, db := range dbs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = db.Write(ctx, func(tx *sql.Tx) error {
+					_, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: fmt.Sprintf("https://here.example/a/%d-%d", round, i), Type: "Create",
+						ActorID: alice.ID, Body: []byte("{}"), IdempotencyKey: key}, []string{"https://there.example/inbox"}, time.Now())
+					return err
+				})
+			}()
+		}
+		wg.Wait()
+		won := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case !errors.Is(err, store.ErrIdempotencyKeyTaken):
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if won != 1 {
+			t.Errorf("round %d: %d activities stored for one key", round, won)
+		}
+	}
+}
+
+// TestWideEnqueueSkips: a fan-out wide enough to read the blocklist and
+// the unavailable hosts whole skips the same inboxes as a narrow one.
+func TestWideEnqueueSkips(t *testing.T) { pgtest.Each(t, testWideEnqueueSkips) }
+
+func testWideEnqueueSkips(t *testing.T, engine store.Engine) {
+	ctx := context.Background()
+	db := pgtest.Open(t, engine)
+	if _, err := db.BlockDomain(ctx, "bad.example", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Writer().ExecContext(ctx, `INSERT INTO hosts(host, unavailable_since) VALUES ('gone.example:8443', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{3, 100} {
+		inboxes := []string{"https://bad.example:8443/inbox", "https://gone.example:8443/inbox"}
+		for i := range n {
+			inboxes = append(inboxes, fmt.Sprintf("https://good%d.example/inbox", i))
+		}
+		var res store.EnqueueResult
+		err := db.Write(ctx, func(tx *sql.Tx) error {
+			var err error
+			res, err = store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: fmt.Sprint("https://here.example/a/", n), Type: "Create", Body: []byte("{}")}, inboxes, time.Now())
+			return err
+		})
+		if err != nil || res.Queued != n || res.SkippedBlocked != 1 || res.SkippedUnavailable != 1 {
+			t.Errorf("%d good inboxes: %+v %v", n, res, err)
+		}
+	}
+}
