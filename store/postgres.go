@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -80,7 +79,7 @@ func pgRetryable(err error) bool {
 	return false
 }
 
-// Conn hands fn the pgx connection under a pooled one, for what
+// pgConn hands fn the pgx connection under a pooled one, for what
 // database/sql cannot do (COPY, LISTEN). PostgreSQL only.
 func (db *DB) pgConn(ctx context.Context, fn func(*pgx.Conn) error) error {
 	if db.engine != PostgreSQL {
@@ -93,5 +92,3 @@ func (db *DB) pgConn(ctx context.Context, fn func(*pgx.Conn) error) error {
 	defer c.Close()
 	return c.Raw(func(dc any) error { return fn(dc.(*stdlib.Conn).Conn()) })
 }
-
-var _ = sql.ErrNoRows
