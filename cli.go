@@ -130,7 +130,20 @@ func (c *cli) fail(err error) int {
 
 // dbFlag registers --db on fs.
 func dbFlag(fs *flag.FlagSet) *string {
-	return fs.String("db", "herald.db", "the SQLite database file")
+	return fs.String("db", "herald.db", "the SQLite database file, or a postgres:// URL for a PostgreSQL database")
+}
+
+// mediaDirFlag registers --media-dir on fs, for the commands that keep or
+// serve uploaded files; useMediaDir applies it.
+func mediaDirFlag(fs *flag.FlagSet) *string {
+	return fs.String("media-dir", "", "the folder of uploaded files (default: beside an SQLite file, herald.db-media); with PostgreSQL, one folder every Herald process shares")
+}
+
+// useMediaDir makes db keep its media files in dir, if one was given.
+func useMediaDir(db *store.DB, dir string) {
+	if dir != "" {
+		db.SetMediaDir(dir)
+	}
 }
 
 // openDB opens the database a command works on. It never creates one: a

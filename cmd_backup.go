@@ -14,7 +14,9 @@ import (
 // the whole instance. docs/operating.md gives the restore steps.
 func (c *cli) backup(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("backup", flag.ContinueOnError)
+	mediaDir := mediaDirFlag(fs)
 	return c.withDB(ctx, fs, args, 1, "usage: herald backup FILE", func(db *store.DB, pos []string) error {
+		useMediaDir(db, *mediaDir)
 		if err := db.Backup(ctx, pos[0]); err != nil {
 			return err
 		}

@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"herald/bench"
+	"herald/store"
 )
 
-const benchUsage = "usage: herald bench wake [--posts N] [--idle D] | herald bench fanout [--scenario a|b|c|all] [--hosts N] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--farm process|inprocess] [--markdown] [--cpuprofile FILE] [--db DIR]"
+const benchUsage = "usage: herald bench wake [--posts N] [--idle D] | herald bench fanout [--scenario a|b|c|all] [--hosts N] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--farm process|inprocess] [--engines sqlite,postgres,postgres2 --postgres URL] [--markdown] [--cpuprofile FILE] [--db DIR]"
 
 // bench runs benchmarks against a loopback inbox farm, by default in a child
 // process (`herald bench farm`, not listed in the usage: only the benchmark
@@ -25,6 +27,13 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	if len(args) > 0 && args[0] == "wake" {
 		return c.benchWake(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "runner" {
+		// The second sending process of a PostgreSQL fan-out.
+		if err := bench.RunnerMain(ctx, args[1:], os.Stdin, c.stdout); err != nil {
+			return c.fail(err)
+		}
+		return exitOK
+	}
 	if len(args) > 0 && args[0] == "ingest-gen" {
 		// The load generator of scenario (d), a child process like the farm.
 		if err := bench.IngestGenMain(ctx, args[1:], c.stdout); err != nil {
@@ -36,7 +45,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		return c.fail(usageError{benchUsage})
 	}
 	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
-	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), d (inbox ingest), all (a, c, b, d), or none (with --queued)")
+	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), several of a, b and c comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
 	ingestFor := fs.Duration("ingest-for", 60*time.Second, "scenario d: the measured window")
 	ingestKeys := fs.String("ingest-keys", "rsa", "scenario d: the remote actors' keys, rsa (RSA-2048, requests pre-signed) or ed25519")
 	ingestConns := fs.Int("ingest-conns", 16, "scenario d: concurrent requests")
@@ -57,6 +66,8 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	verbose := fs.Bool("v", false, "log the runner's warnings and errors to stderr")
 	fedify := fs.String("fedify", "auto", "after each (a), run the same fan-out with Fedify (bench/fedify/fanout.mjs on the interop peer's Node): auto (when `bash interop/setup.sh` has been run), on or off")
 	farmMode := fs.String("farm", "process", "where the inbox farm runs: process (a child process, so CPU and RSS are Herald's own) or inprocess")
+	postgres := fs.String("postgres", "", "a PostgreSQL server's URL (a user that may create databases) for --engines postgres and postgres2: each scenario runs on a scratch database there")
+	engines := fs.String("engines", "sqlite", "the databases each of scenarios a, b and c runs on, comma-separated: sqlite, postgres (one sending process), postgres2 (two)")
 	// No HERALD_* variables here: HERALD_DB names a real database.
 	noEnv := &cli{getenv: func(string) string { return "" }, stdout: c.stdout, stderr: c.stderr}
 	pos, err := noEnv.parse(fs, args[1:])
@@ -90,8 +101,46 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		ingest = true
 	case "none":
 	default:
-		return c.fail(usageError{"--scenario: want a, b, c, d, all or none"})
+		for _, n := range strings.Split(*scenario, ",") {
+			if n != "a" && n != "b" && n != "c" {
+				return c.fail(usageError{"--scenario: want a, b, c (or several of them, comma-separated), d, all or none"})
+			}
+			names = append(names, n)
+		}
 	}
+	type engine struct {
+		suffix    string
+		postgres  bool
+		processes int
+	}
+	var engs []engine
+	for _, e := range strings.Split(*engines, ",") {
+		switch strings.TrimSpace(e) {
+		case "sqlite":
+			engs = append(engs, engine{"", false, 1})
+		case "postgres":
+			engs = append(engs, engine{"-pg", true, 1})
+		case "postgres2":
+			engs = append(engs, engine{"-pg2", true, 2})
+		default:
+			return c.fail(usageError{"--engines: want sqlite, postgres or postgres2, comma-separated"})
+		}
+		if engs[len(engs)-1].postgres && !store.IsPostgresURL(*postgres) {
+			return c.fail(usageError{"--engines " + e + " needs --postgres postgres://USER@HOST/DB"})
+		}
+		if engs[len(engs)-1].processes > 1 && farmCmd == nil {
+			return c.fail(usageError{"--engines postgres2 needs --farm process"})
+		}
+	}
+	bySuffix := map[string]engine{}
+	var withEngines []string
+	for _, n := range names {
+		for _, e := range engs {
+			bySuffix[n+e.suffix] = e
+			withEngines = append(withEngines, n+e.suffix)
+		}
+	}
+	names = withEngines
 	var fd bench.Fedify
 	if *fedify != "off" && slices.Contains(names, "a") {
 		node, modules, script, ok := bench.FedifyPaths(".")
@@ -144,7 +193,13 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		for _, name := range names {
 			sc := bench.Scenario{Name: name, Hosts: *hosts, Followers: *followers, Dir: *dir, Logger: logger,
 				GlobalCap: *globalCap, PerHostCap: *perHost, FarmCmd: farmCmd}
-			switch name {
+			if e := bySuffix[name]; e.postgres {
+				sc.Postgres, sc.Processes = *postgres, e.processes
+				if exe, err := os.Executable(); err == nil {
+					sc.RunnerCmd = []string{exe, "bench", "runner"}
+				}
+			}
+			switch strings.TrimSuffix(strings.TrimSuffix(name, "-pg2"), "-pg") {
 			case "b":
 				sc.Activities = *burst
 			case "c":

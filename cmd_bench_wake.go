@@ -19,6 +19,7 @@ func (c *cli) benchWake(ctx context.Context, args []string) int {
 	gap := fs.Duration("gap", 200*time.Millisecond, "idle time before each post")
 	idle := fs.Duration("idle", time.Minute, "then leave the server idle this long and report its CPU (0: skip)")
 	dir := fs.String("db", "", "directory for the temporary database (default: the system temp dir)")
+	postgres := fs.String("postgres", "", "a PostgreSQL server's URL (a user that may create databases): run on a scratch database there, woken by LISTEN/NOTIFY")
 	noEnv := &cli{getenv: func(string) string { return "" }, stdout: c.stdout, stderr: c.stderr}
 	if pos, err := noEnv.parse(fs, args); err != nil || len(pos) > 0 {
 		if err == nil {
@@ -31,7 +32,7 @@ func (c *cli) benchWake(ctx context.Context, args []string) int {
 		return c.fail(err)
 	}
 	fmt.Fprintf(c.stderr, "timing %d posts, then %s idle...\n", *posts, *idle)
-	res, err := bench.RunWake(ctx, bench.Wake{HeraldExe: exe, Posts: *posts, Gap: *gap, Idle: *idle, Dir: *dir})
+	res, err := bench.RunWake(ctx, bench.Wake{HeraldExe: exe, Posts: *posts, Gap: *gap, Idle: *idle, Dir: *dir, Postgres: *postgres})
 	if err != nil {
 		return c.fail(err)
 	}

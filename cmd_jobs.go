@@ -9,8 +9,26 @@ import (
 	"time"
 
 	"herald/jobs"
+	"herald/node"
 	"herald/store"
 )
+
+// noServer says why a job will not run now, or "" when a process that
+// runs jobs is there (and, on SQLite, was woken).
+func (c *cli) noServer(ctx context.Context, db *store.DB) string {
+	if db.Engine() == store.SQLite {
+		if db.NotifyServer() {
+			return ""
+		}
+		return fmt.Sprintf("no herald serve is running on %s; it runs when the server starts", db.Path())
+	}
+	// On PostgreSQL the commit woke every listening process; is one of
+	// them a worker?
+	if n, err := db.WorkersAlive(ctx, time.Now().Add(-node.StaleAfter)); err == nil && n == 0 {
+		return fmt.Sprintf("no worker is running on %s; it runs when a herald serve (or serve --role worker) starts", db.Path())
+	}
+	return ""
+}
 
 // jobWait is how long a command waits for the running server to do its
 // job before it leaves the job queued and says where to look.
@@ -25,8 +43,8 @@ func (c *cli) runJob(ctx context.Context, db *store.DB, kind string, actor *stor
 	if err != nil {
 		return err
 	}
-	if !db.NotifyServer() {
-		fmt.Fprintf(c.stdout, "queued as job %d: no herald serve is running on %s; it runs when the server starts (see herald jobs)\n", id, db.Path())
+	if msg := c.noServer(ctx, db); msg != "" {
+		fmt.Fprintf(c.stdout, "queued as job %d: %s (see herald jobs)\n", id, msg)
 		return nil
 	}
 	j, err := jobs.Wait(ctx, db, id, jobWait)

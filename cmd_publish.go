@@ -52,8 +52,10 @@ func (c *cli) post(ctx context.Context, args []string) int {
 	lang := fs.String("lang", "", "the language of the text, e.g. en or pt-BR")
 	attach := fs.String("attach", "", "an image (PNG, JPEG, GIF, WebP), short video or audio file to attach")
 	alt := fs.String("alt", "", "with --attach: the alt text that describes it")
+	mediaDir := mediaDirFlag(fs)
 	usage := `usage: herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] [--attach FILE [--alt TEXT]] "TEXT"`
 	return c.withDB(ctx, fs, args, 1, usage, func(db *store.DB, pos []string) error {
+		useMediaDir(db, *mediaDir)
 		if *to != "public" && *to != "followers" {
 			if err := checkTarget("--to", *to); err != nil {
 				return err

@@ -47,6 +47,8 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	metricsAccess := fs.String("metrics-access", server.MetricsLoopback, "who may read /metrics without the token: loopback (this machine, not through a proxy) or everyone")
 	metricsToken := fs.String("metrics-token", "", "require this bearer token of every /metrics scraper (set it with HERALD_METRICS_TOKEN, which ps does not show)")
 	mode := fs.String("federation-mode", "", "blocklist (federate with everyone not blocked) or allowlist (only with `herald allow` domains); recorded in the database, kept when not given")
+	role := fs.String("role", store.RoleAll, "with PostgreSQL: all (HTTP and the background work), web (HTTP only) or worker (deliveries, jobs and sweeps; no HTTP)")
+	mediaDir := mediaDirFlag(fs)
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
@@ -87,6 +89,12 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 			return c.fail(usageError{fmt.Sprintf("invalid --federation-mode %q: %v", *mode, err)})
 		}
 	}
+	switch {
+	case *role != store.RoleAll && *role != store.RoleWeb && *role != store.RoleWorker:
+		return c.fail(usageError{fmt.Sprintf("invalid --role %q: want all, web or worker", *role)})
+	case *role != store.RoleAll && !store.IsPostgresURL(*path):
+		return c.fail(usageError{fmt.Sprintf("--role %s needs PostgreSQL (--db postgres://...): on an SQLite file one herald serve does everything", *role)})
+	}
 	cert, err := tlsf.load()
 	if err != nil {
 		return c.fail(err)
@@ -100,6 +108,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		return c.fail(fmt.Errorf("database: %w", err))
 	}
 	defer db.Close()
+	useMediaDir(db, *mediaDir)
 	lock, err := db.LockServe()
 	if errors.Is(err, store.ErrServing) {
 		return c.fail(c.alreadyServing(ctx, db))
@@ -108,14 +117,16 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		return c.fail(err)
 	}
 	defer lock.Close()
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return c.fail(fmt.Errorf("listen: %w", err))
+	var ln net.Listener
+	if *role != store.RoleWorker {
+		if ln, err = net.Listen("tcp", *listen); err != nil {
+			return c.fail(fmt.Errorf("listen: %w", err))
+		}
+		defer ln.Close()
+		// The default domain names the port really listened on (--listen
+		// 127.0.0.1:0 picks one).
+		_, port, _ = net.SplitHostPort(ln.Addr().String())
 	}
-	defer ln.Close()
-	// The default domain names the port really listened on (--listen
-	// 127.0.0.1:0 picks one).
-	_, port, _ = net.SplitHostPort(ln.Addr().String())
 	want, err := inst.want(net.JoinHostPort("localhost", port), cert != nil)
 	if err != nil {
 		return c.fail(err)
@@ -146,6 +157,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		DeliveryLease:       *lease,
 		RetryScale:          *retryScale,
 		NoFollowersSync:     *noSync,
+		Role:                *role,
 	}
 	if err := tlsf.apply(&ncfg, logger); err != nil {
 		return c.fail(err)
@@ -172,19 +184,28 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if in.Scheme == "http" && !federation.IsLoopbackDomain(in.Domain) {
 		logger.Warn("ids are http:// on a public domain (--scheme http); other servers will refuse them: testing only")
 	}
-	if federation.IsLoopbackDomain(in.Domain) {
+	if federation.IsLoopbackDomain(in.Domain) && ln != nil {
 		if _, p, err := net.SplitHostPort(in.Domain); err == nil && p != port {
 			logger.Warn("the ids name another port than this server listens on", "ids", in.Base(), "listen", ln.Addr().String())
 		}
+	}
+	if db.MediaDir() == "" {
+		logger.Warn("no --media-dir: uploads are refused; with PostgreSQL give every Herald process one shared folder")
 	}
 
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
 	go reloadOnHUP(bg, hup, cert, n, logger)
 	nodeDone := make(chan error, 1)
-	go func() { nodeDone <- n.Run(bg, lock.Wakes(), true) }()
-	fmt.Fprintf(c.stdout, "herald %s serving %s on %s from %s\n", versionString(), in.Base(), ln.Addr(), db.Path())
-	serveErr := srv.Run(ctx, ln)
+	go func() { nodeDone <- n.Run(bg, lock.Wakes(), lock.Exclusive()) }()
+	var serveErr error
+	if ln == nil {
+		fmt.Fprintf(c.stdout, "herald %s working for %s (role worker, no HTTP) from %s\n", versionString(), in.Base(), db.Path())
+		<-ctx.Done()
+	} else {
+		fmt.Fprintf(c.stdout, "herald %s serving %s on %s from %s%s\n", versionString(), in.Base(), ln.Addr(), db.Path(), roleNote(*role))
+		serveErr = srv.Run(ctx, ln)
+	}
 	// The listener is closed: stop the scheduler, which hands what it has
 	// not finished back to the queue.
 	stopBG()
@@ -193,6 +214,15 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	}
 	logger.Info("stopped")
 	return exitOK
+}
+
+// roleNote is what the start line adds for a process that does not do
+// everything.
+func roleNote(role string) string {
+	if role == store.RoleWeb {
+		return " (role web: another process does the deliveries and jobs)"
+	}
+	return ""
 }
 
 // alreadyServing says who holds the database, from the processes table.

@@ -5,17 +5,13 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"herald/federation"
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
@@ -32,35 +28,11 @@ func TestDeliveriesSurviveKill(t *testing.T) {
 
 	// The farm: one server per host on its own loopback address, each slow
 	// enough that a kill lands mid-fan-out.
-	var mu sync.Mutex
-	arrived := map[string]int{} // "activity inbox" -> count
-	total := 0
-	var inboxes []string
-	for i := 0; i < hosts; i++ {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.6.%d:0", i+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			var act struct{ ID string }
-			json.Unmarshal(body, &act)
-			time.Sleep(15 * time.Millisecond)
-			mu.Lock()
-			arrived[act.ID+" "+"http://"+r.Host+r.URL.Path]++
-			total++
-			mu.Unlock()
-			w.WriteHeader(http.StatusAccepted)
-		}))
-		srv.Listener.Close()
-		srv.Listener = ln
-		srv.Start()
-		t.Cleanup(srv.Close)
-		inboxes = append(inboxes, srv.URL+"/inbox")
-	}
+	farm := newInboxFarm(t, hosts, loopback(6), "/inbox", 15*time.Millisecond)
+	inboxes := farm.Inboxes
 
 	// The queue, written before the server ever starts.
-	dbPath := filepath.Join(t.TempDir(), "h.db")
+	dbPath := pgtest.Target(t, pgtest.Engine())
 	ctx := context.Background()
 	db, err := store.Open(ctx, dbPath)
 	if err != nil {
@@ -94,18 +66,10 @@ func TestDeliveriesSurviveKill(t *testing.T) {
 	start := func() *process {
 		return startProcess(t, bin, "serve", "--db", dbPath, "--listen", addr, "--allow-private-network")
 	}
-	arrivals := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return total
-	}
 	want := hosts * activities
 	for _, killAt := range []int{want / 6, want / 2, want * 5 / 6} {
 		p := start()
-		deadline := time.Now().Add(30 * time.Second)
-		for arrivals() < killAt && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
+		farm.waitArrivals(killAt)
 		p.kill()
 	}
 	// A last start delivers the rest, the rows the killed process held
@@ -115,16 +79,7 @@ func TestDeliveriesSurviveKill(t *testing.T) {
 	restarted := time.Now()
 	deadline := restarted.Add(60 * time.Second)
 	for {
-		mu.Lock()
-		missing := 0
-		for _, id := range ids {
-			for _, in := range inboxes {
-				if arrived[id+" "+in] == 0 {
-					missing++
-				}
-			}
-		}
-		mu.Unlock()
+		missing := farm.Missing(ids)
 		if missing == 0 {
 			break
 		}
@@ -134,9 +89,7 @@ func TestDeliveriesSurviveKill(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	// Repeats are allowed only for what was in flight at each kill.
-	mu.Lock()
-	dup := total - want
-	mu.Unlock()
+	dup := farm.Total() - want
 	t.Logf("%d deliveries, %d repeated after kills; the last start finished in %v", want, dup, time.Since(restarted).Round(time.Millisecond))
 	if !strings.Contains(p.errs.String(), "took back what a stopped process held") {
 		t.Errorf("the last start reclaimed nothing: %s", p.errs.String())

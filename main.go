@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	herald serve [--listen ADDR] [--domain HOST] [--db FILE] ...
+//	herald serve [--listen ADDR] [--domain HOST] [--db FILE|postgres://...] [--role all|web|worker] ...
 //	herald init --domain HOST [--scheme https|http]
 //	herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]
 //	herald actor list
@@ -26,6 +26,7 @@
 //	herald migrate
 //	herald backup FILE
 //	herald admin password [--stdin]
+//	herald db copy --from herald.db --to postgres://...
 //	herald version
 //
 // The instance (the scheme and domain of every id) lives in the database:
@@ -131,6 +132,8 @@ commands:
   migrate               apply database migrations and exit
   backup FILE           a consistent copy of the database, while the server runs
   admin password        set the password of the console at /admin (--stdin to give it)
+  db copy --from FILE --to postgres://...
+                        move an instance from SQLite to PostgreSQL (servers stopped)
   bench fanout          benchmark deliveries against a loopback inbox farm
   version               print the version
 
@@ -187,6 +190,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.backup(ctx, args[1:])
 	case "admin":
 		return env.adminCmd(ctx, args[1:])
+	case "db":
+		return env.db(ctx, args[1:])
 	case "bench":
 		return env.bench(ctx, args[1:])
 	case "version", "--version", "-version":

@@ -62,7 +62,7 @@ func newConsole(t *testing.T) *console {
 	c.activity = res.Activity.IRI
 	h.Step(t)
 	// Given up on: as if its retries were spent.
-	if _, err := h.DB.Writer().Exec(`UPDATE deliveries SET state = 'failed', attempts = 17, last_error = 'retries spent; last: connection refused' WHERE host = ?`, c.failing.Host); err != nil {
+	if _, err := h.DB.Writer().Exec(`UPDATE deliveries SET state = 'failed', attempts = 17, last_error = 'retries spent; last: connection refused' WHERE host = $1`, c.failing.Host); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -70,7 +70,7 @@ func newConsole(t *testing.T) *console {
 
 // failed counts the failing host's failed deliveries.
 func (c *console) failed(t *testing.T) int {
-	return c.Count(t, `SELECT count(*) FROM deliveries WHERE host = ? AND state = 'failed'`, c.failing.Host)
+	return c.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'failed'`, c.failing.Host)
 }
 
 // browser is an HTTP client with its own cookies that does not follow

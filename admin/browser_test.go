@@ -181,7 +181,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	if s := text(".flash"); !strings.Contains(s, "requeued") {
 		t.Errorf("after retry: %s", s)
 	}
-	if n := c.failed(t); n != 0 || c.Count(t, `SELECT count(*) FROM deliveries WHERE host = ? AND state = 'queued' AND attempts = 0`, host) != 1 {
+	if n := c.failed(t); n != 0 || c.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'queued' AND attempts = 0`, host) != 1 {
 		t.Errorf("retry did not requeue: %d failed", n)
 	}
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/node"
 	"herald/outbox"
 	"herald/outbox/delivery"
 	"herald/store"
@@ -74,8 +75,19 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	// On PostgreSQL this page may come from a web node while no worker
+	// runs: then nothing is sent, and the page says so.
+	noWorker := false
+	if h.db.Engine() == store.PostgreSQL {
+		n, err := h.db.WorkersAlive(ctx, now.Add(-node.StaleAfter))
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		noWorker = n == 0
+	}
 	h.render(w, r, http.StatusOK, "overview", map[string]any{
-		"Refresh": 30, "Queued": counts[store.DeliveryQueued], "InFlight": counts[store.DeliveryLeased], "Failed": counts[store.DeliveryFailed],
+		"Refresh": 30, "NoWorker": noWorker, "Queued": counts[store.DeliveryQueued], "InFlight": counts[store.DeliveryLeased], "Failed": counts[store.DeliveryFailed],
 		"OldestDue": oldest, "Lanes": laneRows, "Failing": failing, "Paused": paused, "Unavailable": unavailable,
 		"Circuits": h.cfg.Node.Runner.OpenCircuits(), "Charts": charts,
 		"Uptime": templates.Duration(now.Sub(h.cfg.Started)), "Version": h.cfg.Node.Version,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -51,6 +52,16 @@ type Scenario struct {
 	// peak RSS are the sender's alone. Without it the farm runs in this
 	// process and its share is included.
 	FarmCmd []string
+	// Postgres, if set, is a PostgreSQL server's URL (a user that may
+	// create databases): the scenario runs on a scratch database there
+	// instead of an SQLite file, and the server's CPU is measured when it
+	// runs on this machine.
+	Postgres string
+	// Processes is how many processes run a delivery runner on the
+	// PostgreSQL database (default 1); the others run RunnerCmd (`herald
+	// bench runner`, RunnerMain) and need the farm in a process of its own.
+	Processes int
+	RunnerCmd []string
 }
 
 // Result is what a Scenario measured. Durations are from the commit of the
@@ -72,7 +83,7 @@ type Result struct {
 	FirstDelivery time.Duration // to the first verified delivery
 	P50, P99      time.Duration // enqueue (commit) to first delivery, healthy pairs
 	PerSecond     float64       // Expected / HealthyDone
-	CPU           time.Duration // this process's CPU over the window (the farm's too when in-process)
+	CPU           time.Duration // the sending processes' CPU over the window (the farm's too when in-process)
 	Window        time.Duration // the measured window, first enqueue to the end
 	PeakRSS       uint64        // this process's VmHWM over the window (the farm's too when in-process)
 	FarmProcess   bool          // whether the farm ran in a process of its own
@@ -81,6 +92,10 @@ type Result struct {
 	NewConns      int64         // TCP connections the farm accepted
 	Refusals      int64         // dials refused by the farm
 	RowsDone      int           // delivery rows in state done after the runner stopped
+	Engine        string        // "sqlite", or "postgres" with the number of processes
+	// DBCPU is the PostgreSQL server's CPU over the window (0 on SQLite,
+	// whose CPU is the sender's).
+	DBCPU time.Duration
 	// Sign is the signing rate measured around this scenario (the caller
 	// fills it in: the mean of a measurement just before and just after).
 	Sign     Signing
@@ -107,6 +122,7 @@ type env struct {
 	actor *store.Actor
 	pub   crypto.PublicKey
 	farm  farmHandle
+	drop  func() // drops a PostgreSQL scratch database
 }
 
 func newEnv(ctx context.Context, sc *Scenario) (_ *env, err error) {
@@ -120,6 +136,11 @@ func newEnv(ctx context.Context, sc *Scenario) (_ *env, err error) {
 			e.close()
 		}
 	}()
+	if sc.Postgres != "" {
+		if e.path, e.drop, err = pgScratch(ctx, sc.Postgres); err != nil {
+			return nil, err
+		}
+	}
 	if e.db, err = store.Open(ctx, e.path); err != nil {
 		return nil, err
 	}
@@ -157,6 +178,9 @@ func (e *env) close() {
 	if e.db != nil {
 		e.db.Close()
 	}
+	if e.drop != nil {
+		e.drop()
+	}
 	os.RemoveAll(e.dir)
 }
 
@@ -166,7 +190,7 @@ func insertFollowers(ctx context.Context, db *store.DB, actorID int64, hosts, n 
 	now := time.Now().Unix()
 	return db.Write(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, state, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`)
 		if err != nil {
 			return err
 		}
@@ -198,7 +222,7 @@ func activityBody(iri string) []byte {
 		iri, actor, benchInstance.FollowersURL("alice"), iri+"/object", actor, "<p>"+content+"</p>", benchInstance.FollowersURL("alice"))
 }
 
-func (sc *Scenario) runnerConfig(db *store.DB, farm farmHandle) delivery.Config {
+func (sc *Scenario) runnerConfig(db *store.DB, dial func(ctx context.Context, network, addr string) (net.Conn, error)) delivery.Config {
 	logger := sc.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -211,7 +235,7 @@ func (sc *Scenario) runnerConfig(db *store.DB, farm farmHandle) delivery.Config 
 		DB: db,
 		Client: federation.NewClient(federation.ClientOptions{
 			AllowPrivate: true, AllowHTTP: true, UserAgent: "Herald-bench",
-			MaxConnsPerHost: perHost, DialContext: farm.Dial,
+			MaxConnsPerHost: perHost, DialContext: dial,
 		}),
 		Instance:     benchInstance,
 		Logger:       logger,
@@ -253,7 +277,7 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	}
 	defer e.close()
 	farm := e.farm
-	runner := delivery.New(sc.runnerConfig(e.db, farm))
+	runner := delivery.New(sc.runnerConfig(e.db, farm.Dial))
 	runCtx, stop := context.WithCancel(ctx)
 	runDone := make(chan error, 1)
 	go func() { runDone <- runner.Run(runCtx) }()
@@ -270,7 +294,36 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	defer stopRunner()
 	time.Sleep(50 * time.Millisecond) // let the runner reach its idle sleep
 
-	res := &Result{Name: sc.Name, Hosts: sc.Hosts, Activities: sc.Activities, FarmProcess: len(sc.FarmCmd) > 0}
+	res := &Result{Name: sc.Name, Hosts: sc.Hosts, Activities: sc.Activities, FarmProcess: len(sc.FarmCmd) > 0, Engine: "sqlite"}
+	var others []*runnerProc
+	if sc.Postgres != "" {
+		res.Engine = fmt.Sprintf("postgres×%d", max(sc.Processes, 1))
+		rf, ok := farm.(*RemoteFarm)
+		if sc.Processes > 1 && (!ok || len(sc.RunnerCmd) == 0) {
+			return nil, errors.New("more than one process needs the farm in a process of its own and a runner command")
+		}
+		for range max(sc.Processes, 1) - 1 {
+			p, err := startRunner(sc.RunnerCmd, e.path, rf.hello.Addr, &sc)
+			if err != nil {
+				return nil, err
+			}
+			defer p.stop()
+			others = append(others, p)
+		}
+	}
+	othersCPU := func() time.Duration {
+		var t time.Duration
+		for _, p := range others {
+			t += p.cpu()
+		}
+		return t
+	}
+	dbCPU := func() time.Duration { return 0 }
+	if sc.Postgres != "" {
+		if f := pgServerCPU(ctx, e.db); f != nil {
+			dbCPU = f
+		}
+	}
 	for i := range sc.Hosts {
 		if b := farm.Behaviour(i); b == Healthy || b == Slow {
 			res.Healthy++
@@ -291,7 +344,7 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	}
 
 	res.PeakReset = ResetPeakRSS()
-	cpu0 := CPUTime()
+	cpu0, db0 := CPUTime()+othersCPU(), dbCPU()
 	windowStart := time.Now()
 	if sc.CPUProfile != nil {
 		if err := pprof.StartCPUProfile(sc.CPUProfile); err != nil {
@@ -318,7 +371,8 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	werr := farm.Wait(waitCtx)
 	cancelWait()
 	end := time.Now()
-	res.CPU = CPUTime() - cpu0
+	res.CPU = CPUTime() + othersCPU() - cpu0
+	res.DBCPU = dbCPU() - db0
 	res.Window = end.Sub(windowStart)
 	res.PeakRSS = PeakRSS()
 	if sc.CPUProfile != nil {

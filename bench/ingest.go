@@ -179,7 +179,7 @@ func RunIngest(ctx context.Context, in Ingest) (*IngestResult, error) {
 	}
 	defer db.Close()
 	like := strings.ReplaceAll(g.ActorPrefix, "%", "") + "%"
-	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM inbox_items WHERE type = 'Create' AND actor LIKE ?`, like).Scan(&res.Stored); err != nil {
+	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM inbox_items WHERE type = 'Create' AND actor LIKE $1`, like).Scan(&res.Stored); err != nil {
 		return res, err
 	}
 	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM processed_activities`).Scan(&res.Processed); err != nil {
@@ -232,23 +232,29 @@ func tail(path string) string {
 }
 
 // procCPU is a process's CPU time (user + system) from /proc/PID/stat.
-func procCPU(pid int) time.Duration {
+func procCPU(pid int) time.Duration { return procStatTicks(pid, 11, 12) }
+
+// procStatTicks adds up fields of /proc/PID/stat counted in clock ticks,
+// numbered from the field after the command name (which is in
+// parentheses and may hold spaces): 11 utime, 12 stime, 13 cutime, 14
+// cstime.
+func procStatTicks(pid int, fields ...int) time.Duration {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
 	}
-	// Fields after the command name, which is in parentheses and may hold
-	// spaces: state is field 3, utime 14, stime 15.
 	i := strings.LastIndexByte(string(b), ')')
 	if i < 0 {
 		return 0
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0
+	var ticks int64
+	for _, k := range fields {
+		if k < len(f) {
+			v, _ := strconv.ParseInt(f[k], 10, 64)
+			ticks += v
+		}
 	}
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
 	const clkTck = 100 // USER_HZ, 100 on every Linux architecture Go supports
-	return time.Duration(ut+st) * time.Second / clkTck
+	return time.Duration(ticks) * time.Second / clkTck
 }

@@ -58,7 +58,7 @@ func RunQueued(ctx context.Context, q Queued) (*QueuedResult, error) {
 	res := &QueuedResult{}
 	iris := make([]string, acts)
 	start := time.Now()
-	enqueuer := delivery.New(sc.runnerConfig(e.db, e.farm)) // never run: only enqueues
+	enqueuer := delivery.New(sc.runnerConfig(e.db, e.farm.Dial)) // never run: only enqueues
 	for k := range iris {
 		iris[k] = activityIRI("queued", k)
 		if err := e.farm.Expect(iris[k]); err != nil {
@@ -83,7 +83,7 @@ func RunQueued(ctx context.Context, q Queued) (*QueuedResult, error) {
 		return nil, err
 	}
 	res.Open = time.Since(start)
-	runner := delivery.New(sc.runnerConfig(e.db, e.farm))
+	runner := delivery.New(sc.runnerConfig(e.db, e.farm.Dial))
 	runCtx, stop := context.WithCancel(ctx)
 	runDone := make(chan error, 1)
 	go func() { runDone <- runner.Run(runCtx) }()

@@ -126,6 +126,12 @@ func (r *Report) Table() [][]string {
 			return fmt.Sprintf("%d (%d)", s.Hosts, s.Healthy)
 		})
 		add("activities", "", func(n string) string { return fmt.Sprint(r.find(0, n).Activities) })
+		add("database (processes sending)", "", func(n string) string {
+			if e := r.find(0, n).Engine; e != "" {
+				return e
+			}
+			return "–"
+		})
 		add("enqueue, 1st activity", "well under 1 s", func(n string) string {
 			if n == "fedify" {
 				return "–"
@@ -174,6 +180,17 @@ func (r *Report) Table() [][]string {
 		med("p50 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P50) }, fsecs)
 		med("p99 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P99) }, fsecs)
 		med("CPU s per 1,000 deliveries", "", func(s *Result) float64 { return s.CPUPer1000() }, f2)
+		// The PostgreSQL server's own CPU, when it runs on this machine:
+		// what one database spends per delivery row, and so how many rows
+		// a second of one of its cores carries.
+		pg := func(metric string, v func(*Result) float64, format func(float64) string) {
+			add(metric, "", func(n string) string {
+				return spread(r.each(n, func(_ int, s *Result) (float64, bool) { return v(s), s.DBCPU > 0 }), format)
+			})
+		}
+		pg("  database server CPU s per 1,000", func(s *Result) float64 { return s.DBCPU.Seconds() / float64(s.Expected) * 1000 }, f2)
+		pg("  rows per database CPU-second", func(s *Result) float64 { return float64(s.Expected) / s.DBCPU.Seconds() }, f0)
+		pg("  database server cores busy", func(s *Result) float64 { return s.DBCPU.Seconds() / s.Window.Seconds() }, f2)
 		med(fmt.Sprintf("sender CPU cores busy (of %d)", cores()), "", func(s *Result) float64 {
 			if s.Window == 0 {
 				return 0

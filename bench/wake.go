@@ -22,7 +22,8 @@ import (
 )
 
 // Wake measures how fast work committed by another process reaches the
-// network: a real `herald serve` child on a real SQLite file, one follower
+// network: a real `herald serve` child on a real SQLite file (or a scratch
+// PostgreSQL database, with Postgres), one follower
 // whose inbox is a loopback server in this process, and Posts post jobs
 // committed from this process exactly as `herald post` commits them. Each
 // latency runs from just before the job's commit to the Create's arrival at
@@ -34,6 +35,7 @@ type Wake struct {
 	Gap       time.Duration // idle time before each post (default 200 ms)
 	Idle      time.Duration
 	Dir       string
+	Postgres  string // a PostgreSQL server's URL, as Scenario.Postgres
 }
 
 // WakeResult is what Wake measured.
@@ -94,6 +96,13 @@ func RunWake(ctx context.Context, w Wake) (*WakeResult, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, "herald.db")
+	if w.Postgres != "" {
+		var drop func()
+		if path, drop, err = pgScratch(ctx, w.Postgres); err != nil {
+			return nil, err
+		}
+		defer drop()
+	}
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		return nil, err

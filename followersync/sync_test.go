@@ -279,7 +279,7 @@ func syncCount(t *testing.T, h *fedtest.Herald, result string) string {
 
 func followers(t *testing.T, h *fedtest.Herald, bob *fedtest.RemoteActor) string {
 	t.Helper()
-	rows, err := h.DB.Reader().Query(`SELECT a.name FROM following f JOIN actors a ON a.id = f.actor_id WHERE f.target = ? AND f.state = 'accepted' ORDER BY a.name`, bob.ID)
+	rows, err := h.DB.Reader().Query(`SELECT a.name FROM following f JOIN actors a ON a.id = f.actor_id WHERE f.target = $1 AND f.state = 'accepted' ORDER BY a.name`, bob.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func TestSlowKeyHostDoesNotDelayCachedSenders(t *testing.T) {
 			t.Errorf("cached-key delivery %d: %d", i, code)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE actor = ?`, bob.ID); n != legit {
+	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE actor = $1`, bob.ID); n != legit {
 		t.Errorf("bob's items %d, want %d", n, legit)
 	}
 	if n := slow.Stalled.Load(); n != inbox.DefaultHostFetches {
@@ -106,7 +106,7 @@ func TestSlowKeyHostDoesNotDelayCachedSenders(t *testing.T) {
 	}
 	var cachedAttacker *fedtest.RemoteActor
 	for _, a := range held {
-		if h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = ?`, a.ID) == 1 {
+		if h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = $1`, a.ID) == 1 {
 			cachedAttacker = a
 		}
 	}

@@ -27,13 +27,13 @@ func TestFollowIsRecordedAndAccepted(t *testing.T) {
 			if code != http.StatusAccepted || resp != "" {
 				t.Fatalf("status %d %q", code, resp)
 			}
-			if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = ? AND state = 'accepted' AND inbox = ? AND follow_id = ?`,
+			if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1 AND state = 'accepted' AND inbox = $2 AND follow_id = $3`,
 				bob.ID, bob.Inbox(), follow["id"]); n != 1 {
 				t.Fatalf("follower rows %d", n)
 			}
 			var accept string
 			err := h.DB.Reader().QueryRow(`SELECT a.body FROM deliveries d JOIN activities a ON a.ID = d.activity_id
-				WHERE d.inbox = ? AND a.type = 'Accept' AND a.body LIKE ?`, bob.Inbox(), "%"+follow["id"].(string)+"%").Scan(&accept)
+				WHERE d.inbox = $1 AND a.type = 'Accept' AND a.body LIKE $2`, bob.Inbox(), "%"+follow["id"].(string)+"%").Scan(&accept)
 			if err != nil {
 				t.Fatalf("no Accept delivery: %v", err)
 			}
@@ -51,7 +51,7 @@ func TestFollowIsRecordedAndAccepted(t *testing.T) {
 	// A repeated Follow (new id) is answered with another Accept and keeps
 	// one follower row.
 	h.Deliver(t, "/inbox", bob, fedtest.Activity(bob, "Follow", h.Inst.ActorID("alice")))
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = ?`, bob.ID); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1`, bob.ID); n != 1 {
 		t.Errorf("follower rows %d", n)
 	}
 	if n := h.Count(t, `SELECT count(*) FROM activities WHERE type = 'Accept'`); n != 3 {
@@ -67,7 +67,7 @@ func TestManualApprovalLeavesFollowPending(t *testing.T) {
 	if code, _ := h.Deliver(t, "/users/carol/inbox", bob, fedtest.Activity(bob, "Follow", h.Inst.ActorID("carol"))); code != 202 {
 		t.Fatalf("status %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = ? AND state = 'pending'`, bob.ID); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1 AND state = 'pending'`, bob.ID); n != 1 {
 		t.Errorf("pending rows %d", n)
 	}
 	if n := h.Count(t, `SELECT count(*) FROM deliveries`); n != 0 {
@@ -380,7 +380,7 @@ func TestDeletes(t *testing.T) {
 	del := fedtest.Activity(bob, "Delete", bob.ID+"/notes/9")
 	del["to"] = h.Inst.ActorID("alice")
 	h.Deliver(t, "/users/alice/inbox", bob, del)
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE object = ? AND deleted_at IS NOT NULL`, bob.ID+"/notes/9"); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE object = $1 AND deleted_at IS NOT NULL`, bob.ID+"/notes/9"); n != 1 {
 		t.Errorf("deleted items %d", n)
 	}
 	// An Update of the actor drops its cache entry; its Delete must still
@@ -390,7 +390,7 @@ func TestDeletes(t *testing.T) {
 	if code, _ := h.Deliver(t, "/inbox", bob, fedtest.Activity(bob, "Delete", bob.ID)); code != 202 {
 		t.Fatalf("actor delete: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers`) + h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = ?`, bob.ID); n != 0 {
+	if n := h.Count(t, `SELECT count(*) FROM followers`) + h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = $1`, bob.ID); n != 0 {
 		t.Errorf("%d rows left after the actor's Delete", n)
 	}
 }
@@ -400,7 +400,7 @@ func TestInboxRecordsLiveness(t *testing.T) {
 	r := fedtest.NewRemote(t, "127.0.1.1")
 	bob := r.Actor(t, "bob")
 	h.Deliver(t, "/users/alice/inbox", bob, fedtest.Activity(bob, "Follow", h.Inst.ActorID("alice")))
-	if n := h.Count(t, `SELECT count(*) FROM hosts WHERE host = ? AND last_inbound_at = ?`, r.Host, h.Clock().Unix()); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM hosts WHERE host = $1 AND last_inbound_at = $2`, r.Host, h.Clock().Unix()); n != 1 {
 		t.Errorf("host liveness rows %d", n)
 	}
 }

@@ -60,13 +60,13 @@ func TestPreclaimedIDsDoNotStopTheGenuineActivity(t *testing.T) {
 			t.Fatalf("genuine %s: %d", genuine["type"], code)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = ? AND follow_id = ?`, vic.ID, follow["id"]); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1 AND follow_id = $2`, vic.ID, follow["id"]); n != 1 {
 		t.Errorf("vic's Follow: %d follower rows", n)
 	}
 	if n := h.Count(t, `SELECT count(*) FROM deliveries`); n != 1 {
 		t.Errorf("deliveries %d, want vic's Accept", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE actor = ? AND body LIKE '%genuine%'`, vic.ID); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE actor = $1 AND body LIKE '%genuine%'`, vic.ID); n != 1 {
 		t.Errorf("vic's Create: %d items", n)
 	}
 }
@@ -100,7 +100,7 @@ func TestActivityFromAnotherOriginIsTakenFromIt(t *testing.T) {
 	if code, _ := h.Deliver(t, "/inbox", mallory, note("forged")); code != 202 {
 		t.Fatalf("served forward: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE actor = ? AND body LIKE '%genuine%' AND body NOT LIKE '%forged%'`, vic.ID); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE actor = $1 AND body LIKE '%genuine%' AND body NOT LIKE '%forged%'`, vic.ID); n != 1 {
 		t.Errorf("%d items with the origin's copy", n)
 	}
 	// The origin serving something else under that id is no better.

@@ -102,7 +102,7 @@ func TestFedifyFollowsHerald(t *testing.T) {
 
 			var inbox, followID, state string
 			err := h.DB(t).Reader().QueryRow(
-				`SELECT inbox, follow_id, state FROM followers WHERE follower = ?`, p.ActorID,
+				`SELECT inbox, follow_id, state FROM followers WHERE follower = $1`, p.ActorID,
 			).Scan(&inbox, &followID, &state)
 			if err != nil {
 				t.Fatalf("follower row for %s: %v", p.ActorID, err)
@@ -114,7 +114,7 @@ func TestFedifyFollowsHerald(t *testing.T) {
 			var body string
 			err = h.DB(t).Reader().QueryRow(`
 				SELECT a.body FROM deliveries d JOIN activities a ON a.id = d.activity_id
-				WHERE a.type = 'Accept' AND d.inbox = ?`, p.Inbox).Scan(&body)
+				WHERE a.type = 'Accept' AND d.inbox = $1`, p.Inbox).Scan(&body)
 			if err != nil {
 				t.Fatalf("queued Accept delivery to %s: %v", p.Inbox, err)
 			}
@@ -142,7 +142,7 @@ func TestFedifyUnfollowsHerald(t *testing.T) {
 	alice := h.ActorID("alice")
 
 	p.Follow(t, alice)
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = ?`, p.ActorID); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1`, p.ActorID); n != 1 {
 		t.Fatalf("%d follower rows after Follow, want 1", n)
 	}
 	p.Unfollow(t, alice)
@@ -282,7 +282,7 @@ func TestHeraldSignedFetchPassesFedifyAuthorizedFetch(t *testing.T) {
 			t.Errorf("Herald's GET /users/peer (%s): status %d, signed by %q; want 200 signed by %s/actor", r.Scheme, r.Status, r.SignedBy, h.URL)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = ?`, p.ActorID); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1`, p.ActorID); n != 1 {
 		t.Errorf("%d follower rows, want 1", n)
 	}
 }

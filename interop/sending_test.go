@@ -203,7 +203,7 @@ func TestHeraldDropsFollowerOn410(t *testing.T) {
 	h, p := setup(t, PeerOptions{})
 	followAccepted(t, h, p, "alice")
 	followers := func() int {
-		return h.Count(t, `SELECT count(*) FROM followers WHERE follower = ?`, p.ActorID)
+		return h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1`, p.ActorID)
 	}
 
 	// A post goes to followers through their shared inbox.
@@ -239,7 +239,7 @@ func TestHeraldDropsFollowerOn410(t *testing.T) {
 	var state string
 	var status int
 	err := h.DB(t).Reader().QueryRow(`SELECT d.state, d.last_status FROM deliveries d JOIN activities a ON a.id = d.activity_id
-		WHERE a.type = 'Accept' AND d.inbox = ? ORDER BY d.id DESC LIMIT 1`, p.Inbox).Scan(&state, &status)
+		WHERE a.type = 'Accept' AND d.inbox = $1 ORDER BY d.id DESC LIMIT 1`, p.Inbox).Scan(&state, &status)
 	if err != nil || state != "failed" || status != 410 {
 		t.Errorf("the last Accept delivery to %s: state %q status %d (%v), want failed 410", p.Inbox, state, status, err)
 	}
@@ -264,7 +264,7 @@ func TestHeraldFollowsFedify(t *testing.T) {
 			followID, _ := h.Publish(t, "alice", map[string]any{"type": "Follow", "object": p.ActorID})
 			followingState := func() string {
 				var state string
-				err := h.DB(t).Reader().QueryRow(`SELECT state FROM following WHERE target = ?`, p.ActorID).Scan(&state)
+				err := h.DB(t).Reader().QueryRow(`SELECT state FROM following WHERE target = $1`, p.ActorID).Scan(&state)
 				if err != nil {
 					return err.Error()
 				}
@@ -329,7 +329,7 @@ func TestManualApprovalKeepsFollowPending(t *testing.T) {
 	// state, not a moment in a race.
 	onePost(t, p, carol+"/inbox", "rfc9421")
 	var state string
-	if err := h.DB(t).Reader().QueryRow(`SELECT state FROM followers WHERE follower = ?`, p.ActorID).Scan(&state); err != nil || state != "pending" {
+	if err := h.DB(t).Reader().QueryRow(`SELECT state FROM followers WHERE follower = $1`, p.ActorID).Scan(&state); err != nil || state != "pending" {
 		t.Fatalf("carol's follower row for the peer: state %q (%v), want pending", state, err)
 	}
 	if n := h.Count(t, `SELECT count(*) FROM deliveries`); n != 0 {
@@ -345,7 +345,7 @@ func TestManualApprovalKeepsFollowPending(t *testing.T) {
 	}
 
 	h.CLI(t, "follows", "approve", "carol", p.ActorID)
-	if err := h.DB(t).Reader().QueryRow(`SELECT state FROM followers WHERE follower = ?`, p.ActorID).Scan(&state); err != nil || state != "accepted" {
+	if err := h.DB(t).Reader().QueryRow(`SELECT state FROM followers WHERE follower = $1`, p.ActorID).Scan(&state); err != nil || state != "accepted" {
 		t.Errorf("carol's follower row after approval: state %q (%v), want accepted", state, err)
 	}
 	// The CLI only queues the Accept; serve sends it when it next wakes.
@@ -379,12 +379,12 @@ func TestFedifySelfDeleteAfterUpdate(t *testing.T) {
 	p.AcceptStyle(t, "plain") // see TestHeraldFollowsFedify/embed-actor
 	h.Publish(t, "alice", map[string]any{"type": "Follow", "object": p.ActorID})
 	Eventually(t, deliveryDeadline, func() error {
-		if n := h.Count(t, `SELECT count(*) FROM following WHERE target = ? AND state = 'accepted'`, p.ActorID); n != 1 {
+		if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'accepted'`, p.ActorID); n != 1 {
 			return fmt.Errorf("alice's follow of the peer is not accepted yet")
 		}
 		return nil
 	})
-	cached := func() int { return h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = ?`, p.ActorID) }
+	cached := func() int { return h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = $1`, p.ActorID) }
 	if cached() != 1 {
 		t.Fatalf("Herald has not cached the peer's actor")
 	}
@@ -404,10 +404,10 @@ func TestFedifySelfDeleteAfterUpdate(t *testing.T) {
 	if n := h.MetricSeries(t, "federation_inbox_dropped_total", `reason="unknown_delete"`); n != 0 {
 		t.Errorf("Herald dropped the self-Delete as unknown_delete (%v)", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = ?`, p.ActorID); n != 0 {
+	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1`, p.ActorID); n != 0 {
 		t.Errorf("%d follower rows for the deleted peer, want 0", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = ?`, p.ActorID); n != 0 {
+	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1`, p.ActorID); n != 0 {
 		t.Errorf("%d following rows for the deleted peer, want 0", n)
 	}
 	if cached() != 0 {

@@ -64,6 +64,12 @@ type Config struct {
 	// DialContext replaces the outbound client's dialer (tests map host
 	// names to loopback addresses with it); nil dials as usual.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Role is what this process does besides its HTTP handlers, which the
+	// server mounts or not: store.RoleAll (the default) and
+	// store.RoleWorker run the delivery scheduler, the job runner, the
+	// followers synchronization and the sweeps; store.RoleWeb runs none of
+	// them (only on PostgreSQL, where another process does).
+	Role string
 }
 
 // Node is one Herald node: its parts, built by New.
@@ -81,6 +87,9 @@ type Node struct {
 	Syncer      *followersync.Syncer
 	Publisher   *outbox.Publisher
 	Jobs        *jobs.Runner
+	// noWorker: at the last heartbeat no process did the background work
+	// (watched by nodes of RoleWeb).
+	noWorker bool
 }
 
 // New builds a node on db. It creates the instance actor's key on first

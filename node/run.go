@@ -30,10 +30,12 @@ const sweepInterval = time.Hour
 // process, hands back at once every lease whose owner is gone, and runs the
 // delivery scheduler, the job runner, the followers synchronization and
 // the sweeps, waking them when another process commits work (wakes, from
-// the database's serve lock; nil polls). exclusive says that this process
-// holds the database's serve lock, so every other registered process is
-// dead, however fresh its heartbeat. Run returns once the scheduler has
-// drained and the process is unregistered.
+// the database's serve lock or its PostgreSQL listener; nil polls).
+// exclusive says that this process holds the database's serve lock, so
+// every other registered process is dead, however fresh its heartbeat. A
+// node of RoleWeb only registers, beats and reclaims: the others do the
+// work. Run returns once the scheduler has drained and the process is
+// unregistered.
 func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) error {
 	bg := context.WithoutCancel(ctx)
 	if err := n.register(bg); err != nil {
@@ -44,6 +46,15 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 			return err
 		} else if gone > 0 {
 			n.Logger.Info("a previous herald serve on this database stopped without unregistering", "processes", gone)
+		}
+	} else {
+		// Processes on other machines are judged by their heartbeat;
+		// those of this machine whose pid is gone are dead now.
+		host, _ := os.Hostname()
+		if gone, err := n.DB.ForgetDeadProcesses(bg, host, pidAlive); err != nil {
+			return err
+		} else if gone > 0 {
+			n.Logger.Info("a previous herald process on this machine stopped without unregistering", "processes", gone)
 		}
 	}
 	n.reclaim(bg)
@@ -56,12 +67,17 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 	}
 	goRun(func() { n.heartbeat(ctx) })
 	goRun(func() { n.fanOutWakes(ctx, wakes) })
-	goRun(func() { n.Syncer.Run(ctx) })
-	goRun(func() { n.Jobs.Run(ctx) })
-	goRun(func() { n.runSweeps(ctx) })
-	goRun(func() { n.removeMedia(ctx) })
-	goRun(func() { n.sampleQueue(ctx) })
-	err := n.Runner.Run(ctx)
+	var err error
+	if n.works() {
+		goRun(func() { n.Syncer.Run(ctx) })
+		goRun(func() { n.Jobs.Run(ctx) })
+		goRun(func() { n.runSweeps(ctx) })
+		goRun(func() { n.removeMedia(ctx) })
+		goRun(func() { n.sampleQueue(ctx) })
+		err = n.Runner.Run(ctx)
+	} else {
+		<-ctx.Done()
+	}
 	wg.Wait()
 	if uerr := n.DB.UnregisterProcess(bg, n.ProcessID); uerr != nil {
 		n.Logger.Error("unregister process", "err", uerr)
@@ -69,10 +85,13 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 	return err
 }
 
+// works reports whether this node does the background work.
+func (n *Node) works() bool { return n.Role != store.RoleWeb }
+
 func (n *Node) register(ctx context.Context) error {
 	host, _ := os.Hostname()
 	now := n.Now()
-	err := n.DB.RegisterProcess(ctx, store.Process{ID: n.ProcessID, Hostname: host, PID: os.Getpid(), Version: n.Version, StartedAt: now, HeartbeatAt: now})
+	err := n.DB.RegisterProcess(ctx, store.Process{ID: n.ProcessID, Role: n.Role, Hostname: host, PID: os.Getpid(), Version: n.Version, StartedAt: now, HeartbeatAt: now})
 	if err != nil {
 		return fmt.Errorf("register process: %w", err)
 	}
@@ -123,7 +142,28 @@ func (n *Node) heartbeat(ctx context.Context) {
 			}
 		}
 		n.reclaim(ctx)
+		n.watchWorkers(ctx)
 	}
+}
+
+// watchWorkers logs, on a node that does not do the background work, when
+// no process is left that does (and when one is back): deliveries and
+// jobs wait meanwhile, however many web nodes take posts.
+func (n *Node) watchWorkers(ctx context.Context) {
+	if n.works() {
+		return
+	}
+	alive, err := n.DB.WorkersAlive(ctx, n.Now().Add(-StaleAfter))
+	if err != nil {
+		return
+	}
+	switch {
+	case alive == 0 && !n.noWorker:
+		n.Logger.Warn("no worker is running on this database: deliveries and jobs wait until a herald serve (or serve --role worker) starts")
+	case alive > 0 && n.noWorker:
+		n.Logger.Info("a worker is running again", "workers", alive)
+	}
+	n.noWorker = alive == 0
 }
 
 // fanOutWakes passes each wake-up from another process on to everything
@@ -187,14 +227,22 @@ func ParseLogLevel(s string) (slog.Level, error) {
 	return 0, fmt.Errorf("want %s", LogLevels)
 }
 
-// runSweeps deletes expired rows (processed activity ids older than 30
-// days, done deliveries older than 7 days, failed ones older than 30,
-// finished jobs older than 30, delivery history older than 2) once at start and then every sweepInterval,
-// until ctx ends.
+// runSweeps recomputes the follower digests (correcting what a change
+// made outside Herald left stale) and deletes expired rows (processed
+// activity ids older than 30 days, done deliveries older than 7 days,
+// failed ones older than 30, finished jobs older than 30, delivery history
+// older than 2) once at start and then every sweepInterval, until ctx ends.
 func (n *Node) runSweeps(ctx context.Context) {
 	t := time.NewTicker(sweepInterval)
 	defer t.Stop()
 	for {
+		if c, err := n.DB.RecomputeFollowerDigests(ctx); err != nil {
+			if ctx.Err() == nil {
+				n.Logger.Error("recompute follower digests", "err", err)
+			}
+		} else if c > 0 {
+			n.Logger.Info("corrected follower digests that a change outside Herald left stale", "digests", c)
+		}
 		for _, sweep := range []struct {
 			what string
 			fn   func(context.Context) (int64, error)

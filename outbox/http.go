@@ -429,6 +429,8 @@ func uploadError(w http.ResponseWriter, err error) {
 		api.Error(w, http.StatusUnprocessableEntity, "the file is damaged or not what its type says")
 	case errors.As(err, &in):
 		api.Error(w, http.StatusBadRequest, in.Msg)
+	case errors.Is(err, store.ErrNoMediaDir):
+		api.Error(w, http.StatusServiceUnavailable, "uploads are off: this server has no media folder (its operator gives herald serve --media-dir)")
 	default:
 		api.Error(w, http.StatusBadRequest, "could not read the upload")
 	}

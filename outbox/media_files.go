@@ -57,6 +57,9 @@ func StoreMedia(ctx context.Context, db *store.DB, actor *store.Actor, r io.Read
 		return nil, media.ErrUnsupported
 	}
 	dir := db.MediaDir()
+	if dir == "" {
+		return nil, store.ErrNoMediaDir
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -149,6 +152,9 @@ func (p *Publisher) attachments(ctx context.Context, pl *plan, obj map[string]an
 // RemoveMediaFiles deletes the files no post needs any more (see
 // store.MediaToRemove) and returns how many it removed.
 func RemoveMediaFiles(ctx context.Context, db *store.DB) (int, error) {
+	if db.MediaDir() == "" {
+		return 0, nil // no folder, so no files to remove
+	}
 	list, err := db.MediaToRemove(ctx, 100)
 	if err != nil {
 		return 0, err

@@ -184,7 +184,7 @@ func TestFollowRemoteThenAcceptAndUndo(t *testing.T) {
 	if res.StatusCode != 201 {
 		t.Fatalf("follow: %d %v", res.StatusCode, fol)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = ? AND state = 'pending'`, bob.ID); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'pending'`, bob.ID); n != 1 {
 		t.Fatalf("pending following %d", n)
 	}
 	h.Step(t)
@@ -196,7 +196,7 @@ func TestFollowRemoteThenAcceptAndUndo(t *testing.T) {
 	if code, _ := h.Deliver(t, "/users/alice/inbox", bob, accept); code != 202 {
 		t.Fatalf("accept: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = ? AND state = 'accepted'`, bob.ID); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'accepted'`, bob.ID); n != 1 {
 		t.Fatalf("accepted following %d", n)
 	}
 	_, following := h.Do(t, "GET", "/users/alice/following?page=1", "", nil)

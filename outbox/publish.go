@@ -247,6 +247,14 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 		}
 		return nil
 	})
+	if errors.Is(err, store.ErrIdempotencyKeyTaken) {
+		// Another process stored this key's activity while we planned.
+		a, rerr := p.replay(ctx, pl.actor, key)
+		if rerr != nil || a == nil {
+			return nil, errors.Join(err, rerr)
+		}
+		return &Result{Activity: a, Replayed: true}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.Step(t)
-		h.DB.Writer().Exec(`UPDATE deliveries SET state = 'failed', last_error = 'HTTP 503' WHERE host = ?`, failing.Host)
+		h.DB.Writer().Exec(`UPDATE deliveries SET state = 'failed', last_error = 'HTTP 503' WHERE host = $1`, failing.Host)
 
 		params := map[string]string{
 			"name": "alice",

@@ -18,7 +18,7 @@ import (
 // as a page of this origin.
 func (s *Server) mediaFile(w http.ResponseWriter, r *http.Request) {
 	m, err := s.db.MediaByFile(r.Context(), chi.URLParam(r, "file"))
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (m.Removed || m.PostDeleted)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (m.Removed || m.PostDeleted || s.db.MediaDir() == "")) {
 		s.writeError(w, r, http.StatusNotFound, "No such file.")
 		return
 	}

@@ -163,7 +163,7 @@ func TestSignedDeliveryBetweenTwoHeraldsOverTLS(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	var inbox string
-	a.db.Reader().QueryRow(`SELECT inbox FROM followers WHERE follower = ?`, b.inst.ActorID("bob")).Scan(&inbox)
+	a.db.Reader().QueryRow(`SELECT inbox FROM followers WHERE follower = $1`, b.inst.ActorID("bob")).Scan(&inbox)
 	if inbox != b.inst.ActorID("bob")+"/inbox" {
 		t.Errorf("alice's follower inbox %q", inbox)
 	}

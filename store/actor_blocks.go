@@ -9,19 +9,19 @@ import (
 // AddActorBlock records that a local actor blocks a remote one: its Follows
 // are refused from then on.
 func AddActorBlock(ctx context.Context, tx *sql.Tx, actorID int64, remote string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO actor_blocks(actor_id, target, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, actorID, remote, now.Unix())
+	_, err := tx.ExecContext(ctx, `INSERT INTO actor_blocks(actor_id, target, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, actorID, remote, now.Unix())
 	return err
 }
 
 // RemoveActorBlock lifts a local actor's block of a remote one.
 func RemoveActorBlock(ctx context.Context, tx *sql.Tx, actorID int64, remote string) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM actor_blocks WHERE actor_id = ? AND target = ?`, actorID, remote)
+	_, err := tx.ExecContext(ctx, `DELETE FROM actor_blocks WHERE actor_id = $1 AND target = $2`, actorID, remote)
 	return err
 }
 
 // BlocksActor reports whether a local actor blocks a remote one.
 func BlocksActor(ctx context.Context, tx *sql.Tx, actorID int64, remote string) (bool, error) {
 	var n int
-	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM actor_blocks WHERE actor_id = ? AND target = ?`, actorID, remote).Scan(&n)
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM actor_blocks WHERE actor_id = $1 AND target = $2`, actorID, remote).Scan(&n)
 	return n > 0, err
 }

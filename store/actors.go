@@ -95,8 +95,8 @@ func (db *DB) SetActorProfile(ctx context.Context, a *Actor) error {
 		fields = []byte("[]")
 	}
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE actors SET display_name = ?, summary = ?, manual_approval = ?, fields = ?, avatar_url = ?, header_url = ?, memorial = ?
-			WHERE id = ? AND deleted_at IS NULL`,
+		r, err := tx.ExecContext(ctx, `UPDATE actors SET display_name = $1, summary = $2, manual_approval = $3, fields = $4, avatar_url = $5, header_url = $6, memorial = $7
+			WHERE id = $8 AND deleted_at IS NULL`,
 			a.DisplayName, a.Summary, a.ManualApproval, string(fields), a.AvatarURL, a.HeaderURL, a.Memorial, a.ID)
 		if err != nil {
 			return err
@@ -121,16 +121,12 @@ func HashToken(token string) string {
 func (db *DB) CreateActor(ctx context.Context, a *Actor, token string) error {
 	a.CreatedAt = db.Now().UTC().Truncate(time.Second)
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO actors(name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, token_hash, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO NOTHING`,
-			a.Name, a.Type, a.DisplayName, a.Summary, a.ManualApproval, a.PrivateKeyPEM, a.PublicKeyPEM, HashToken(token), a.CreatedAt.Unix())
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		err := tx.QueryRowContext(ctx, `INSERT INTO actors(name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, token_hash, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT(name) DO NOTHING RETURNING id`,
+			a.Name, a.Type, a.DisplayName, a.Summary, a.ManualApproval, a.PrivateKeyPEM, a.PublicKeyPEM, HashToken(token), a.CreatedAt.Unix()).Scan(&a.ID)
+		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("actor %q: %w", a.Name, ErrExists)
 		}
-		a.ID, err = res.LastInsertId()
 		return err
 	})
 }
@@ -138,13 +134,13 @@ func (db *DB) CreateActor(ctx context.Context, a *Actor, token string) error {
 // ActorByName returns the local actor with that name, or ErrNotFound (also
 // for a deleted actor).
 func (db *DB) ActorByName(ctx context.Context, name string) (*Actor, error) {
-	return scanActor(db.queryRow(ctx, db.r, `SELECT `+actorColumns+` FROM actors WHERE name = ? AND deleted_at IS NULL`, name))
+	return scanActor(db.queryRow(ctx, db.r, `SELECT `+actorColumns+` FROM actors WHERE name = $1 AND deleted_at IS NULL`, name))
 }
 
 // ActorByNameWithDeleted is ActorByName that also returns a deleted actor
 // (with Deleted set), for the endpoints that answer 410 Gone for it.
 func (db *DB) ActorByNameWithDeleted(ctx context.Context, name string) (*Actor, error) {
-	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE name = ?`, name))
+	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE name = $1`, name))
 }
 
 // ActorByToken returns the actor whose bearer token this is, or ErrNotFound.
@@ -152,13 +148,13 @@ func (db *DB) ActorByToken(ctx context.Context, token string) (*Actor, error) {
 	if strings.TrimSpace(token) == "" {
 		return nil, ErrNotFound
 	}
-	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE token_hash = ?`, HashToken(token)))
+	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE token_hash = $1`, HashToken(token)))
 }
 
 // SetActorToken replaces the actor's token; the old one stops working at once.
 func (db *DB) SetActorToken(ctx context.Context, name, token string) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE actors SET token_hash = ? WHERE name = ?`, HashToken(token), name)
+		res, err := tx.ExecContext(ctx, `UPDATE actors SET token_hash = $1 WHERE name = $2`, HashToken(token), name)
 		if err != nil {
 			return err
 		}
@@ -241,7 +237,7 @@ func (db *DB) InstanceActorKey(ctx context.Context, gen func() (privPEM, pubPEM 
 		return nil, err
 	}
 	err = db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO instance_actor(id, private_key_pem, public_key_pem, created_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO instance_actor(id, private_key_pem, public_key_pem, created_at) VALUES (1, $1, $2, $3) ON CONFLICT(id) DO NOTHING`,
 			priv, pub, db.Now().Unix())
 		return err
 	})
@@ -255,31 +251,30 @@ func (db *DB) InstanceActorKey(ctx context.Context, gen func() (privPEM, pubPEM 
 // actor has.
 func (db *DB) ActorCounts(ctx context.Context, actorID int64) (followers, following int, err error) {
 	err = db.r.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM followers WHERE actor_id = ? AND state = 'accepted'),
-		(SELECT count(*) FROM following WHERE actor_id = ? AND state = 'accepted')`, actorID, actorID).Scan(&followers, &following)
+		(SELECT count(*) FROM followers WHERE actor_id = $1 AND state = 'accepted'),
+		(SELECT count(*) FROM following WHERE actor_id = $2 AND state = 'accepted')`, actorID, actorID).Scan(&followers, &following)
 	return followers, following, err
 }
 
 // ActorByID returns the local actor with that row id, or ErrNotFound.
 func (db *DB) ActorByID(ctx context.Context, id int64) (*Actor, error) {
-	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE id = ?`, id))
+	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE id = $1`, id))
 }
 
 // MarkActorDeleted marks a local actor deleted, revokes its token and
 // removes its follows in both directions. The row stays: its key signs the
 // Delete that tells other servers, and its name is never reused.
 func MarkActorDeleted(ctx context.Context, tx *sql.Tx, id int64, now time.Time) error {
-	res, err := tx.ExecContext(ctx, `UPDATE actors SET deleted_at = ?, token_hash = NULL WHERE id = ? AND deleted_at IS NULL`, now.Unix(), id)
+	res, err := tx.ExecContext(ctx, `UPDATE actors SET deleted_at = $1, token_hash = NULL WHERE id = $2 AND deleted_at IS NULL`, now.Unix(), id)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNotFound
 	}
-	for _, q := range []string{`DELETE FROM followers WHERE actor_id = ?`, `DELETE FROM following WHERE actor_id = ?`} {
-		if _, err := tx.ExecContext(ctx, q, id); err != nil {
-			return err
-		}
+	if _, err := deleteFollowers(ctx, tx, `actor_id = $1`, id); err != nil {
+		return err
 	}
-	return nil
+	_, err = tx.ExecContext(ctx, `DELETE FROM following WHERE actor_id = $1`, id)
+	return err
 }

@@ -28,8 +28,8 @@ func ValidActorName(name string) bool { return validActorName.MatchString(name) 
 // console session: whoever had the old password is logged out.
 func (db *DB) SetAdminPassword(ctx context.Context, hash string) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO admin(id, password_hash, set_at) VALUES (1, ?1, ?2)
-			ON CONFLICT(id) DO UPDATE SET password_hash = ?1, set_at = ?2`, hash, db.Now().Unix()); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO admin(id, password_hash, set_at) VALUES (1, $1, $2)
+			ON CONFLICT(id) DO UPDATE SET password_hash = $1, set_at = $2`, hash, db.Now().Unix()); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM admin_sessions`)
@@ -61,10 +61,10 @@ func (db *DB) CreateAdminSession(ctx context.Context, expires time.Time) (token,
 	token, csrf = NewToken(), NewToken()
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		now := db.Now().Unix()
-		if _, err := tx.ExecContext(ctx, `DELETE FROM admin_sessions WHERE expires_at <= ?`, now); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM admin_sessions WHERE expires_at <= $1`, now); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO admin_sessions(token_hash, csrf, created_at, expires_at) VALUES (?, ?, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO admin_sessions(token_hash, csrf, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
 			HashToken(token), csrf, now, expires.Unix())
 		return err
 	})
@@ -76,7 +76,7 @@ func (db *DB) CreateAdminSession(ctx context.Context, expires time.Time) (token,
 func (db *DB) AdminSessionByToken(ctx context.Context, token string) (*AdminSession, error) {
 	var s AdminSession
 	var exp int64
-	err := db.r.QueryRowContext(ctx, `SELECT csrf, expires_at FROM admin_sessions WHERE token_hash = ? AND expires_at > ?`,
+	err := db.r.QueryRowContext(ctx, `SELECT csrf, expires_at FROM admin_sessions WHERE token_hash = $1 AND expires_at > $2`,
 		HashToken(token), db.Now().Unix()).Scan(&s.CSRF, &exp)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -88,7 +88,7 @@ func (db *DB) AdminSessionByToken(ctx context.Context, token string) (*AdminSess
 // DeleteAdminSession ends a session (logout).
 func (db *DB) DeleteAdminSession(ctx context.Context, token string) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM admin_sessions WHERE token_hash = ?`, HashToken(token))
+		_, err := tx.ExecContext(ctx, `DELETE FROM admin_sessions WHERE token_hash = $1`, HashToken(token))
 		return err
 	})
 }

@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 )
 
+// ErrBackupPostgres is Backup's answer on PostgreSQL, whose own tool makes
+// a consistent copy of a running database.
+var ErrBackupPostgres = errors.New("this is a PostgreSQL database: back it up with pg_dump --format=custom (docs/operating.md, \"Backups\")")
+
 // Backup writes a consistent copy of the database to path with VACUUM
 // INTO: one read transaction, so it is safe while `herald serve` writes
 // (it sees the database as of its start, and never blocks the server's
@@ -20,7 +24,12 @@ import (
 // database restored at path finds it; files are never changed once
 // written, so a file the copy has and the database does not (uploaded in
 // between) is the only difference, and harmless.
+//
+// On PostgreSQL it refuses (ErrBackupPostgres): pg_dump makes that copy.
 func (db *DB) Backup(ctx context.Context, path string) error {
+	if db.engine == PostgreSQL {
+		return ErrBackupPostgres
+	}
 	if _, err := os.Lstat(path); err == nil {
 		return fmt.Errorf("%s exists: give a new file name", path)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -33,7 +42,7 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 	name := tmp.Name()
 	tmp.Close() // CreateTemp made it 0600; VACUUM INTO accepts an empty file
 	defer os.Remove(name)
-	if _, err := db.w.ExecContext(ctx, `VACUUM INTO ?`, name); err != nil {
+	if _, err := db.w.ExecContext(ctx, `VACUUM INTO $1`, name); err != nil {
 		return fmt.Errorf("back up to %s: %w", path, err)
 	}
 	if err := syncFile(name); err != nil {

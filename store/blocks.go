@@ -45,15 +45,17 @@ func blockDomain(ctx context.Context, tx *sql.Tx, domain, reason string, now tim
 	if !Subdomains(domain) {
 		sub = "" // an IP address has none; "" matches no host
 	}
-	for _, q := range []string{`DELETE FROM followers WHERE host = $1 OR host LIKE $2 ESCAPE '\'`, `DELETE FROM following WHERE host = $1 OR host LIKE $2 ESCAPE '\'`} {
-		res, err := tx.ExecContext(ctx, q, domain, sub)
-		if err != nil {
-			return removed, err
-		}
-		n, _ := res.RowsAffected()
-		removed += n
+	// Followers go through deleteFollowers, which keeps the digests.
+	removed, err = deleteFollowers(ctx, tx, `host = $1 OR host LIKE $2 ESCAPE '\'`, domain, sub)
+	if err != nil {
+		return removed, err
 	}
-	return removed, nil
+	res, err := tx.ExecContext(ctx, `DELETE FROM following WHERE host = $1 OR host LIKE $2 ESCAPE '\'`, domain, sub)
+	if err != nil {
+		return removed, err
+	}
+	n, _ := res.RowsAffected()
+	return removed + n, nil
 }
 
 // UnblockDomain removes domain from the blocklist. It returns ErrNotFound if

@@ -1,11 +1,19 @@
-// Package store is Herald's database layer: it opens the SQLite file, applies
-// the embedded migrations in order, and offers typed queries, one file per
-// table family (actors.go, follows.go, remote_actors.go, ...).
+// Package store is Herald's database layer on two engines: an SQLite file
+// (the embedded default) or a PostgreSQL database that several Herald
+// processes share. It opens the database, applies the embedded migrations
+// of its engine in order (migrations/sqlite, migrations/postgres: the same
+// names), and offers typed queries, one file per table family (actors.go,
+// follows.go, remote_actors.go, ...).
+//
+// The SQL is written once, with $N placeholders (which SQLite binds by
+// number too), in the subset both engines accept; dialect.go holds the few
+// statements that truly differ. Transactions are a *sql.Tx on both.
 //
 // SQLite runs in WAL mode with one writer connection and a separate pool of
 // read-only connections, so readers never wait for the writer and writers
 // never fight each other for the lock. Admin commands open the same file while
 // `herald serve` runs; the busy timeout makes them wait their turn.
+// PostgreSQL is one pool for both, its transactions READ COMMITTED.
 package store
 
 import (
@@ -15,25 +23,41 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
-	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 )
 
-//go:embed migrations/*.sql
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrationFiles embed.FS
+
+// Engine names the database engine a DB runs on.
+type Engine string
+
+// The engines.
+const (
+	SQLite     Engine = "sqlite"
+	PostgreSQL Engine = "postgres"
+)
+
+// IsPostgresURL reports whether a --db value names a PostgreSQL database
+// (postgres:// or postgresql://) rather than an SQLite file.
+func IsPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
 
 // DB is an open Herald database.
 type DB struct {
-	w    *sql.DB // the one writer connection; transactions begin IMMEDIATE
-	r    *sql.DB // read-only connections for queries outside transactions
-	path string
+	engine Engine
+	// On SQLite: the one writer connection (transactions begin
+	// IMMEDIATE) and read-only connections for queries outside
+	// transactions. On PostgreSQL both are the same pool.
+	w, r *sql.DB
+	// path is the SQLite file or the PostgreSQL URL; shown is what
+	// messages say (the URL without its password).
+	path, shown string
+	mediaDir    string
 	// Now is the clock used for timestamps the store writes itself. Tests
 	// replace it; everything else leaves it at time.Now.
 	Now func() time.Time
@@ -94,103 +118,64 @@ func (r errRow) Scan(...any) error { return r.err }
 // ErrNotFound is returned by lookups that match no row.
 var ErrNotFound = errors.New("not found")
 
-func dsn(path string, readOnly bool) string {
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "foreign_keys(1)")
-	if readOnly {
-		q.Add("_pragma", "query_only(1)")
-	} else {
-		// IMMEDIATE takes the write lock at BEGIN, so a transaction never
-		// fails half-way with SQLITE_BUSY when another process (an admin
-		// command) holds it: it waits for the busy timeout instead.
-		q.Set("_txlock", "immediate")
-	}
-	return "file:" + path + "?" + q.Encode()
-}
-
 // ErrNoDatabase is returned by OpenExisting for a path with no database.
 var ErrNoDatabase = errors.New("no database")
 
-// Open opens (creating if needed) the SQLite database at path and applies any
-// migrations it has not seen yet. A new file is created readable by its owner
-// only: it will hold private keys.
-func Open(ctx context.Context, path string) (*DB, error) {
-	if err := createPrivate(path); err != nil {
+// Open opens the database at target, an SQLite file path or a PostgreSQL
+// URL (see IsPostgresURL), creating an SQLite file if needed, and applies
+// any migrations it has not seen yet. A new SQLite file is created readable
+// by its owner only: it will hold private keys. A database that a newer
+// Herald migrated (it records a migration this one does not know) is
+// refused.
+func Open(ctx context.Context, target string) (*DB, error) {
+	if IsPostgresURL(target) {
+		return openPostgres(ctx, target, false)
+	}
+	if err := createPrivate(target); err != nil {
 		return nil, err
 	}
-	return open(ctx, path)
+	return openSQLite(ctx, target)
 }
 
-// OpenExisting opens the database at path like Open, but never creates one:
-// a command run in the wrong folder must say so, not start an empty
-// instance.
-func OpenExisting(ctx context.Context, path string) (*DB, error) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w at %s", ErrNoDatabase, path)
+// OpenExisting opens the database at target like Open, but never creates
+// one: a command run in the wrong folder (or on an empty PostgreSQL
+// database) must say so, not start an empty instance.
+func OpenExisting(ctx context.Context, target string) (*DB, error) {
+	if IsPostgresURL(target) {
+		return openPostgres(ctx, target, true)
+	}
+	if _, err := os.Stat(target); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w at %s", ErrNoDatabase, target)
 	} else if err != nil {
 		return nil, err
 	}
-	return open(ctx, path)
+	return openSQLite(ctx, target)
 }
 
-// createPrivate creates an empty file at path with mode 0600 unless
-// something is there already. SQLite creates its -wal and -shm files with
-// the database file's permissions, so they are private too.
-func createPrivate(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	return f.Close()
-}
+// Engine is the engine the database runs on.
+func (db *DB) Engine() Engine { return db.engine }
 
-func open(ctx context.Context, path string) (*DB, error) {
-	w, err := sql.Open("sqlite", dsn(path, false))
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	w.SetMaxOpenConns(1)
-	w.SetMaxIdleConns(1)
-	w.SetConnMaxLifetime(0)
-	if err := w.PingContext(ctx); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	db := &DB{w: w, path: path, Now: time.Now}
-	if err := db.migrate(ctx); err != nil {
-		w.Close()
-		return nil, err
-	}
-	r, err := sql.Open("sqlite", dsn(path, true))
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	n := runtime.GOMAXPROCS(0) * 2
-	r.SetMaxOpenConns(n)
-	r.SetMaxIdleConns(n)
-	db.r = r
-	return db, nil
-}
+// SetMediaDir names the folder the media files live in, instead of the
+// one beside an SQLite file (herald.db-media). Several nodes on one
+// PostgreSQL database must all name one shared folder.
+func (db *DB) SetMediaDir(dir string) { db.mediaDir = dir }
 
-// Close closes the prepared statements and both connection pools.
+// Close closes the prepared statements and the connection pools.
 func (db *DB) Close() error {
 	db.stmts.Range(func(k, s any) bool {
 		s.(*sql.Stmt).Close()
 		db.stmts.Delete(k)
 		return true
 	})
+	if db.r == db.w {
+		return db.w.Close()
+	}
 	return errors.Join(db.r.Close(), db.w.Close())
 }
 
-// Path is the file the database was opened from.
-func (db *DB) Path() string { return db.path }
+// Path is where the database is, for messages: the SQLite file, or the
+// PostgreSQL URL without its password.
+func (db *DB) Path() string { return db.shown }
 
 // Ping checks that the database answers a query; /healthz uses it.
 func (db *DB) Ping(ctx context.Context) error {
@@ -202,9 +187,30 @@ func (db *DB) Ping(ctx context.Context) error {
 // Everything a request accepts goes through here, so "accepted" always means
 // "committed".
 //
+// On SQLite transactions run one at a time. On PostgreSQL they run at once
+// under READ COMMITTED, so the store's statements are written to stay
+// correct that way (claims skip locked rows, inserts that two processes may
+// race on say ON CONFLICT, read-modify-writes lock the row first); a
+// transaction PostgreSQL aborts for a deadlock or a serialization failure
+// is run again, a few times, so fn must not keep state across calls.
+//
 // A write that fails for lack of space returns an error wrapping
 // ErrOutOfSpace, and Space reports it until a write succeeds.
 func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := db.write(ctx, fn)
+		if attempt < maxWriteAttempts && db.engine == PostgreSQL && pgRetryable(err) {
+			continue
+		}
+		return err
+	}
+}
+
+// maxWriteAttempts bounds how often Write runs a transaction PostgreSQL
+// aborted for a deadlock or a serialization failure.
+const maxWriteAttempts = 4
+
+func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return db.classify(err)
@@ -225,56 +231,10 @@ func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // Reader is the read-only pool, for queries that need no transaction.
 func (db *DB) Reader() *sql.DB { return db.r }
 
-// Writer is the single writer connection, for callers (the delivery
-// scheduler) that batch their own statements.
+// Writer is the single writer connection on SQLite (the pool on
+// PostgreSQL), for callers (the delivery scheduler) that batch their own
+// statements.
 func (db *DB) Writer() *sql.DB { return db.w }
-
-// migrate applies the embedded migrations/NNNN_name.sql files in name order,
-// each in its own transaction together with its row in schema_migrations, so a
-// crash can never leave a migration half-applied or applied but unrecorded.
-func (db *DB) migrate(ctx context.Context) error {
-	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		name TEXT PRIMARY KEY,
-		applied_at INTEGER NOT NULL
-	) STRICT`); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		body, err := migrationFiles.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		err = db.Write(ctx, func(tx *sql.Tx) error {
-			var seen int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, base).Scan(&seen); err != nil {
-				return err
-			}
-			if seen > 0 {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)`, base, db.Now().Unix())
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("migration %s: %w", base, err)
-		}
-	}
-	return nil
-}
-
-// Migrations lists the applied migrations in order.
-func (db *DB) Migrations(ctx context.Context) ([]string, error) {
-	return column[string](ctx, db.r, `SELECT name FROM schema_migrations ORDER BY name`)
-}
 
 // querier is the reading side that both *sql.DB and *sql.Tx offer.
 type querier interface {

@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -44,6 +46,11 @@ type OutActivity struct {
 	// its deliveries carry the FEP-8fcf Collection-Synchronization header.
 	SyncFollowers bool
 }
+
+// ErrIdempotencyKeyTaken is returned by EnqueueActivity when another
+// transaction stored an activity with the same actor and Idempotency-Key
+// first: the caller rolls back and replays that one.
+var ErrIdempotencyKeyTaken = errors.New("idempotency key taken")
 
 // EnqueueResult says what EnqueueActivity did with each inbox.
 type EnqueueResult struct {
@@ -83,22 +90,20 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	if a.ActorID != 0 {
 		actor = a.ActorID
 	}
-	r, err := tx.ExecContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, sync_followers, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), a.SyncFollowers, now.Unix())
+	// Two requests with one Idempotency-Key may race here (on PostgreSQL,
+	// from two processes): the second waits for the first to commit and
+	// inserts nothing; its caller rolls back and answers with the first.
+	err := tx.QueryRowContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, sync_followers, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (actor_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id`,
+		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), a.SyncFollowers, now.Unix()).Scan(&res.ActivityID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return res, ErrIdempotencyKeyTaken
+	}
 	if err != nil {
 		return res, fmt.Errorf("store activity %s: %w", a.IRI, err)
 	}
-	if res.ActivityID, err = r.LastInsertId(); err != nil {
-		return res, err
-	}
-	insert, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(activity_id, inbox, host, lane, next_at, enqueued_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(activity_id, inbox) DO NOTHING`)
-	if err != nil {
-		return res, err
-	}
-	defer insert.Close()
-	check, err := tx.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM hosts WHERE host = $1 AND unavailable_since IS NOT NULL AND probation = 0)`)
+	check, err := tx.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM hosts WHERE host = $1 AND unavailable_since IS NOT NULL AND NOT probation)`)
 	if err != nil {
 		return res, err
 	}
@@ -109,7 +114,7 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	// attempted, so the activity's delivery report shows where it did not
 	// go and why.
 	skipped, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(activity_id, inbox, host, lane, state, next_at, enqueued_at, updated_at, last_error)
-		VALUES (?, ?, ?, ?, 'failed', ?, ?, ?, ?) ON CONFLICT(activity_id, inbox) DO NOTHING`)
+		VALUES ($1, $2, $3, $4, 'failed', $5, $6, $7, $8) ON CONFLICT(activity_id, inbox) DO NOTHING`)
 	if err != nil {
 		return res, err
 	}
@@ -120,14 +125,39 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	}
 	type verdict struct{ blocked, unavailable bool }
 	verdicts := map[string]verdict{}
+	// A wide fan-out reads the federation policy and the unavailable
+	// hosts once instead of asking about each of its hosts: on PostgreSQL
+	// every question is a round trip.
+	var whole *Policy
+	var unavailable map[string]bool
+	if len(inboxes) > wideFanOut {
+		if whole, err = readPolicy(ctx, tx); err != nil {
+			return res, err
+		}
+		if unavailable, err = stringSet(ctx, tx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`); err != nil {
+			return res, err
+		}
+	}
 	ms := now.UnixMilli()
+	var queue []string // inbox, host, inbox, host, ...
+	flush := func() error {
+		n, err := insertDeliveries(ctx, tx, res.ActivityID, a.Lane, ms, queue)
+		res.Queued += n
+		queue = queue[:0]
+		return err
+	}
 	for _, inbox := range inboxes {
 		host, err := InboxHost(inbox)
 		if err != nil {
 			return res, err
 		}
 		v, ok := verdicts[host]
-		if !ok {
+		switch {
+		case ok:
+		case whole != nil:
+			v = verdict{whole.Refuses(hostname(host)), unavailable[host]}
+			verdicts[host] = v
+		default:
 			if v.blocked, err = policy.refuses(ctx, hostname(host)); err != nil {
 				return res, err
 			}
@@ -150,15 +180,60 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 			}
 			continue
 		}
-		r, err := insert.ExecContext(ctx, res.ActivityID, inbox, host, a.Lane, ms, ms, ms)
-		if err != nil {
-			return res, err
-		}
-		if n, _ := r.RowsAffected(); n > 0 {
-			res.Queued++
+		if queue = append(queue, inbox, host); len(queue) == 2*deliveryBatch {
+			if err := flush(); err != nil {
+				return res, err
+			}
 		}
 	}
-	return res, nil
+	return res, flush()
+}
+
+// wideFanOut is the number of inboxes above which EnqueueActivity reads
+// the federation policy and the unavailable hosts whole.
+const wideFanOut = 64
+
+// stringSet runs a query of one text column and returns its values as a
+// set.
+func stringSet(ctx context.Context, tx *sql.Tx, query string) (map[string]bool, error) {
+	list, err := column[string](ctx, tx, query)
+	if err != nil {
+		return nil, err
+	}
+	set := make(map[string]bool, len(list))
+	for _, s := range list {
+		set[s] = true
+	}
+	return set, nil
+}
+
+// deliveryBatch is how many delivery rows one INSERT carries: a fan-out to
+// 3,000 inboxes is 15 statements, not 3,000 round trips to PostgreSQL.
+const deliveryBatch = 200
+
+// insertDeliveries inserts queued deliveries of activity for the (inbox,
+// host) pairs in pairs, due at ms, and returns how many rows are new.
+func insertDeliveries(ctx context.Context, tx *sql.Tx, activity int64, lane int, ms int64, pairs []string) (int, error) {
+	if len(pairs) == 0 {
+		return 0, nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO deliveries(activity_id, inbox, host, lane, next_at, enqueued_at, updated_at) VALUES `)
+	args := []any{activity, lane, ms}
+	for i := 0; i < len(pairs); i += 2 {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		fmt.Fprintf(&q, "($1, $%d, $%d, $2, $3, $3, $3)", len(args)+1, len(args)+2)
+		args = append(args, pairs[i], pairs[i+1])
+	}
+	q.WriteString(` ON CONFLICT(activity_id, inbox) DO NOTHING`)
+	r, err := tx.ExecContext(ctx, q.String(), args...)
+	if err != nil {
+		return 0, err
+	}
+	n, err := r.RowsAffected()
+	return int(n), err
 }
 
 // Claimed is a delivery leased to the runner.
@@ -187,19 +262,20 @@ func (db *DB) ClaimDeliveries(ctx context.Context, owner string, lane, limit int
 	if exclude == nil {
 		exclude = []string{}
 	}
-	excl, _ := json.Marshal(exclude)
 	ms := now.UnixMilli()
 	until := now.Add(lease).UnixMilli()
-	st, err := db.prepared(ctx, db.w, `UPDATE deliveries SET state = 'leased', lease_until = ?1, updated_at = ?2, lease_owner = ?6
+	// The outer state test matters on PostgreSQL: a row the subquery chose
+	// is leased only if it is still queued when the update reaches it.
+	st, err := db.prepared(ctx, db.w, `UPDATE deliveries SET state = 'leased', lease_until = $1, updated_at = $2, lease_owner = $6
 		WHERE id IN (SELECT id FROM deliveries
-			WHERE state = 'queued' AND lane = ?3 AND next_at <= ?2 AND host NOT IN (SELECT value FROM json_each(?4))
-				AND host NOT IN (`+pausedHosts+`?7)
-			ORDER BY next_at LIMIT ?5)
+			WHERE state = 'queued' AND lane = $3 AND next_at <= $2 AND NOT (`+db.inList("host", "$4")+`)
+				AND host NOT IN (`+pausedHosts+`$7)
+			ORDER BY next_at LIMIT $5`+db.skipLocked()+`) AND state = 'queued'
 		RETURNING id, activity_id, inbox, host, lane, attempts, enqueued_at, coalesce(first_attempt_at, 0)`)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, until, ms, lane, string(excl), limit, owner, now.Unix())
+	rows, err := st.QueryContext(ctx, until, ms, lane, db.listArg(exclude), limit, owner, now.Unix())
 	if err != nil {
 		return nil, err
 	}
@@ -218,8 +294,8 @@ func (db *DB) ClaimDeliveries(ctx context.Context, owner string, lane, limit int
 // ExpireLeases returns deliveries whose lease ran out (their runner died)
 // to the queue, due at once. It returns how many came back.
 func (db *DB) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
-	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = ?1
-		WHERE state = 'leased' AND lease_until < ?1`, now.UnixMilli())
+	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
+		WHERE state = 'leased' AND lease_until < $1`, now.UnixMilli())
 	if err != nil {
 		return 0, err
 	}
@@ -232,9 +308,8 @@ func (db *DB) RenewLeases(ctx context.Context, owner string, ids []int64, until 
 	if len(ids) == 0 {
 		return nil
 	}
-	b, _ := json.Marshal(ids)
-	_, err := db.w.ExecContext(ctx, `UPDATE deliveries SET lease_until = ? WHERE state = 'leased' AND lease_owner = ? AND id IN (SELECT value FROM json_each(?))`,
-		until.UnixMilli(), owner, string(b))
+	_, err := db.w.ExecContext(ctx, `UPDATE deliveries SET lease_until = $1 WHERE state = 'leased' AND lease_owner = $2 AND `+db.inList("id", "$3"),
+		until.UnixMilli(), owner, db.listArg(ids))
 	return err
 }
 
@@ -242,7 +317,7 @@ func (db *DB) RenewLeases(ctx context.Context, owner string, ids []int64, until 
 // until, without spending an attempt: what an open circuit breaker does.
 // It returns how many rows it moved.
 func (db *DB) HoldHost(ctx context.Context, host string, until, now time.Time) (int64, error) {
-	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET next_at = ?, updated_at = ? WHERE host = ? AND state = 'queued' AND next_at < ?`,
+	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET next_at = $1, updated_at = $2 WHERE host = $3 AND state = 'queued' AND next_at < $4`,
 		until.UnixMilli(), now.UnixMilli(), host, until.UnixMilli())
 	if err != nil {
 		return 0, err
@@ -254,7 +329,7 @@ func (db *DB) HoldHost(ctx context.Context, host string, until, now time.Time) (
 // a pause is due, or ok=false when there is none.
 func (db *DB) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err error) {
 	var ms sql.NullInt64
-	err = db.queryRow(ctx, db.w, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = ? AND host NOT IN (`+pausedHosts+`?)`,
+	err = db.queryRow(ctx, db.w, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = $1 AND host NOT IN (`+pausedHosts+`$2)`,
 		lane, db.Now().Unix()).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
@@ -280,7 +355,7 @@ func (db *DB) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActivity
 	var sync bool
 	var iri string
 	err := db.r.QueryRowContext(ctx, `SELECT a.iri, a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
-		WHERE a.id = ?`, id).Scan(&iri, &actor, &name, &s, &sync)
+		WHERE a.id = $1`, id).Scan(&iri, &actor, &name, &s, &sync)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -340,10 +415,10 @@ type DeliveryResult struct {
 func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []DeliveryResult, now time.Time) (newlyUnavailable []string, err error) {
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		newlyUnavailable = newlyUnavailable[:0]
-		upd, err := tx.PrepareContext(ctx, `UPDATE deliveries SET state = ?, attempts = ?, next_at = ?, lease_until = NULL, lease_owner = NULL,
-			last_status = ?, last_error = ?, updated_at = ?,
-			first_attempt_at = CASE WHEN ? THEN coalesce(first_attempt_at, ?) ELSE first_attempt_at END
-			WHERE id = ? AND state = 'leased' AND lease_owner = ?`)
+		upd, err := tx.PrepareContext(ctx, `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_until = NULL, lease_owner = NULL,
+			last_status = $4, last_error = $5, updated_at = $6,
+			first_attempt_at = CASE WHEN $7 THEN coalesce(first_attempt_at, $8) ELSE first_attempt_at END
+			WHERE id = $9 AND state = 'leased' AND lease_owner = $10`)
 		if err != nil {
 			return err
 		}
@@ -384,7 +459,10 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []
 		if err := recordHistory(ctx, tx, results, now); err != nil {
 			return err
 		}
-		for host, e := range hosts {
+		// Hosts in order: two processes writing batches that share hosts
+		// lock their rows in the same order, so they never deadlock.
+		for _, host := range slices.Sorted(maps.Keys(hosts)) {
+			e := hosts[host]
 			// One success in a batch outweighs failures to the same host.
 			if e.succeeded {
 				if err := hostSucceeded(ctx, tx, host); err != nil {
@@ -417,7 +495,7 @@ func (db *DB) SweepDeliveries(ctx context.Context) (int64, error) {
 	var n int64
 	now := db.Now()
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM deliveries WHERE (state = 'done' AND updated_at < ?) OR (state = 'failed' AND updated_at < ?)`,
+		r, err := tx.ExecContext(ctx, `DELETE FROM deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
 			now.Add(-DoneRetention).UnixMilli(), now.Add(-FailedRetention).UnixMilli())
 		if err != nil {
 			return err
@@ -444,11 +522,11 @@ type FailedDelivery struct {
 // (0 for all), optionally for one host.
 func (db *DB) FailedDeliveries(ctx context.Context, host string, limit int) ([]FailedDelivery, error) {
 	if limit <= 0 {
-		limit = -1
+		limit = math.MaxInt32
 	}
 	rows, err := db.r.QueryContext(ctx, `SELECT d.id, a.iri, d.inbox, d.host, d.attempts, coalesce(d.last_status, 0), coalesce(d.last_error, ''), d.updated_at
 		FROM deliveries d JOIN activities a ON a.id = d.activity_id
-		WHERE d.state = 'failed' AND (? = '' OR d.host = ?) ORDER BY d.updated_at DESC, d.id DESC LIMIT ?`, host, host, limit)
+		WHERE d.state = 'failed' AND ($1 = '' OR d.host = $2) ORDER BY d.updated_at DESC, d.id DESC LIMIT $3`, host, host, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -473,8 +551,8 @@ func (db *DB) RequeueFailed(ctx context.Context, host string, id int64) (int64, 
 	var n int64
 	now := db.Now().UnixMilli()
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = ?1, updated_at = ?1
-			WHERE state = 'failed' AND (?2 = '' OR host = ?2) AND (?3 = 0 OR id = ?3)`, now, host, id)
+		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
+			WHERE state = 'failed' AND ($2 = '' OR host = $2) AND ($3 = 0 OR id = $3)`, now, host, id)
 		if err != nil {
 			return err
 		}
@@ -489,7 +567,7 @@ func (db *DB) RequeueFailed(ctx context.Context, host string, id int64) (int64, 
 // out), or ok=false when none is queued.
 func (db *DB) OldestDue(ctx context.Context) (t time.Time, ok bool, err error) {
 	var ms sql.NullInt64
-	err = db.r.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND host NOT IN (`+pausedHosts+`?)`, db.Now().Unix()).Scan(&ms)
+	err = db.r.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND host NOT IN (`+pausedHosts+`$1)`, db.Now().Unix()).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
 	}

@@ -4,13 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
-
-	"modernc.org/sqlite"
 )
 
 // Digest is a FEP-8fcf followers digest: the XOR of the SHA-256 of each
@@ -39,39 +36,13 @@ func DigestOf(ids ...string) Digest {
 	return d
 }
 
-// The SQL functions the follower_digests triggers call (migration 0006).
-// They are registered for every connection of the "sqlite" driver in this
-// process, before any database is opened.
-func init() {
-	sqlite.MustRegisterDeterministicScalarFunction("herald_id_digest", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		id, ok := args[0].(string)
-		if !ok {
-			return nil, fmt.Errorf("herald_id_digest: want text, got %T", args[0])
-		}
-		sum := sha256.Sum256([]byte(id))
-		return sum[:], nil
-	})
-	sqlite.MustRegisterDeterministicScalarFunction("herald_xor32", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		a, ok1 := args[0].([]byte)
-		b, ok2 := args[1].([]byte)
-		if !ok1 || !ok2 || len(a) != sha256.Size || len(b) != sha256.Size {
-			return nil, errors.New("herald_xor32: want two 32-byte blobs")
-		}
-		out := make([]byte, sha256.Size)
-		for i := range out {
-			out[i] = a[i] ^ b[i]
-		}
-		return out, nil
-	})
-}
-
 // FollowerDigest returns the digest of a local actor's accepted followers
 // whose id is on origin (scheme://host[:port], see OriginOf): one
-// primary-key read, as the triggers keep it current.
+// primary-key read, as the store keeps it current (digests.go).
 func (db *DB) FollowerDigest(ctx context.Context, actorID int64, origin string) (Digest, error) {
 	var d Digest
 	var b []byte
-	err := db.queryRow(ctx, db.r, `SELECT digest FROM follower_digests WHERE actor_id = ? AND origin = ?`, actorID, origin).Scan(&b)
+	err := db.queryRow(ctx, db.r, `SELECT digest FROM follower_digests WHERE actor_id = $1 AND origin = $2`, actorID, origin).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, nil
 	}
@@ -89,7 +60,7 @@ func (db *DB) FollowerDigest(ctx context.Context, actorID int64, origin string) 
 // origin, ordered by id: the partial collection FEP-8fcf serves to that
 // origin.
 func (db *DB) FollowersOnOrigin(ctx context.Context, actorID int64, origin string) ([]string, error) {
-	return column[string](ctx, db.r, `SELECT follower FROM followers WHERE actor_id = ? AND origin = ? AND state = 'accepted' ORDER BY follower`,
+	return column[string](ctx, db.r, `SELECT follower FROM followers WHERE actor_id = $1 AND origin = $2 AND state = 'accepted' ORDER BY follower`,
 		actorID, origin)
 }
 
@@ -110,7 +81,7 @@ type Querier interface {
 // remote, by name.
 func LocalFollowsOf(ctx context.Context, q Querier, remote string) ([]LocalFollow, error) {
 	rows, err := q.QueryContext(ctx, `SELECT f.actor_id, a.name, f.state FROM following f JOIN actors a ON a.id = f.actor_id
-		WHERE f.target = ? ORDER BY a.name`, remote)
+		WHERE f.target = $1 ORDER BY a.name`, remote)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +111,10 @@ type FollowersSyncJob struct {
 // or one was requested less than interval ago. It reports whether a sync
 // is now waiting; false means the rate limit refused it.
 func RequestFollowersSync(ctx context.Context, tx *sql.Tx, remote, url, digest string, now time.Time, interval time.Duration) (bool, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO followers_sync_jobs(remote_actor, url, digest, requested_at) VALUES (?1, ?2, ?3, ?4)
-		ON CONFLICT(remote_actor) DO UPDATE SET url = ?2, digest = ?3,
-			requested_at = CASE WHEN done_at IS NULL THEN requested_at ELSE ?4 END, done_at = NULL, result = NULL
-		WHERE done_at IS NULL OR requested_at <= ?5`,
+	res, err := tx.ExecContext(ctx, `INSERT INTO followers_sync_jobs(remote_actor, url, digest, requested_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT(remote_actor) DO UPDATE SET url = $2, digest = $3,
+			requested_at = CASE WHEN followers_sync_jobs.done_at IS NULL THEN followers_sync_jobs.requested_at ELSE $4 END, done_at = NULL, result = NULL
+		WHERE followers_sync_jobs.done_at IS NULL OR followers_sync_jobs.requested_at <= $5`,
 		remote, url, digest, now.Unix(), now.Add(-interval).Unix())
 	if err != nil {
 		return false, err
@@ -155,7 +126,7 @@ func RequestFollowersSync(ctx context.Context, tx *sql.Tx, remote, url, digest s
 // DueFollowersSyncs returns up to limit waiting syncs, oldest first.
 func (db *DB) DueFollowersSyncs(ctx context.Context, limit int) ([]FollowersSyncJob, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT remote_actor, url, digest, requested_at FROM followers_sync_jobs
-		WHERE done_at IS NULL ORDER BY requested_at LIMIT ?`, limit)
+		WHERE done_at IS NULL ORDER BY requested_at LIMIT $1`, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +147,7 @@ func (db *DB) DueFollowersSyncs(ctx context.Context, limit int) ([]FollowersSync
 // FinishFollowersSync marks a sync done with a one-line result. The row
 // stays, so that the next request within the hour is refused.
 func FinishFollowersSync(ctx context.Context, tx *sql.Tx, remote, result string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = ?, result = ? WHERE remote_actor = ?`, now.Unix(), result, remote)
+	_, err := tx.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = $1, result = $2 WHERE remote_actor = $3`, now.Unix(), result, remote)
 	return err
 }
 
@@ -185,7 +156,7 @@ func FinishFollowersSync(ctx context.Context, tx *sql.Tx, remote, result string,
 func (db *DB) SweepFollowersSyncs(ctx context.Context, cutoff time.Time) (int64, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM followers_sync_jobs WHERE done_at IS NOT NULL AND requested_at < ?`, cutoff.Unix())
+		r, err := tx.ExecContext(ctx, `DELETE FROM followers_sync_jobs WHERE done_at IS NOT NULL AND requested_at < $1`, cutoff.Unix())
 		if err != nil {
 			return err
 		}

@@ -3,10 +3,10 @@ package store_test
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
@@ -15,8 +15,12 @@ import (
 // through every way followers change: follow, approval, Undo, 410, block,
 // actor Delete.
 func TestFollowerDigestsFollowEveryChange(t *testing.T) {
+	pgtest.Each(t, testFollowerDigestsFollowEveryChange)
+}
+
+func testFollowerDigestsFollowEveryChange(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	db := pgtest.Open(t, engine)
 	alice := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: "x", PublicKeyPEM: "y"}
 	if err := db.CreateActor(ctx, alice, "tok"); err != nil {
 		t.Fatal(err)
@@ -83,7 +87,7 @@ func TestFollowerDigestsFollowEveryChange(t *testing.T) {
 	// Deleted remote actor.
 	write(func(tx *sql.Tx) error { _, err := store.RemoveRelations(ctx, tx, b+"/users/4", 0); return err })
 	check("delete", a, b)
-	if n := count(t, db, `SELECT count(*) FROM follower_digests WHERE origin = ?`, b); n != 0 {
+	if n := count(t, db, `SELECT count(*) FROM follower_digests WHERE origin = $1`, b); n != 0 {
 		t.Errorf("an emptied origin keeps a digest row")
 	}
 	// Domain block.
@@ -97,7 +101,7 @@ func TestFollowerDigestsFollowEveryChange(t *testing.T) {
 	// The local actor's deletion takes its digests along.
 	follow(a+"/users/9", a+"/users/9/inbox", store.StateAccepted)
 	write(func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM actors WHERE id = ?`, alice.ID)
+		_, err := tx.ExecContext(ctx, `DELETE FROM actors WHERE id = $1`, alice.ID)
 		return err
 	})
 	if n := count(t, db, `SELECT count(*) FROM follower_digests`); n != 0 {
@@ -114,9 +118,11 @@ func count(t *testing.T, db *store.DB, q string, args ...any) int {
 	return n
 }
 
-func TestFollowersSyncRateLimit(t *testing.T) {
+func TestFollowersSyncRateLimit(t *testing.T) { pgtest.Each(t, testFollowersSyncRateLimit) }
+
+func testFollowersSyncRateLimit(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	db := pgtest.Open(t, engine)
 	now := time.Now()
 	req := func(at time.Time, digest string) bool {
 		t.Helper()

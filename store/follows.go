@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -34,19 +35,30 @@ func UpsertFollower(ctx context.Context, tx *sql.Tx, f Follower, now time.Time) 
 		return "", false, err
 	}
 	origin, _ := OriginOf(f.Follower)
-	err = tx.QueryRowContext(ctx, `SELECT state FROM followers WHERE actor_id = ? AND follower = ?`, f.ActorID, f.Follower).Scan(&state)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		_, err = tx.ExecContext(ctx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, follow_id, state, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	// Insert first, update if it was there: two processes taking the same
+	// Follow at once (two ids for one follow) cannot both insert, and the
+	// second waits for the first and updates its row.
+	for range 2 {
+		r, err := tx.ExecContext(ctx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, follow_id, state, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT(actor_id, follower) DO NOTHING`,
 			f.ActorID, f.Follower, host, origin, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.State, now.Unix())
-		return f.State, true, err
-	case err != nil:
-		return "", false, err
+		if err != nil {
+			return "", false, err
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			if f.State == StateAccepted {
+				err = addFollowerDigests(ctx, tx, []followerToggle{{f.ActorID, origin, f.Follower}})
+			}
+			return f.State, true, err
+		}
+		err = tx.QueryRowContext(ctx, `UPDATE followers SET inbox = $1, shared_inbox = $2, follow_id = coalesce($3, follow_id)
+			WHERE actor_id = $4 AND follower = $5 RETURNING state`, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.ActorID, f.Follower).Scan(&state)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return state, false, err
+		}
+		// The row went between the two statements: insert again.
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE followers SET inbox = ?, shared_inbox = ?, follow_id = coalesce(?, follow_id)
-		WHERE actor_id = ? AND follower = ?`, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.ActorID, f.Follower)
-	return state, false, err
+	return "", false, fmt.Errorf("follower %s of actor %d: changing under us", f.Follower, f.ActorID)
 }
 
 // RemoveFollower deletes a follow relationship matched by the Follow's id or,
@@ -55,29 +67,22 @@ func UpsertFollower(ctx context.Context, tx *sql.Tx, f Follower, now time.Time) 
 // rows went.
 func RemoveFollower(ctx context.Context, tx *sql.Tx, followID, follower string, actorID int64) (int64, error) {
 	if followID != "" {
-		res, err := tx.ExecContext(ctx, `DELETE FROM followers WHERE follow_id = ? AND follower = ?`, followID, follower)
-		if err != nil {
-			return 0, err
-		}
-		if n, _ := res.RowsAffected(); n > 0 || actorID == 0 {
-			return n, nil
+		n, err := deleteFollowers(ctx, tx, `follow_id = $1 AND follower = $2`, followID, follower)
+		if err != nil || n > 0 || actorID == 0 {
+			return n, err
 		}
 	}
 	if actorID == 0 {
 		return 0, nil
 	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM followers WHERE actor_id = ? AND follower = ?`, actorID, follower)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	return deleteFollowers(ctx, tx, `actor_id = $1 AND follower = $2`, actorID, follower)
 }
 
 // RemoveFollowersByInbox removes the followers whose personal inbox is
 // inbox: it answered 410 Gone. A shared inbox matches no row here, so a 410
 // from one removes nobody.
 func RemoveFollowersByInbox(ctx context.Context, tx *sql.Tx, inbox string) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM followers WHERE inbox = ? AND coalesce(shared_inbox, '') != inbox`, inbox)
+	_, err := deleteFollowers(ctx, tx, `inbox = $1 AND coalesce(shared_inbox, '') != inbox`, inbox)
 	return err
 }
 
@@ -86,7 +91,7 @@ func FollowerRow(ctx context.Context, tx *sql.Tx, actorID int64, follower string
 	f := Follower{ActorID: actorID, Follower: follower}
 	var shared, followID sql.NullString
 	var created int64
-	err := tx.QueryRowContext(ctx, `SELECT inbox, shared_inbox, follow_id, state, created_at FROM followers WHERE actor_id = ? AND follower = ?`,
+	err := tx.QueryRowContext(ctx, `SELECT inbox, shared_inbox, follow_id, state, created_at FROM followers WHERE actor_id = $1 AND follower = $2`,
 		actorID, follower).Scan(&f.Inbox, &shared, &followID, &f.State, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -95,22 +100,34 @@ func FollowerRow(ctx context.Context, tx *sql.Tx, actorID int64, follower string
 	return &f, err
 }
 
-// SetFollowerState changes a follower's state (pending to accepted).
+// SetFollowerState changes a follower's state (pending to accepted). A
+// follower already in that state is left as it is.
 func SetFollowerState(ctx context.Context, tx *sql.Tx, actorID int64, follower, state string) error {
-	res, err := tx.ExecContext(ctx, `UPDATE followers SET state = ? WHERE actor_id = ? AND follower = ?`, state, actorID, follower)
+	// The state test is in the update, so that of two processes approving
+	// at once only one changes the row (and the digest).
+	var origin string
+	err := tx.QueryRowContext(ctx, `UPDATE followers SET state = $1 WHERE actor_id = $2 AND follower = $3 AND state != $1 RETURNING origin`,
+		state, actorID, follower).Scan(&origin)
+	if errors.Is(err, sql.ErrNoRows) {
+		var one int
+		err = tx.QueryRowContext(ctx, `SELECT 1 FROM followers WHERE actor_id = $1 AND follower = $2`, actorID, follower).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		return err
+	}
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	// Between the two states, either way, the follower enters or leaves
+	// the accepted set.
+	return addFollowerDigests(ctx, tx, []followerToggle{{actorID, origin, follower}})
 }
 
 // Followers lists a local actor's followers in one state, oldest first.
 func (db *DB) Followers(ctx context.Context, actorID int64, state string) ([]Follower, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT follower, inbox, shared_inbox, follow_id, state, created_at FROM followers
-		WHERE actor_id = ? AND state = ? ORDER BY created_at, follower`, actorID, state)
+		WHERE actor_id = $1 AND state = $2 ORDER BY created_at, follower`, actorID, state)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +160,7 @@ func AddFollowing(ctx context.Context, tx *sql.Tx, f Following, now time.Time) e
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO following(actor_id, target, host, follow_id, state, created_at) VALUES (?, ?, ?, ?, ?, ?)
+	_, err = tx.ExecContext(ctx, `INSERT INTO following(actor_id, target, host, follow_id, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT(actor_id, target) DO UPDATE SET follow_id = excluded.follow_id`,
 		f.ActorID, f.Target, host, f.FollowID, f.State, now.Unix())
 	return err
@@ -157,12 +174,12 @@ func AddFollowing(ctx context.Context, tx *sql.Tx, f Following, now time.Time) e
 func ResolveFollowing(ctx context.Context, tx *sql.Tx, followID string, actorID int64, target string, accept bool) (int64, error) {
 	var q string
 	if accept {
-		q = `UPDATE following SET state = 'accepted' WHERE target = ? AND `
+		q = `UPDATE following SET state = 'accepted' WHERE target = $1 AND `
 	} else {
-		q = `DELETE FROM following WHERE target = ? AND `
+		q = `DELETE FROM following WHERE target = $1 AND `
 	}
 	if followID != "" {
-		res, err := tx.ExecContext(ctx, q+`follow_id = ?`, target, followID)
+		res, err := tx.ExecContext(ctx, q+`follow_id = $2`, target, followID)
 		if err != nil {
 			return 0, err
 		}
@@ -173,7 +190,7 @@ func ResolveFollowing(ctx context.Context, tx *sql.Tx, followID string, actorID 
 	if actorID == 0 {
 		return 0, nil
 	}
-	res, err := tx.ExecContext(ctx, q+`actor_id = ?`, target, actorID)
+	res, err := tx.ExecContext(ctx, q+`actor_id = $2`, target, actorID)
 	if err != nil {
 		return 0, err
 	}
@@ -184,27 +201,31 @@ func ResolveFollowing(ctx context.Context, tx *sql.Tx, followID string, actorID 
 // remote actor and local actors; actorID 0 means all local actors (the remote
 // actor was deleted). It returns how many rows went.
 func RemoveRelations(ctx context.Context, tx *sql.Tx, remote string, actorID int64) (int64, error) {
-	var total int64
-	for _, q := range []string{`DELETE FROM followers WHERE follower = ?`, `DELETE FROM following WHERE target = ?`} {
-		args := []any{remote}
-		if actorID != 0 {
-			q += ` AND actor_id = ?`
-			args = append(args, actorID)
-		}
-		res, err := tx.ExecContext(ctx, q, args...)
-		if err != nil {
-			return 0, err
-		}
-		n, _ := res.RowsAffected()
-		total += n
+	where, args := `follower = $1`, []any{remote}
+	if actorID != 0 {
+		where, args = where+` AND actor_id = $2`, append(args, actorID)
 	}
+	total, err := deleteFollowers(ctx, tx, where, args...)
+	if err != nil {
+		return 0, err
+	}
+	q := `DELETE FROM following WHERE target = $1`
+	if actorID != 0 {
+		q += ` AND actor_id = $2`
+	}
+	res, err := tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	total += n
 	return total, nil
 }
 
 // LocalFollowersOf returns the ids of local actors with an accepted follow of
 // remote: who a shared-inbox delivery from remote is for.
 func LocalFollowersOf(ctx context.Context, tx *sql.Tx, remote string) ([]int64, error) {
-	return column[int64](ctx, tx, `SELECT actor_id FROM following WHERE target = ? AND state = 'accepted'`, remote)
+	return column[int64](ctx, tx, `SELECT actor_id FROM following WHERE target = $1 AND state = 'accepted'`, remote)
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
@@ -213,23 +234,23 @@ func nullString(s string) sql.NullString { return sql.NullString{String: s, Vali
 // followers: each follower's shared inbox when it has one, else its own
 // inbox, without duplicates.
 func FollowerInboxes(ctx context.Context, tx *sql.Tx, actorID int64) ([]string, error) {
-	return column[string](ctx, tx, `SELECT DISTINCT coalesce(shared_inbox, inbox) FROM followers WHERE actor_id = ? AND state = 'accepted'`, actorID)
+	return column[string](ctx, tx, `SELECT DISTINCT coalesce(shared_inbox, inbox) FROM followers WHERE actor_id = $1 AND state = 'accepted'`, actorID)
 }
 
 // HasRelations reports whether a remote actor follows or is followed by any
 // local actor.
 func (db *DB) HasRelations(ctx context.Context, remote string) (bool, error) {
-	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM followers WHERE follower = ?1) OR EXISTS (SELECT 1 FROM following WHERE target = ?1)`, remote).Scan(&n)
-	return n == 1, err
+	var known bool
+	err := db.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM followers WHERE follower = $1) OR EXISTS (SELECT 1 FROM following WHERE target = $1)`, remote).Scan(&known)
+	return known, err
 }
 
 // RelationPage returns a page of accepted follower ids (followers true) or
 // followed ids of a local actor, oldest first.
 func (db *DB) RelationPage(ctx context.Context, actorID int64, followers bool, offset, limit int) ([]string, error) {
-	q := `SELECT target FROM following WHERE actor_id = ? AND state = 'accepted' ORDER BY created_at, target LIMIT ? OFFSET ?`
+	q := `SELECT target FROM following WHERE actor_id = $1 AND state = 'accepted' ORDER BY created_at, target LIMIT $2 OFFSET $3`
 	if followers {
-		q = `SELECT follower FROM followers WHERE actor_id = ? AND state = 'accepted' ORDER BY created_at, follower LIMIT ? OFFSET ?`
+		q = `SELECT follower FROM followers WHERE actor_id = $1 AND state = 'accepted' ORDER BY created_at, follower LIMIT $2 OFFSET $3`
 	}
 	return column[string](ctx, db.r, q, actorID, limit, offset)
 }
@@ -237,7 +258,7 @@ func (db *DB) RelationPage(ctx context.Context, actorID int64, followers bool, o
 // FollowingOf lists the remote actors a local actor follows or asked to,
 // oldest first.
 func (db *DB) FollowingOf(ctx context.Context, actorID int64) ([]Following, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT target, follow_id, state FROM following WHERE actor_id = ? ORDER BY created_at, target`, actorID)
+	rows, err := db.r.QueryContext(ctx, `SELECT target, follow_id, state FROM following WHERE actor_id = $1 ORDER BY created_at, target`, actorID)
 	if err != nil {
 		return nil, err
 	}
@@ -260,11 +281,11 @@ func (db *DB) FollowingOf(ctx context.Context, actorID int64) ([]Following, erro
 // is enough for a Delete of the actor.
 func KnownInboxes(ctx context.Context, tx *sql.Tx, actorID int64) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, `
-		SELECT shared_inbox, 1 FROM followers WHERE actor_id = ?1 AND shared_inbox IS NOT NULL
-		UNION SELECT inbox, 0 FROM followers WHERE actor_id = ?1
-		UNION SELECT ra.shared_inbox, 1 FROM following f JOIN remote_actors ra ON ra.id = f.target WHERE f.actor_id = ?1 AND ra.shared_inbox != ''
-		UNION SELECT ra.inbox, 0 FROM following f JOIN remote_actors ra ON ra.id = f.target WHERE f.actor_id = ?1
-		UNION SELECT d.inbox, 0 FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE a.actor_id = ?1
+		SELECT shared_inbox, 1 FROM followers WHERE actor_id = $1 AND shared_inbox IS NOT NULL
+		UNION SELECT inbox, 0 FROM followers WHERE actor_id = $1
+		UNION SELECT ra.shared_inbox, 1 FROM following f JOIN remote_actors ra ON ra.id = f.target WHERE f.actor_id = $1 AND ra.shared_inbox != ''
+		UNION SELECT ra.inbox, 0 FROM following f JOIN remote_actors ra ON ra.id = f.target WHERE f.actor_id = $1
+		UNION SELECT d.inbox, 0 FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE a.actor_id = $1
 		ORDER BY 2 DESC, 1`, actorID)
 	if err != nil {
 		return nil, err

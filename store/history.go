@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -37,9 +39,11 @@ func recordHistory(ctx context.Context, tx *sql.Tx, results []DeliveryResult, no
 		}
 	}
 	minute := now.Unix() / 60
-	for series, n := range counts {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO delivery_history(minute, series, n) VALUES (?, ?, ?)
-			ON CONFLICT(minute, series) DO UPDATE SET n = n + excluded.n`, minute, series, n); err != nil {
+	// Series in order: two processes writing batches in one minute lock
+	// the same rows in the same order, so they never deadlock.
+	for _, series := range slices.Sorted(maps.Keys(counts)) {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO delivery_history(minute, series, n) VALUES ($1, $2, $3)
+			ON CONFLICT(minute, series) DO UPDATE SET n = delivery_history.n + excluded.n`, minute, series, counts[series]); err != nil {
 			return err
 		}
 	}
@@ -51,7 +55,7 @@ func recordHistory(ctx context.Context, tx *sql.Tx, results []DeliveryResult, no
 func (db *DB) SampleQueueDepth(ctx context.Context, now time.Time) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO delivery_history(minute, series, n)
-			SELECT ?, 'depth', count(*) FROM deliveries WHERE state IN ('queued', 'leased')
+			SELECT CAST($1 AS BIGINT), 'depth', count(*) FROM deliveries WHERE state IN ('queued', 'leased')
 			ON CONFLICT(minute, series) DO UPDATE SET n = excluded.n`, now.Unix()/60)
 		return err
 	})
@@ -75,7 +79,7 @@ func (db *DB) History(ctx context.Context, since, now time.Time, step time.Durat
 	for i := range out {
 		out[i].Start = first.Add(time.Duration(i) * step)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT minute, series, n FROM delivery_history WHERE minute >= ? AND minute <= ?`,
+	rows, err := db.r.QueryContext(ctx, `SELECT minute, series, n FROM delivery_history WHERE minute >= $1 AND minute <= $2`,
 		first.Unix()/60, now.Unix()/60)
 	if err != nil {
 		return nil, err
@@ -111,7 +115,7 @@ func (db *DB) History(ctx context.Context, since, now time.Time, step time.Durat
 func (db *DB) SweepHistory(ctx context.Context) (int64, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < ?`, db.Now().Add(-HistoryRetention).Unix()/60)
+		r, err := tx.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < $1`, db.Now().Add(-HistoryRetention).Unix()/60)
 		if err != nil {
 			return err
 		}

@@ -3,19 +3,21 @@ package store_test
 import (
 	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
 // TestDeliveryHistory: result batches add their attempts to the minute's
 // counters (not the unattempted ones), the sampler records the queue
 // depth, History sums them into buckets, and the sweep keeps two days.
-func TestDeliveryHistory(t *testing.T) {
+func TestDeliveryHistory(t *testing.T) { pgtest.Each(t, testDeliveryHistory) }
+
+func testDeliveryHistory(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	db := pgtest.Open(t, engine)
 	now := time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC)
 	db.Now = func() time.Time { return now }
 	var ids []int64

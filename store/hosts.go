@@ -13,9 +13,9 @@ import (
 // (Mastodon clears everything on any inbound request, so a server that can
 // send but not receive is retried forever: mastodon/mastodon#31118.)
 func RecordInbound(ctx context.Context, tx *sql.Tx, host string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, last_inbound_at) VALUES (?, ?)
+	_, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, last_inbound_at) VALUES ($1, $2)
 		ON CONFLICT(host) DO UPDATE SET last_inbound_at = excluded.last_inbound_at,
-			probation = CASE WHEN unavailable_since IS NOT NULL THEN 1 ELSE probation END`, host, now.Unix())
+			probation = CASE WHEN hosts.unavailable_since IS NOT NULL THEN true ELSE hosts.probation END`, host, now.Unix())
 	return err
 }
 
@@ -26,10 +26,10 @@ const UnavailableAfterDays = 7
 // hostSucceeded clears a host's failure record: any successful delivery
 // proves it is alive (Mastodon's track_success!).
 func hostSucceeded(ctx context.Context, tx *sql.Tx, host string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM host_failures WHERE host = ?`, host); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM host_failures WHERE host = $1`, host); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = NULL, probation = 0 WHERE host = ? AND (unavailable_since IS NOT NULL OR probation != 0)`, host)
+	_, err := tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = NULL, probation = false WHERE host = $1 AND (unavailable_since IS NOT NULL OR probation)`, host)
 	return err
 }
 
@@ -39,30 +39,38 @@ func hostSucceeded(ctx context.Context, tx *sql.Tx, host string) error {
 // whether the host became unavailable now.
 func hostFailed(ctx context.Context, tx *sql.Tx, host, lastErr string, now time.Time) (bool, error) {
 	day := now.UTC().Unix() / 86400
-	if _, err := tx.ExecContext(ctx, `INSERT INTO host_failures(host, day) VALUES (?, ?) ON CONFLICT DO NOTHING`, host, day); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO host_failures(host, day) VALUES ($1, $2) ON CONFLICT DO NOTHING`, host, day); err != nil {
 		return false, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, last_error, last_failure_at) VALUES (?, ?, ?)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, last_error, last_failure_at) VALUES ($1, $2, $3)
 		ON CONFLICT(host) DO UPDATE SET last_error = excluded.last_error, last_failure_at = excluded.last_failure_at`,
 		host, nullString(lastErr), now.Unix()); err != nil {
 		return false, err
 	}
 	var days int
 	var unavailable, probation bool
-	err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM host_failures WHERE host = ?1),
-		unavailable_since IS NOT NULL, probation != 0 FROM hosts WHERE host = ?1`, host).Scan(&days, &unavailable, &probation)
+	err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM host_failures WHERE host = $1),
+		unavailable_since IS NOT NULL, probation FROM hosts WHERE host = $1`, host).Scan(&days, &unavailable, &probation)
 	if err != nil {
 		return false, err
 	}
+	// The upsert above locked the host's row, so two processes failing on
+	// one host at once take their turns here; the conditions in the updates
+	// make sure that only one of them reports the change.
+	var r sql.Result
 	switch {
 	case probation:
-		_, err = tx.ExecContext(ctx, `UPDATE hosts SET probation = 0 WHERE host = ?`, host)
-		return true, err
+		r, err = tx.ExecContext(ctx, `UPDATE hosts SET probation = false WHERE host = $1 AND probation`, host)
 	case !unavailable && days >= UnavailableAfterDays:
-		_, err = tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = ? WHERE host = ?`, now.Unix(), host)
-		return true, err
+		r, err = tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2 AND unavailable_since IS NULL`, now.Unix(), host)
+	default:
+		return false, nil
 	}
-	return false, nil
+	if err != nil {
+		return false, err
+	}
+	n, err := r.RowsAffected()
+	return n == 1, err
 }
 
 // HostStatus is what the status page and the CLI show about a host.
@@ -104,7 +112,7 @@ func (db *DB) UnavailableHosts(ctx context.Context) ([]HostStatus, error) {
 // SkippedHosts returns the hosts whose deliveries are skipped: unavailable
 // and not on probation.
 func (db *DB) SkippedHosts(ctx context.Context) (map[string]bool, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND probation = 0`)
+	rows, err := db.r.QueryContext(ctx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`)
 	if err != nil {
 		return nil, err
 	}

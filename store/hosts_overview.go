@@ -36,7 +36,8 @@ func (db *DB) HostOverviews(ctx context.Context, now time.Time) ([]HostOverview,
 		}
 		return o
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT host, sum(state = 'queued'), sum(state = 'leased'), sum(state = 'done'), sum(state = 'failed'),
+	rows, err := db.r.QueryContext(ctx, `SELECT host, count(CASE WHEN state = 'queued' THEN 1 END), count(CASE WHEN state = 'leased' THEN 1 END),
+		count(CASE WHEN state = 'done' THEN 1 END), count(CASE WHEN state = 'failed' THEN 1 END),
 		coalesce(max(CASE WHEN state = 'done' THEN updated_at END), 0) FROM deliveries GROUP BY host`)
 	if err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func (db *DB) HostOverviews(ctx context.Context, now time.Time) ([]HostOverview,
 		return nil, err
 	}
 	rows, err = db.r.QueryContext(ctx, `SELECT host, coalesce(last_error, ''), coalesce(last_failure_at, 0), coalesce(unavailable_since, 0), probation,
-		paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > ?, coalesce(paused_until, 0) FROM hosts`, now.Unix())
+		paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > $1, coalesce(paused_until, 0) FROM hosts`, now.Unix())
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +138,7 @@ type HostDelivery struct {
 // limit.
 func (db *DB) HostDeliveries(ctx context.Context, host string, limit int) ([]HostDelivery, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT d.id, a.iri, d.inbox, d.state, d.attempts, d.next_at, d.updated_at, coalesce(d.last_status, 0), coalesce(d.last_error, '')
-		FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE d.host = ? ORDER BY d.id DESC LIMIT ?`, host, limit)
+		FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE d.host = $1 ORDER BY d.id DESC LIMIT $2`, host, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -185,8 +186,8 @@ func (db *DB) DeliveryCountsByLane(ctx context.Context) ([]LaneCount, error) {
 // returns how many.
 func (db *DB) RequeueFailedOfActivity(ctx context.Context, activityID int64) (n int64, err error) {
 	err = db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = ?1, updated_at = ?1
-			WHERE state = 'failed' AND activity_id = ?2`, db.Now().UnixMilli(), activityID)
+		res, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
+			WHERE state = 'failed' AND activity_id = $2`, db.Now().UnixMilli(), activityID)
 		if err != nil {
 			return err
 		}

@@ -25,17 +25,14 @@ type InboxItem struct {
 
 // AddInboxItem stores an activity once with a recipient row per local actor.
 func AddInboxItem(ctx context.Context, tx *sql.Tx, it InboxItem, recipients []int64) (int64, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO inbox_items(iri, type, actor, object, body, received_at, history) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		nullString(it.IRI), it.Type, it.Actor, nullString(it.Object), it.Body, it.ReceivedAt.Unix(), it.History)
-	if err != nil {
-		return 0, err
-	}
-	id, err := res.LastInsertId()
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO inbox_items(iri, type, actor, object, body, received_at, history) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+		nullString(it.IRI), it.Type, it.Actor, nullString(it.Object), it.Body, it.ReceivedAt.Unix(), it.History).Scan(&id)
 	if err != nil {
 		return 0, err
 	}
 	for _, r := range recipients {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO inbox_recipients(actor_id, item_id) VALUES (?, ?) ON CONFLICT DO NOTHING`, r, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO inbox_recipients(actor_id, item_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, r, id); err != nil {
 			return 0, err
 		}
 	}
@@ -45,7 +42,7 @@ func AddInboxItem(ctx context.Context, tx *sql.Tx, it InboxItem, recipients []in
 // MarkObjectDeleted marks the items whose object is object, and which actor
 // sent, as deleted: a Delete only removes its sender's own things.
 func MarkObjectDeleted(ctx context.Context, tx *sql.Tx, object, actor string, now time.Time) (int64, error) {
-	res, err := tx.ExecContext(ctx, `UPDATE inbox_items SET deleted_at = ? WHERE object = ? AND actor = ? AND deleted_at IS NULL`, now.Unix(), object, actor)
+	res, err := tx.ExecContext(ctx, `UPDATE inbox_items SET deleted_at = $1 WHERE object = $2 AND actor = $3 AND deleted_at IS NULL`, now.Unix(), object, actor)
 	if err != nil {
 		return 0, err
 	}
@@ -64,16 +61,16 @@ func (db *DB) InboxPage(ctx context.Context, actorID, maxID, minID int64, limit 
 	cols := `SELECT i.id, coalesce(i.iri, ''), i.type, i.actor, coalesce(i.object, ''), ` + inboxBody(history) + `, i.received_at,
 		i.history, i.undone_at IS NOT NULL, i.deleted_at IS NOT NULL
 		FROM inbox_recipients r JOIN inbox_items i ON i.id = r.item_id
-		WHERE r.actor_id = ? AND ` + inboxFilter(history)
+		WHERE r.actor_id = $1 AND ` + inboxFilter(history)
 	switch {
 	case minID > 0:
 		// The page right after minID: take the oldest `limit` newer items,
 		// then flip them to newest first.
-		rows, err = db.r.QueryContext(ctx, `SELECT * FROM (`+cols+` AND i.id > ? ORDER BY i.id ASC LIMIT ?) ORDER BY 1 DESC`, actorID, minID, limit)
+		rows, err = db.r.QueryContext(ctx, `SELECT * FROM (`+cols+` AND i.id > $2 ORDER BY i.id ASC LIMIT $3) AS page ORDER BY 1 DESC`, actorID, minID, limit)
 	case maxID > 0:
-		rows, err = db.r.QueryContext(ctx, cols+` AND i.id < ? ORDER BY i.id DESC LIMIT ?`, actorID, maxID, limit)
+		rows, err = db.r.QueryContext(ctx, cols+` AND i.id < $2 ORDER BY i.id DESC LIMIT $3`, actorID, maxID, limit)
 	default:
-		rows, err = db.r.QueryContext(ctx, cols+` ORDER BY i.id DESC LIMIT ?`, actorID, limit)
+		rows, err = db.r.QueryContext(ctx, cols+` ORDER BY i.id DESC LIMIT $2`, actorID, limit)
 	}
 	if err != nil {
 		return nil, err
@@ -95,9 +92,9 @@ func (db *DB) InboxPage(ctx context.Context, actorID, maxID, minID int64, limit 
 // inboxFilter selects the inbox as it stands, or all of its history.
 func inboxFilter(history bool) string {
 	if history {
-		return "1 = 1"
+		return "true"
 	}
-	return "i.deleted_at IS NULL AND i.undone_at IS NULL AND i.history = 0"
+	return "i.deleted_at IS NULL AND i.undone_at IS NULL AND NOT i.history"
 }
 
 // inboxBody is an item's current version, or as received for the history.
@@ -113,7 +110,7 @@ func inboxBody(history bool) string {
 func (db *DB) InboxCount(ctx context.Context, actorID int64, history bool) (int, error) {
 	var n int
 	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM inbox_recipients r JOIN inbox_items i ON i.id = r.item_id
-		WHERE r.actor_id = ? AND `+inboxFilter(history), actorID).Scan(&n)
+		WHERE r.actor_id = $1 AND `+inboxFilter(history), actorID).Scan(&n)
 	return n, err
 }
 
@@ -123,13 +120,13 @@ func (db *DB) InboxCount(ctx context.Context, actorID int64, history bool) (int,
 // to nobody, as Misskey's Undo is.
 func ItemRecipients(ctx context.Context, tx *sql.Tx, iri, actor string) ([]int64, error) {
 	return column[int64](ctx, tx, `SELECT DISTINCT r.actor_id FROM inbox_items i JOIN inbox_recipients r ON r.item_id = i.id
-		WHERE (i.iri = ? OR i.object = ?) AND i.actor = ? AND i.history = 0`, iri, iri, actor)
+		WHERE (i.iri = $1 OR i.object = $2) AND i.actor = $3 AND NOT i.history`, iri, iri, actor)
 }
 
 // UndoItems marks actor's items whose id is iri undone, and returns how
 // many.
 func UndoItems(ctx context.Context, tx *sql.Tx, iri, actor string, now time.Time) (int64, error) {
-	res, err := tx.ExecContext(ctx, `UPDATE inbox_items SET undone_at = ? WHERE iri = ? AND actor = ? AND undone_at IS NULL AND history = 0`, now.Unix(), iri, actor)
+	res, err := tx.ExecContext(ctx, `UPDATE inbox_items SET undone_at = $1 WHERE iri = $2 AND actor = $3 AND undone_at IS NULL AND NOT history`, now.Unix(), iri, actor)
 	if err != nil {
 		return 0, err
 	}
@@ -139,7 +136,7 @@ func UndoItems(ctx context.Context, tx *sql.Tx, iri, actor string, now time.Time
 // ObjectItems returns actor's items about object (not history), for an
 // Update to give them a current version.
 func ObjectItems(ctx context.Context, tx *sql.Tx, object, actor string) ([]InboxItem, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, type, coalesce(current, body) FROM inbox_items WHERE object = ? AND actor = ? AND history = 0 AND deleted_at IS NULL`, object, actor)
+	rows, err := tx.QueryContext(ctx, `SELECT id, type, coalesce(current, body) FROM inbox_items WHERE object = $1 AND actor = $2 AND NOT history AND deleted_at IS NULL`, object, actor)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +154,7 @@ func ObjectItems(ctx context.Context, tx *sql.Tx, object, actor string) ([]Inbox
 
 // SetItemCurrent records an item's current version.
 func SetItemCurrent(ctx context.Context, tx *sql.Tx, id int64, current string) error {
-	_, err := tx.ExecContext(ctx, `UPDATE inbox_items SET current = ? WHERE id = ?`, current, id)
+	_, err := tx.ExecContext(ctx, `UPDATE inbox_items SET current = $1 WHERE id = $2`, current, id)
 	return err
 }
 
@@ -165,7 +162,7 @@ func SetItemCurrent(ctx context.Context, tx *sql.Tx, id int64, current string) e
 // Announce) about object stands: not undone, not deleted.
 func (db *DB) Reactions(ctx context.Context, object, typ string) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT count(DISTINCT actor) FROM inbox_items WHERE object = ? AND type = ? AND history = 0
+	err := db.r.QueryRowContext(ctx, `SELECT count(DISTINCT actor) FROM inbox_items WHERE object = $1 AND type = $2 AND NOT history
 		AND undone_at IS NULL AND deleted_at IS NULL`, object, typ).Scan(&n)
 	return n, err
 }

@@ -44,7 +44,7 @@ func (db *DB) Instance(ctx context.Context) (*InstanceRow, error) {
 // for. created reports whether this call wrote it.
 func (db *DB) InitInstance(ctx context.Context, scheme, domain string) (row *InstanceRow, created bool, err error) {
 	err = db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `INSERT INTO instance(id, scheme, domain, created_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+		r, err := tx.ExecContext(ctx, `INSERT INTO instance(id, scheme, domain, created_at) VALUES (1, $1, $2, $3) ON CONFLICT(id) DO NOTHING`,
 			scheme, strings.ToLower(domain), db.Now().UnixMilli())
 		if err != nil {
 			return err
@@ -64,7 +64,7 @@ func (db *DB) InitInstance(ctx context.Context, scheme, domain string) (row *Ins
 // when woken and on SIGHUP.
 func (db *DB) SetLogLevel(ctx context.Context, level string) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE instance SET log_level = ? WHERE id = 1`, level)
+		r, err := tx.ExecContext(ctx, `UPDATE instance SET log_level = $1 WHERE id = 1`, level)
 		if err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func (db *DB) InferInstance(ctx context.Context) (scheme, domain string, ok bool
 	var iri string
 	err = db.r.QueryRowContext(ctx, `SELECT iri FROM (
 			SELECT iri, created_at FROM activities WHERE actor_id IS NOT NULL
-			UNION ALL SELECT iri, created_at FROM objects)
+			UNION ALL SELECT iri, created_at FROM objects) AS published
 		ORDER BY created_at LIMIT 1`).Scan(&iri)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", "", false, nil

@@ -54,7 +54,7 @@ func (db *DB) AddJob(ctx context.Context, kind string, actorID int64, args []byt
 	var id int64
 	now := db.Now().UnixMilli()
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO jobs(kind, actor_id, args, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+		return tx.QueryRowContext(ctx, `INSERT INTO jobs(kind, actor_id, args, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
 			kind, actorID, string(args), now, now).Scan(&id)
 	})
 	return id, err
@@ -62,12 +62,12 @@ func (db *DB) AddJob(ctx context.Context, kind string, actorID int64, args []byt
 
 // JobByID returns one job, or ErrNotFound.
 func (db *DB) JobByID(ctx context.Context, id int64) (*Job, error) {
-	return scanJob(db.r.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
+	return scanJob(db.r.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id))
 }
 
 // RecentJobs lists the newest jobs first, at most limit.
 func (db *DB) RecentJobs(ctx context.Context, limit int) ([]Job, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs ORDER BY id DESC LIMIT ?`, limit)
+	rows, err := db.r.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs ORDER BY id DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -89,8 +89,8 @@ func (db *DB) ClaimJob(ctx context.Context, owner string, now time.Time, lease t
 	var j *Job
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		var err error
-		j, err = scanJob(tx.QueryRowContext(ctx, `UPDATE jobs SET state = 'running', lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
-			WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1) AND state = 'queued'
+		j, err = scanJob(tx.QueryRowContext(ctx, `UPDATE jobs SET state = 'running', lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3
+			WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1`+db.skipLocked()+`) AND state = 'queued'
 			RETURNING `+jobColumns, owner, now.Add(lease).UnixMilli(), now.UnixMilli()))
 		return err
 	})
@@ -100,7 +100,7 @@ func (db *DB) ClaimJob(ctx context.Context, owner string, now time.Time, lease t
 // FinishJob marks a job done with its result, inside the transaction that
 // commits the job's work: a job is done exactly when its effects are.
 func FinishJob(ctx context.Context, tx *sql.Tx, id int64, result []byte, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', result = ?, error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`,
+	_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', result = $1, error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $3`,
 		string(result), now.UnixMilli(), id)
 	return err
 }
@@ -108,7 +108,7 @@ func FinishJob(ctx context.Context, tx *sql.Tx, id int64, result []byte, now tim
 // FailJob marks a job failed with the reason.
 func (db *DB) FailJob(ctx context.Context, id int64, reason string, now time.Time) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'failed', error = ?, lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?`,
+		_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'failed', error = $1, lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $3`,
 			reason, now.UnixMilli(), id)
 		return err
 	})
@@ -118,7 +118,7 @@ func (db *DB) FailJob(ctx context.Context, id int64, reason string, now time.Tim
 // before it could finish).
 func (db *DB) ReleaseJob(ctx context.Context, id int64, now time.Time) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ? AND state = 'running'`,
+		_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = $1 WHERE id = $2 AND state = 'running'`,
 			now.UnixMilli(), id)
 		return err
 	})
@@ -131,7 +131,7 @@ const JobRetention = 30 * 24 * time.Hour
 func (db *DB) SweepJobs(ctx context.Context) (int64, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < ?`, db.Now().Add(-JobRetention).UnixMilli())
+		r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < $1`, db.Now().Add(-JobRetention).UnixMilli())
 		if err != nil {
 			return err
 		}

@@ -27,7 +27,7 @@ type Media struct {
 }
 
 const mediaColumns = `id, actor_id, file, media_type, kind, size, width, height, blurhash, description, coalesce(object_id, 0), created_at, removed_at IS NOT NULL,
-	coalesce((SELECT o.deleted_at IS NOT NULL FROM objects o WHERE o.id = media.object_id), 0)`
+	coalesce((SELECT o.deleted_at IS NOT NULL FROM objects o WHERE o.id = media.object_id), false)`
 
 func scanMedia(row rowScanner) (*Media, error) {
 	var m Media
@@ -40,33 +40,39 @@ func scanMedia(row rowScanner) (*Media, error) {
 	return &m, err
 }
 
-// MediaDir is the folder beside the database that holds the media files.
-func (db *DB) MediaDir() string { return db.path + "-media" }
+// ErrNoMediaDir is returned for an upload to a database that has no media
+// folder: a PostgreSQL one whose processes were given no --media-dir.
+var ErrNoMediaDir = errors.New("no media folder: give --media-dir (HERALD_MEDIA_DIR) a folder that every Herald process on this database shares")
+
+// MediaDir is the folder that holds the media files: the one SetMediaDir
+// named, or else beside an SQLite file (herald.db-media); "" for a
+// PostgreSQL database without one.
+func (db *DB) MediaDir() string { return db.mediaDir }
 
 // AddMedia records an uploaded file (already in the media folder).
 func (db *DB) AddMedia(ctx context.Context, m *Media) error {
 	m.CreatedAt = db.Now().UTC().Truncate(time.Second)
 	return db.Write(ctx, func(tx *sql.Tx) error {
 		return tx.QueryRowContext(ctx, `INSERT INTO media(actor_id, file, media_type, kind, size, width, height, blurhash, description, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
 			m.ActorID, m.File, m.MediaType, m.Kind, m.Size, m.Width, m.Height, m.Blurhash, m.Description, m.CreatedAt.Unix()).Scan(&m.ID)
 	})
 }
 
 // MediaByFile returns a media row by its file name, or ErrNotFound.
 func (db *DB) MediaByFile(ctx context.Context, file string) (*Media, error) {
-	return scanMedia(db.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE file = ?`, file))
+	return scanMedia(db.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE file = $1`, file))
 }
 
 // MediaByID returns a media row, or ErrNotFound.
 func (db *DB) MediaByID(ctx context.Context, id int64) (*Media, error) {
-	return scanMedia(db.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = ?`, id))
+	return scanMedia(db.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1`, id))
 }
 
 // AttachMedia attaches media to the object they were posted with.
 func AttachMedia(ctx context.Context, tx *sql.Tx, ids []int64, objectID int64) error {
 	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, `UPDATE media SET object_id = ? WHERE id = ?`, objectID, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE media SET object_id = $1 WHERE id = $2`, objectID, id); err != nil {
 			return err
 		}
 	}
@@ -82,11 +88,11 @@ const MediaUnattachedFor = 24 * time.Hour
 // and uploads never attached within MediaUnattachedFor.
 func (db *DB) MediaToRemove(ctx context.Context, limit int) ([]Media, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE removed_at IS NULL AND (
-		(object_id IS NULL AND created_at < ?)
+		(object_id IS NULL AND created_at < $1)
 		OR EXISTS (SELECT 1 FROM objects o WHERE o.id = media.object_id AND o.deleted_at IS NOT NULL AND NOT EXISTS (
 			SELECT 1 FROM activities a JOIN deliveries d ON d.activity_id = a.id
 			WHERE a.object_iri = o.iri AND a.type = 'Delete' AND d.state IN ('queued', 'leased'))))
-		LIMIT ?`, db.Now().Add(-MediaUnattachedFor).Unix(), limit)
+		LIMIT $2`, db.Now().Add(-MediaUnattachedFor).Unix(), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +111,7 @@ func (db *DB) MediaToRemove(ctx context.Context, limit int) ([]Media, error) {
 // MarkMediaRemoved records that a file was deleted from the folder.
 func (db *DB) MarkMediaRemoved(ctx context.Context, id int64) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE media SET removed_at = ? WHERE id = ?`, db.Now().Unix(), id)
+		_, err := tx.ExecContext(ctx, `UPDATE media SET removed_at = $1 WHERE id = $2`, db.Now().Unix(), id)
 		return err
 	})
 }

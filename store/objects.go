@@ -22,19 +22,15 @@ type Object struct {
 
 // InsertObject stores a new object.
 func InsertObject(ctx context.Context, tx *sql.Tx, o *Object, now time.Time) error {
-	r, err := tx.ExecContext(ctx, `INSERT INTO objects(iri, actor_id, type, body, public, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		o.IRI, o.ActorID, o.Type, o.Body, o.Public, now.Unix())
-	if err != nil {
-		return err
-	}
-	o.ID, err = r.LastInsertId()
+	err := tx.QueryRowContext(ctx, `INSERT INTO objects(iri, actor_id, type, body, public, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+		o.IRI, o.ActorID, o.Type, o.Body, o.Public, now.Unix()).Scan(&o.ID)
 	return err
 }
 
 // UpdateObject replaces an object's body (an Update); a deleted object
 // cannot be updated.
 func UpdateObject(ctx context.Context, tx *sql.Tx, iri, body string, public bool, now time.Time) error {
-	r, err := tx.ExecContext(ctx, `UPDATE objects SET body = ?, public = ?, updated_at = ? WHERE iri = ? AND deleted_at IS NULL`, body, public, now.Unix(), iri)
+	r, err := tx.ExecContext(ctx, `UPDATE objects SET body = $1, public = $2, updated_at = $3 WHERE iri = $4 AND deleted_at IS NULL`, body, public, now.Unix(), iri)
 	if err != nil {
 		return err
 	}
@@ -47,7 +43,7 @@ func UpdateObject(ctx context.Context, tx *sql.Tx, iri, body string, public bool
 // TombstoneObject marks an object deleted and replaces its body with the
 // Tombstone served from then on.
 func TombstoneObject(ctx context.Context, tx *sql.Tx, iri, tombstone string, now time.Time) error {
-	r, err := tx.ExecContext(ctx, `UPDATE objects SET body = ?, deleted_at = ?, pinned_at = NULL WHERE iri = ? AND deleted_at IS NULL`, tombstone, now.Unix(), iri)
+	r, err := tx.ExecContext(ctx, `UPDATE objects SET body = $1, deleted_at = $2, pinned_at = NULL WHERE iri = $3 AND deleted_at IS NULL`, tombstone, now.Unix(), iri)
 	if err != nil {
 		return err
 	}
@@ -72,12 +68,12 @@ func scanObject(row interface{ Scan(...any) error }) (*Object, error) {
 
 // ObjectByIRI returns a local object (deleted ones too), or ErrNotFound.
 func (db *DB) ObjectByIRI(ctx context.Context, iri string) (*Object, error) {
-	return scanObject(db.r.QueryRowContext(ctx, `SELECT `+objectColumns+` FROM objects WHERE iri = ?`, iri))
+	return scanObject(db.r.QueryRowContext(ctx, `SELECT `+objectColumns+` FROM objects WHERE iri = $1`, iri))
 }
 
 // ObjectTx returns a local object inside a transaction.
 func ObjectTx(ctx context.Context, tx *sql.Tx, iri string) (*Object, error) {
-	return scanObject(tx.QueryRowContext(ctx, `SELECT `+objectColumns+` FROM objects WHERE iri = ?`, iri))
+	return scanObject(tx.QueryRowContext(ctx, `SELECT `+objectColumns+` FROM objects WHERE iri = $1`, iri))
 }
 
 // SetPinned puts an object in its actor's featured collection (pinned) or
@@ -87,19 +83,19 @@ func SetPinned(ctx context.Context, tx *sql.Tx, objectID int64, pinned bool, now
 	if pinned {
 		at = now.Unix()
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE objects SET pinned_at = ? WHERE id = ?`, at, objectID)
+	_, err := tx.ExecContext(ctx, `UPDATE objects SET pinned_at = $1 WHERE id = $2`, at, objectID)
 	return err
 }
 
 // PinnedObjects lists an actor's pinned objects, the latest pinned first.
 func (db *DB) PinnedObjects(ctx context.Context, actorID int64) ([]Object, error) {
-	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = ? AND pinned_at IS NOT NULL ORDER BY pinned_at DESC, id DESC`, actorID)
+	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = $1 AND pinned_at IS NOT NULL ORDER BY pinned_at DESC, id DESC`, actorID)
 }
 
 // PublicObjects lists an actor's newest public objects that are not
 // deleted, at most limit.
 func (db *DB) PublicObjects(ctx context.Context, actorID int64, limit int) ([]Object, error) {
-	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = ? AND public = 1 AND deleted_at IS NULL ORDER BY id DESC LIMIT ?`, actorID, limit)
+	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = $1 AND public AND deleted_at IS NULL ORDER BY id DESC LIMIT $2`, actorID, limit)
 }
 
 func (db *DB) objects(ctx context.Context, query string, args ...any) ([]Object, error) {
@@ -121,11 +117,11 @@ func (db *DB) objects(ctx context.Context, query string, args ...any) ([]Object,
 
 // SetObjectTags replaces the hashtags (normalized names) of an object.
 func SetObjectTags(ctx context.Context, tx *sql.Tx, objectID int64, tags []string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM object_tags WHERE object_id = ?`, objectID); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM object_tags WHERE object_id = $1`, objectID); err != nil {
 		return err
 	}
 	for _, t := range tags {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO object_tags(object_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING`, objectID, t); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO object_tags(object_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING`, objectID, t); err != nil {
 			return err
 		}
 	}
@@ -135,6 +131,6 @@ func SetObjectTags(ctx context.Context, tx *sql.Tx, objectID int64, tags []strin
 // TaggedObjects lists the newest public, not deleted objects with a
 // hashtag, at most limit.
 func (db *DB) TaggedObjects(ctx context.Context, tag string, limit int) ([]Object, error) {
-	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE id IN (SELECT object_id FROM object_tags WHERE tag = ?)
-		AND public = 1 AND deleted_at IS NULL ORDER BY id DESC LIMIT ?`, tag, limit)
+	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE id IN (SELECT object_id FROM object_tags WHERE tag = $1)
+		AND public AND deleted_at IS NULL ORDER BY id DESC LIMIT $2`, tag, limit)
 }

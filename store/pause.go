@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// pausedHosts is the SQL of the hosts paused at ?now (unix seconds), for
-// the queries that must pass over their rows: a pause that has run out
-// holds nothing, whether or not anyone lifted it.
+// pausedHosts is the SQL of the hosts paused at a time (unix seconds) the
+// caller appends as a placeholder ($N), for the queries that must pass over
+// their rows: a pause that has run out holds nothing, whether or not anyone
+// lifted it.
 const pausedHosts = `SELECT host FROM hosts WHERE paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > `
 
 // Pause is an operator's pause of deliveries to one host.
@@ -29,11 +30,11 @@ func (db *DB) PauseHost(ctx context.Context, host string, until time.Time) (held
 		end = until.Unix()
 	}
 	err = db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, paused_at, paused_until) VALUES (?1, ?2, ?3)
-			ON CONFLICT(host) DO UPDATE SET paused_at = coalesce(hosts.paused_at, ?2), paused_until = ?3`, host, db.Now().Unix(), end); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, paused_at, paused_until) VALUES ($1, $2, $3)
+			ON CONFLICT(host) DO UPDATE SET paused_at = coalesce(hosts.paused_at, $2), paused_until = $3`, host, db.Now().Unix(), end); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE host = ? AND state IN ('queued', 'leased')`, host).Scan(&held)
+		return tx.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE host = $1 AND state IN ('queued', 'leased')`, host).Scan(&held)
 	})
 	return held, err
 }
@@ -43,7 +44,7 @@ func (db *DB) PauseHost(ctx context.Context, host string, until time.Time) (held
 // queued, or ErrNotFound if host was not paused.
 func (db *DB) ResumeHost(ctx context.Context, host string) (queued int64, err error) {
 	err = db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE hosts SET paused_at = NULL, paused_until = NULL WHERE host = ? AND paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > ?`,
+		r, err := tx.ExecContext(ctx, `UPDATE hosts SET paused_at = NULL, paused_until = NULL WHERE host = $1 AND paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > $2`,
 			host, db.Now().Unix())
 		if err != nil {
 			return err
@@ -51,7 +52,7 @@ func (db *DB) ResumeHost(ctx context.Context, host string) (queued int64, err er
 		if n, _ := r.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
-		return tx.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE host = ? AND state = 'queued'`, host).Scan(&queued)
+		return tx.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'queued'`, host).Scan(&queued)
 	})
 	return queued, err
 }
@@ -61,7 +62,7 @@ func (db *DB) ResumeHost(ctx context.Context, host string) (queued int64, err er
 func (db *DB) Pauses(ctx context.Context, now time.Time) ([]Pause, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT h.host, h.paused_at, coalesce(h.paused_until, 0),
 		(SELECT count(*) FROM deliveries d WHERE d.host = h.host AND d.state IN ('queued', 'leased'))
-		FROM hosts h WHERE h.host IN (`+pausedHosts+`?) ORDER BY h.host`, now.Unix())
+		FROM hosts h WHERE h.host IN (`+pausedHosts+`$1) ORDER BY h.host`, now.Unix())
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func (db *DB) Pauses(ctx context.Context, now time.Time) ([]Pause, error) {
 // PausedHostSet returns the hosts paused at now, for the delivery
 // scheduler's check of rows it claimed before a pause began.
 func (db *DB) PausedHostSet(ctx context.Context, now time.Time) (map[string]bool, error) {
-	list, err := column[string](ctx, db.r, pausedHosts+`?`, now.Unix())
+	list, err := column[string](ctx, db.r, pausedHosts+`$1`, now.Unix())
 	if err != nil {
 		return nil, err
 	}

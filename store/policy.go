@@ -162,16 +162,25 @@ type Policy struct {
 
 // Policy reads the federation policy.
 func (db *DB) Policy(ctx context.Context) (*Policy, error) {
-	mode, err := db.FederationMode(ctx)
+	return readPolicy(ctx, db.r)
+}
+
+// readPolicy reads the federation policy through q (the read pool, or the
+// transaction of a wide fan-out's enqueue).
+func readPolicy(ctx context.Context, q querier) (*Policy, error) {
+	modes, err := column[string](ctx, q, `SELECT federation_mode FROM instance WHERE id = 1`)
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{Mode: mode}
+	p := &Policy{Mode: ModeBlocklist}
+	if len(modes) > 0 {
+		p.Mode = modes[0]
+	}
 	for _, l := range []struct {
 		table string
 		set   *map[string]bool
 	}{{"blocked_domains", &p.blocked}, {"allowed_domains", &p.allowed}} {
-		names, err := column[string](ctx, db.r, `SELECT domain FROM `+l.table)
+		names, err := column[string](ctx, q, `SELECT domain FROM `+l.table)
 		if err != nil {
 			return nil, err
 		}

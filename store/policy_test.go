@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
@@ -15,9 +16,11 @@ import (
 // that merely ends like it, never another IP address); allowlist mode
 // refuses what no allow covers and a block beats an allow; the snapshot the
 // scheduler judges by agrees with the query the inbox asks.
-func TestPolicy(t *testing.T) {
+func TestPolicy(t *testing.T) { pgtest.Each(t, testPolicy) }
+
+func testPolicy(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	db := pgtest.Open(t, engine)
 	if _, _, err := db.InitInstance(ctx, "https", "herald.example"); err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +89,12 @@ func TestPolicy(t *testing.T) {
 // TestBlockCoversSubdomainsEverywhere: blocking a domain removes the follows
 // with its subdomains (not with a look-alike) and skips them at enqueue.
 func TestBlockCoversSubdomainsEverywhere(t *testing.T) {
+	pgtest.Each(t, testBlockCoversSubdomainsEverywhere)
+}
+
+func testBlockCoversSubdomainsEverywhere(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	db := pgtest.Open(t, engine)
 	a := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: "x", PublicKeyPEM: "y"}
 	if err := db.CreateActor(ctx, a, "tok"); err != nil {
 		t.Fatal(err)
@@ -108,6 +115,10 @@ func TestBlockCoversSubdomainsEverywhere(t *testing.T) {
 	if err != nil || removed != 2 {
 		t.Fatalf("removed %d %v, want the two on bad.example and m.bad.example", removed, err)
 	}
+	// The removal kept the follower digests: a recompute finds none stale.
+	if fixed, err := db.RecomputeFollowerDigests(ctx); err != nil || fixed != 0 {
+		t.Errorf("recompute after the block corrected %d digests %v, want 0", fixed, err)
+	}
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		res, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: "https://h.example/a/1", Type: "Create", Body: []byte("{}")},
 			[]string{"https://x.m.bad.example/inbox", "https://notbad.example/inbox", "https://bad.example.net/inbox"}, time.Now())
@@ -123,9 +134,11 @@ func TestBlockCoversSubdomainsEverywhere(t *testing.T) {
 
 // TestImportBlocksIsIdempotent: an import adds what is new, keeps the
 // reasons of what was there, and a second run adds nothing.
-func TestImportBlocksIsIdempotent(t *testing.T) {
+func TestImportBlocksIsIdempotent(t *testing.T) { pgtest.Each(t, testImportBlocksIsIdempotent) }
+
+func testImportBlocksIsIdempotent(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	db := pgtest.Open(t, engine)
 	if _, err := db.BlockDomain(ctx, "old.example", "mine"); err != nil {
 		t.Fatal(err)
 	}

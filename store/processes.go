@@ -10,6 +10,7 @@ import (
 // deliveries and jobs name their owner by its ID.
 type Process struct {
 	ID          string
+	Role        string // RoleAll, RoleWeb or RoleWorker
 	Hostname    string
 	PID         int
 	Version     string
@@ -17,11 +18,22 @@ type Process struct {
 	HeartbeatAt time.Time
 }
 
-// RegisterProcess records a serving process.
+// Process roles: what a serving process does.
+const (
+	RoleAll    = "all"    // herald serve: HTTP and the background work
+	RoleWeb    = "web"    // HTTP only
+	RoleWorker = "worker" // deliveries, jobs, followers sync and sweeps; no HTTP
+)
+
+// RegisterProcess records a serving process (RoleAll when p.Role is "").
 func (db *DB) RegisterProcess(ctx context.Context, p Process) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO processes(id, hostname, pid, version, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			p.ID, p.Hostname, p.PID, p.Version, p.StartedAt.UnixMilli(), p.HeartbeatAt.UnixMilli())
+		role := p.Role
+		if role == "" {
+			role = RoleAll
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO processes(id, hostname, pid, version, started_at, heartbeat_at, role) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			p.ID, p.Hostname, p.PID, p.Version, p.StartedAt.UnixMilli(), p.HeartbeatAt.UnixMilli(), role)
 		return err
 	})
 }
@@ -32,7 +44,7 @@ func (db *DB) RegisterProcess(ctx context.Context, p Process) error {
 func (db *DB) Heartbeat(ctx context.Context, id string, now time.Time) (bool, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE processes SET heartbeat_at = ? WHERE id = ?`, now.UnixMilli(), id)
+		r, err := tx.ExecContext(ctx, `UPDATE processes SET heartbeat_at = $1 WHERE id = $2`, now.UnixMilli(), id)
 		if err != nil {
 			return err
 		}
@@ -46,14 +58,14 @@ func (db *DB) Heartbeat(ctx context.Context, id string, now time.Time) (bool, er
 // have been released first.
 func (db *DB) UnregisterProcess(ctx context.Context, id string) error {
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = ?`, id)
+		_, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, id)
 		return err
 	})
 }
 
 // Processes lists the registered processes, oldest first.
 func (db *DB) Processes(ctx context.Context) ([]Process, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, hostname, pid, version, started_at, heartbeat_at FROM processes ORDER BY started_at`)
+	rows, err := db.r.QueryContext(ctx, `SELECT id, hostname, pid, version, started_at, heartbeat_at, role FROM processes ORDER BY started_at`)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +74,7 @@ func (db *DB) Processes(ctx context.Context) ([]Process, error) {
 	for rows.Next() {
 		var p Process
 		var started, beat int64
-		if err := rows.Scan(&p.ID, &p.Hostname, &p.PID, &p.Version, &started, &beat); err != nil {
+		if err := rows.Scan(&p.ID, &p.Hostname, &p.PID, &p.Version, &started, &beat, &p.Role); err != nil {
 			return nil, err
 		}
 		p.StartedAt, p.HeartbeatAt = time.UnixMilli(started).UTC(), time.UnixMilli(beat).UTC()
@@ -71,13 +83,21 @@ func (db *DB) Processes(ctx context.Context) ([]Process, error) {
 	return out, rows.Err()
 }
 
+// WorkersAlive counts the registered processes that do the background work
+// (role all or worker) and beat at or after since.
+func (db *DB) WorkersAlive(ctx context.Context, since time.Time) (int, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM processes WHERE role IN ('all', 'worker') AND heartbeat_at >= $1`, since.UnixMilli()).Scan(&n)
+	return n, err
+}
+
 // ForgetProcessesExcept removes every process row but id's. On SQLite only
 // one server runs on a file (it holds the file's serve lock), so every other
 // row is a process that died without unregistering.
 func (db *DB) ForgetProcessesExcept(ctx context.Context, id string) (int64, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id != ?`, id)
+		r, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id != $1`, id)
 		if err != nil {
 			return err
 		}
@@ -85,6 +105,38 @@ func (db *DB) ForgetProcessesExcept(ctx context.Context, id string) (int64, erro
 		return err
 	})
 	return n, err
+}
+
+// ForgetDeadProcesses removes the process rows of hostname whose pid
+// alive says is not running, however fresh their heartbeat, and returns
+// how many: a process restarted after kill -9 on the same machine takes
+// its predecessor's leases back at once instead of after StaleAfter. (A
+// pid reused since is taken for alive: its leases wait for the heartbeat
+// rule, as on another machine.)
+func (db *DB) ForgetDeadProcesses(ctx context.Context, hostname string, alive func(pid int) bool) (int64, error) {
+	procs, err := db.Processes(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, p := range procs {
+		if p.Hostname != hostname || alive(p.PID) {
+			continue
+		}
+		err := db.Write(ctx, func(tx *sql.Tx) error {
+			r, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, p.ID)
+			if err != nil {
+				return err
+			}
+			k, err := r.RowsAffected()
+			n += k
+			return err
+		})
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // Reclaimed counts the leases ReclaimLeases handed back.
@@ -98,11 +150,11 @@ type Reclaimed struct{ Deliveries, Jobs int64 }
 func (db *DB) ReclaimLeases(ctx context.Context, staleBefore, now time.Time) (Reclaimed, error) {
 	var res Reclaimed
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE heartbeat_at < ?`, staleBefore.UnixMilli()); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE heartbeat_at < $1`, staleBefore.UnixMilli()); err != nil {
 			return err
 		}
 		ms := now.UnixMilli()
-		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = ?1
+		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
 			WHERE state = 'leased' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
 		if err != nil {
 			return err
@@ -110,7 +162,7 @@ func (db *DB) ReclaimLeases(ctx context.Context, staleBefore, now time.Time) (Re
 		if res.Deliveries, err = r.RowsAffected(); err != nil {
 			return err
 		}
-		r, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = ?1
+		r, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
 			WHERE state = 'running' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
 		if err != nil {
 			return err

@@ -39,7 +39,7 @@ func (db *DB) PutRemoteActor(ctx context.Context, a *RemoteActor, keys []RemoteK
 		// An upsert, not INSERT OR REPLACE: REPLACE deletes the row first and
 		// the delete would cascade to the keys.
 		_, err := tx.ExecContext(ctx, `INSERT INTO remote_actors(id, inbox, shared_inbox, followers, preferred_username, type, document, fetched_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT(id) DO UPDATE SET inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
 				followers = excluded.followers, preferred_username = excluded.preferred_username,
 				type = excluded.type, document = excluded.document, fetched_at = excluded.fetched_at`,
@@ -47,7 +47,7 @@ func (db *DB) PutRemoteActor(ctx context.Context, a *RemoteActor, keys []RemoteK
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM remote_keys WHERE actor_id = ?`, a.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM remote_keys WHERE actor_id = $1`, a.ID); err != nil {
 			return err
 		}
 		for _, k := range keys {
@@ -69,7 +69,7 @@ func (db *DB) PutRemoteKey(ctx context.Context, k *RemoteKey) error {
 }
 
 func putKey(ctx context.Context, tx *sql.Tx, k *RemoteKey) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO remote_keys(key_id, actor_id, public_key_pem, fetched_at) VALUES (?, ?, ?, ?)
+	_, err := tx.ExecContext(ctx, `INSERT INTO remote_keys(key_id, actor_id, public_key_pem, fetched_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT(key_id) DO UPDATE SET actor_id = excluded.actor_id, public_key_pem = excluded.public_key_pem, fetched_at = excluded.fetched_at`,
 		k.KeyID, k.ActorID, k.PublicKeyPEM, k.FetchedAt.Unix())
 	return err
@@ -81,7 +81,7 @@ func (db *DB) RemoteActorByID(ctx context.Context, id string) (*RemoteActor, err
 	var doc string
 	var fetched int64
 	err := db.queryRow(ctx, db.r, `SELECT id, inbox, shared_inbox, followers, preferred_username, type, document, fetched_at
-		FROM remote_actors WHERE id = ?`, id).
+		FROM remote_actors WHERE id = $1`, id).
 		Scan(&a.ID, &a.Inbox, &a.SharedInbox, &a.Followers, &a.PreferredUsername, &a.Type, &doc, &fetched)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -98,7 +98,7 @@ func (db *DB) RemoteActorByID(ctx context.Context, id string) (*RemoteActor, err
 func (db *DB) RemoteKeyByID(ctx context.Context, keyID string) (*RemoteKey, error) {
 	var k RemoteKey
 	var fetched int64
-	err := db.queryRow(ctx, db.r, `SELECT key_id, actor_id, public_key_pem, fetched_at FROM remote_keys WHERE key_id = ?`, keyID).
+	err := db.queryRow(ctx, db.r, `SELECT key_id, actor_id, public_key_pem, fetched_at FROM remote_keys WHERE key_id = $1`, keyID).
 		Scan(&k.KeyID, &k.ActorID, &k.PublicKeyPEM, &fetched)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -112,7 +112,7 @@ func (db *DB) RemoteKeyByID(ctx context.Context, keyID string) (*RemoteKey, erro
 
 // RemoteKeysByActor returns an actor's cached keys, by key id.
 func (db *DB) RemoteKeysByActor(ctx context.Context, actorID string) ([]RemoteKey, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT key_id, actor_id, public_key_pem, fetched_at FROM remote_keys WHERE actor_id = ? ORDER BY key_id`, actorID)
+	rows, err := db.r.QueryContext(ctx, `SELECT key_id, actor_id, public_key_pem, fetched_at FROM remote_keys WHERE actor_id = $1 ORDER BY key_id`, actorID)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +140,6 @@ func (db *DB) DeleteRemoteActor(ctx context.Context, id string) error {
 // the inbox can drop the cached copy in the same commit as the Delete or
 // Update that made it stale. The keys go with it (ON DELETE CASCADE).
 func ForgetRemoteActor(ctx context.Context, tx *sql.Tx, id string) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM remote_actors WHERE id = ?`, id)
+	_, err := tx.ExecContext(ctx, `DELETE FROM remote_actors WHERE id = $1`, id)
 	return err
 }

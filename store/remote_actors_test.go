@@ -3,22 +3,20 @@ package store_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
 // One database for the whole remote-actor cache round trip: modernc SQLite
 // is slow under -race, so the steps share it.
-func TestRemoteActorCache(t *testing.T) {
+func TestRemoteActorCache(t *testing.T) { pgtest.Each(t, testRemoteActorCache) }
+
+func testRemoteActorCache(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := pgtest.Open(t, engine)
 
 	if _, err := db.RemoteActorByID(ctx, "https://r.example/users/a"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("empty cache: %v", err)

@@ -9,13 +9,18 @@ import (
 // database already.
 var ErrServing = errors.New("another herald serve is running on this database")
 
-// ServeLock is a serving process's claim on a database file: while it is
-// held no other `herald serve` starts on the file, and the process that
-// holds it reads wake-ups from it (see NotifyServer). The kernel releases
-// it when the process dies, however it dies.
+// ServeLock is what a serving process holds on its database. On SQLite it
+// is the file's serve lock: while it is held no other `herald serve`
+// starts on the file, the kernel releases it when the process dies,
+// however it dies, and the process that holds it reads wake-ups from it
+// (see NotifyServer). On PostgreSQL it locks nothing (several processes
+// serving one database is the point) and its wake-ups come from LISTEN
+// (listen.go).
 type ServeLock struct {
-	f     *os.File
-	wakes chan struct{}
+	f         *os.File
+	wakes     chan struct{}
+	stop      func() // ends the PostgreSQL listener
+	exclusive bool
 }
 
 // Wakes delivers a value when another process committed work for the
@@ -23,11 +28,33 @@ type ServeLock struct {
 // systems without a wake channel, where the server polls.
 func (l *ServeLock) Wakes() <-chan struct{} { return l.wakes }
 
+// Exclusive reports whether the holder is the only process serving the
+// database (SQLite), so that every other registered process is gone
+// whatever its heartbeat says.
+func (l *ServeLock) Exclusive() bool { return l.exclusive }
+
+// Close releases the lock and stops the wake-ups.
+func (l *ServeLock) Close() error {
+	if l.stop != nil {
+		l.stop()
+	}
+	if l.f != nil {
+		return l.f.Close()
+	}
+	return nil
+}
+
 // wakePath is the named pipe beside the database file: the serve lock and
 // the wake channel in one.
 func (db *DB) wakePath() string { return db.path + "-wake" }
 
 // NotifyOnCommit makes every committed Write notify the running server, so
 // that what a command queues goes out at once instead of at the server's
-// next poll. Commands call it; the server does not need it.
-func (db *DB) NotifyOnCommit() { db.onCommit = func() { db.NotifyServer() } }
+// next poll. Commands call it; the server does not need it. On PostgreSQL
+// it does nothing: the database's own triggers notify the listening
+// processes of new work (migrations/postgres/0004).
+func (db *DB) NotifyOnCommit() {
+	if db.engine == SQLite {
+		db.onCommit = func() { db.NotifyServer() }
+	}
+}

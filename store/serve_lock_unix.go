@@ -10,10 +10,14 @@ import (
 	"syscall"
 )
 
-// LockServe takes the database's serve lock: an exclusive flock on a named
-// pipe beside the file (herald.db-wake), which the server then reads wake-ups
-// from. It fails with ErrServing while another process holds it.
+// LockServe takes the database's serve lock: on SQLite an exclusive flock
+// on a named pipe beside the file (herald.db-wake), which the server then
+// reads wake-ups from; it fails with ErrServing while another process
+// holds it. On PostgreSQL it starts listening for wake-ups instead.
 func (db *DB) LockServe() (*ServeLock, error) {
+	if db.engine == PostgreSQL {
+		return db.listen()
+	}
 	path := db.wakePath()
 	if err := syscall.Mkfifo(path, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("create %s: %w", path, err)
@@ -37,7 +41,7 @@ func (db *DB) LockServe() (*ServeLock, error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	l := &ServeLock{f: f, wakes: make(chan struct{}, 1)}
+	l := &ServeLock{f: f, wakes: make(chan struct{}, 1), exclusive: true}
 	go l.read()
 	return l, nil
 }
@@ -49,21 +53,18 @@ func (l *ServeLock) read() {
 		if _, err := l.f.Read(buf); err != nil {
 			return
 		}
-		select {
-		case l.wakes <- struct{}{}:
-		default:
-		}
+		l.wake()
 	}
 }
 
-// Close releases the lock and stops the wake-ups.
-func (l *ServeLock) Close() error { return l.f.Close() }
-
-// NotifyServer wakes the server running on this database, if any, and
-// reports whether one was there to wake. It never blocks: with no reader
-// the pipe cannot be opened for writing, and a full pipe already holds
-// wake-ups enough.
+// NotifyServer wakes the server running on this SQLite database, if any,
+// and reports whether one was there to wake. It never blocks: with no
+// reader the pipe cannot be opened for writing, and a full pipe already
+// holds wake-ups enough. On PostgreSQL it reports false (see WorkersAlive).
 func (db *DB) NotifyServer() bool {
+	if db.engine != SQLite {
+		return false
+	}
 	f, err := os.OpenFile(db.wakePath(), os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false

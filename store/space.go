@@ -32,12 +32,11 @@ const (
 )
 
 // outOfSpace lists how each engine says a write failed for lack of space.
-// PostgreSQL (pgx) adds one for SQLSTATE 53100 disk_full:
-//
-//	func(err error) bool { var pe *pgconn.PgError; return errors.As(err, &pe) && pe.Code == "53100" }
 var outOfSpace = []func(error) bool{
 	func(err error) bool { return errors.Is(err, ErrOutOfSpace) },
 	func(err error) bool { return sqliteCode(err) == sqliteFull },
+	// PostgreSQL's disk_full (53100): its server's disk, not ours.
+	func(err error) bool { return pgCode(err) == "53100" },
 	// An error from the operating system itself (a file Herald writes).
 	func(err error) bool { return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) },
 }
@@ -95,7 +94,7 @@ func (db *DB) Space() SpaceState {
 // I/O error whose errno modernc does not expose: for those, a small file
 // written beside the database tells whether the disk is full.
 func (db *DB) classify(err error) error {
-	full := IsOutOfSpace(err) || sqliteCode(err) == sqliteIOErr && db.dirFull()
+	full := IsOutOfSpace(err) || db.engine == SQLite && sqliteCode(err) == sqliteIOErr && db.dirFull()
 	db.space.mu.Lock()
 	defer db.space.mu.Unlock()
 	switch {
@@ -136,8 +135,8 @@ func (db *DB) dirFull() bool {
 // even if nothing else writes. Its error, if any, is a write's.
 func (db *DB) ProbeSpace(ctx context.Context) error {
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO space_probe(id, pad) VALUES (1, zeroblob(65536))
-			ON CONFLICT(id) DO UPDATE SET pad = excluded.pad`)
+		_, err := tx.ExecContext(ctx, `INSERT INTO space_probe(id, pad) VALUES (1, $1)
+			ON CONFLICT(id) DO UPDATE SET pad = excluded.pad`, make([]byte, 64<<10))
 		return err
 	})
 	if err != nil {

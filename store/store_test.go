@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
@@ -60,9 +61,11 @@ func TestMigrationsIdempotent(t *testing.T) {
 	}
 }
 
-func TestActorsAndTokens(t *testing.T) {
+func TestActorsAndTokens(t *testing.T) { pgtest.Each(t, testActorsAndTokens) }
+
+func testActorsAndTokens(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	db := pgtest.Open(t, engine)
 	a := &store.Actor{Name: "alice", Type: "Service", DisplayName: "A", Summary: "s", ManualApproval: true, PrivateKeyPEM: "priv", PublicKeyPEM: "pub"}
 	if err := db.CreateActor(ctx, a, "t1"); err != nil {
 		t.Fatal(err)
@@ -95,9 +98,11 @@ func TestActorsAndTokens(t *testing.T) {
 	}
 }
 
-func TestInstanceActorKeyCreatedOnce(t *testing.T) {
+func TestInstanceActorKeyCreatedOnce(t *testing.T) { pgtest.Each(t, testInstanceActorKeyCreatedOnce) }
+
+func testInstanceActorKeyCreatedOnce(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	db := pgtest.Open(t, engine)
 	calls := 0
 	gen := func() (string, string, error) { calls++; return "priv", "pub", nil }
 	k1, err := db.InstanceActorKey(ctx, gen)
@@ -113,9 +118,11 @@ func TestInstanceActorKeyCreatedOnce(t *testing.T) {
 	}
 }
 
-func TestSweepProcessed(t *testing.T) {
+func TestSweepProcessed(t *testing.T) { pgtest.Each(t, testSweepProcessed) }
+
+func testSweepProcessed(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	db := pgtest.Open(t, engine)
 	now := time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return now }
 	err := db.Write(ctx, func(tx *sql.Tx) error {
@@ -146,9 +153,11 @@ func TestSweepProcessed(t *testing.T) {
 	}
 }
 
-func TestEnqueueSkipsBlockedDomains(t *testing.T) {
+func TestEnqueueSkipsBlockedDomains(t *testing.T) { pgtest.Each(t, testEnqueueSkipsBlockedDomains) }
+
+func testEnqueueSkipsBlockedDomains(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	db := pgtest.Open(t, engine)
 	if _, err := db.BlockDomain(ctx, "bad.example", ""); err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
+	"herald/internal/pgtest"
 	"herald/node"
 	"herald/server"
 	"herald/store"
@@ -54,7 +55,7 @@ func NewHerald(t testing.TB) *Herald {
 // (the node's logger, the server's trust-proxy, ...) before it is built.
 func NewHeraldWith(t testing.TB, configure func(*node.Config, *server.Config)) *Herald {
 	t.Helper()
-	return NewHeraldAt(t, t.TempDir()+"/herald.db", configure)
+	return NewHeraldAt(t, pgtest.Target(t, pgtest.Engine()), configure)
 }
 
 // NewHeraldAt is NewHeraldWith with the database at path (on a small
@@ -67,6 +68,9 @@ func NewHeraldAt(t testing.TB, path string, configure func(*node.Config, *server
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	if db.MediaDir() == "" {
+		db.SetMediaDir(t.TempDir()) // PostgreSQL has no folder beside a file
+	}
 	ts := httptest.NewUnstartedServer(nil)
 	h := &Herald{Server: ts, DB: db, clock: NewClock(time.Now().UTC().Truncate(time.Second)), logs: &Buffer{}}
 	h.Inst = federation.Instance{Scheme: "http", Domain: ts.Listener.Addr().String()}

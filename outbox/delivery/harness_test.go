@@ -18,6 +18,7 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/internal/fedtest"
+	"herald/internal/pgtest"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -42,7 +43,7 @@ func (e *env) advance(d time.Duration) { e.time.Advance(d) }
 func newEnv(t *testing.T, configure func(*delivery.Config)) *env {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, t.TempDir()+"/herald.db")
+	db, err := store.Open(ctx, pgtest.Target(t, pgtest.Engine()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func (e *env) enqueue(t *testing.T, lane int, inboxes ...string) map[string]int6
 		t.Fatal(err)
 	}
 	ids := map[string]int64{}
-	rows, err := e.db.Reader().Query(`SELECT id, inbox FROM deliveries WHERE activity_id = ?`, res.ActivityID)
+	rows, err := e.db.Reader().Query(`SELECT id, inbox FROM deliveries WHERE activity_id = $1`, res.ActivityID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func (e *env) row(t *testing.T, id int64) row {
 	t.Helper()
 	var r row
 	var next int64
-	err := e.db.Reader().QueryRow(`SELECT state, attempts, next_at, coalesce(last_status, 0), coalesce(last_error, '') FROM deliveries WHERE id = ?`, id).
+	err := e.db.Reader().QueryRow(`SELECT state, attempts, next_at, coalesce(last_status, 0), coalesce(last_error, '') FROM deliveries WHERE id = $1`, id).
 		Scan(&r.State, &r.Attempts, &next, &r.LastStatus, &r.LastError)
 	if err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func TestUnavailableAfterSevenDaysAndProbation(t *testing.T) {
 		t.Fatalf("still unavailable after a success: %+v", hs)
 	}
 	var days int
-	e.db.Reader().QueryRow(`SELECT count(*) FROM host_failures WHERE host = ?`, in.host).Scan(&days)
+	e.db.Reader().QueryRow(`SELECT count(*) FROM host_failures WHERE host = $1`, in.host).Scan(&days)
 	if days != 0 {
 		t.Errorf("failure days kept after a success: %d", days)
 	}
