@@ -11,6 +11,7 @@
 //	herald actor token NAME
 //	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--avatar URL] [--header URL] [--memorial]
 //	herald actor delete NAME --yes
+//	herald relay add URL [--style mastodon|litepub] | relay list | relay remove URL
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
 //	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
 //	herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] TEXT | delete URL
@@ -96,6 +97,9 @@ commands:
   actor edit NAME       change the profile and send the Update (--name, --summary, --field, --avatar, ...)
   actor delete NAME --yes
                         delete an actor for good and tell every server that knows it
+  relay add URL         subscribe to a relay (its inbox, or its actor; --style mastodon|litepub)
+  relay list            relays and their state (pending, accepted, rejected)
+  relay remove URL      unsubscribe from a relay
   block DOMAIN          block a domain in both directions (--reason TEXT)
   unblock DOMAIN        lift a block
   blocks                list blocked domains
@@ -148,6 +152,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.logLevel(ctx, args[1:])
 	case "actor":
 		return env.actor(ctx, args[1:])
+	case "relay":
+		return env.relay(ctx, args[1:])
 	case "block":
 		return env.block(ctx, args[1:])
 	case "unblock":

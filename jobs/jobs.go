@@ -1,6 +1,6 @@
 // Package jobs carries the operator's commands to the running server. A
 // command that needs the network or the server's keys (herald post, follow,
-// unfollow, delete, follows approve|reject, actor delete) records what it
+// unfollow, delete, follows approve|reject, actor delete, relay add|remove) records what it
 // wants as a row (Submit), wakes the server and waits a moment for the
 // outcome (Wait). The server's Runner claims the row and does the work with
 // its own client, keys and policy, committing the job's outcome in the same
@@ -31,6 +31,10 @@ const (
 	KindUpdateActor = "actor-update"
 	KindPin         = "pin"
 	KindUnpin       = "unpin"
+	// KindRelayAdd and KindRelayRemove are the instance actor's: they
+	// have no local actor (relays.go).
+	KindRelayAdd    = "relay-add"
+	KindRelayRemove = "relay-remove"
 )
 
 // Args are a command's arguments; which fields apply depends on the kind.
@@ -42,8 +46,9 @@ type Args struct {
 	Lang     string  `json:"lang,omitempty"`     // post: the language of the text (contentMap)
 	Media    []int64 `json:"media,omitempty"`    // post: uploads to attach (store.Media ids)
 	Object   string  `json:"object,omitempty"`   // delete, pin, unpin: the object's URL
-	Target   string  `json:"target,omitempty"`   // follow, unfollow: @user@host or an actor URL
+	Target   string  `json:"target,omitempty"`   // follow, unfollow: @user@host or an actor URL; relay-add, relay-remove: the relay's URL
 	Follower string  `json:"follower,omitempty"` // approve, reject: the follower's actor id
+	Style    string  `json:"style,omitempty"`    // relay-add: mastodon or litepub; "" to detect
 }
 
 // Result is what a finished job did, kept with it as JSON.

@@ -137,6 +137,7 @@ func (s *Server) routes() chi.Router {
 
 	r.Post("/inbox", s.inbox.ServeHTTP)
 	r.Post("/actor/inbox", s.inbox.ServeHTTP)
+	r.Get("/actor/inbox", s.inbox.ReadRelayFeed)
 	r.Post("/users/{name}/inbox", s.inbox.ServeHTTP)
 	r.Get("/users/{name}/inbox", s.inbox.Read)
 

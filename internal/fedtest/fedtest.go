@@ -23,6 +23,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
+	"herald/jobs"
 	"herald/node"
 	"herald/server"
 	"herald/store"
@@ -159,6 +160,23 @@ func (h *Herald) Step(t testing.TB) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// RunJob queues a job as a command would (actorID 0 for the instance
+// actor), runs the job runner once and returns the job as it ended.
+func (h *Herald) RunJob(t testing.TB, kind string, actorID int64, args jobs.Args) *store.Job {
+	t.Helper()
+	ctx := context.Background()
+	id, err := jobs.Submit(ctx, h.DB, kind, actorID, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Node.Jobs.Step(ctx)
+	j, err := h.DB.JobByID(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
 }
 
 // SyncStep runs every queued FEP-8fcf followers sync and returns how many
@@ -355,10 +373,10 @@ func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	a := r.actors[path]
 	doc, isDoc := r.docs[path]
-	r.mu.Unlock()
 	if a != nil {
 		doc, isDoc = a.Document(), true
 	}
+	r.mu.Unlock()
 	if !isDoc {
 		http.NotFound(w, req)
 		return
@@ -435,7 +453,7 @@ func (a *RemoteActor) Inbox() string { return a.ID + "/inbox" }
 
 // Document is the actor's ActivityStreams document.
 func (a *RemoteActor) Document() map[string]any {
-	return map[string]any{
+	doc := map[string]any{
 		"@context":          []any{"https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"},
 		"id":                a.ID,
 		"type":              "Person",
@@ -446,6 +464,7 @@ func (a *RemoteActor) Document() map[string]any {
 		"endpoints":         map[string]any{"sharedInbox": a.host + "/inbox"},
 		"publicKey":         map[string]any{"id": a.KeyID(), "owner": a.ID, "publicKeyPem": a.PEM},
 	}
+	return doc
 }
 
 // SignedPost builds a POST of body to url signed by a with scheme at time at.
