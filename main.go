@@ -11,6 +11,7 @@
 //	herald actor token NAME
 //	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--avatar URL] [--header URL] [--memorial]
 //	herald actor delete NAME --yes
+//	herald actor move NAME --to @user@host | actor alias NAME [--add|--remove @user@host]
 //	herald relay add URL [--style mastodon|litepub] | relay list | relay remove URL
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
 //	herald follows pending NAME | approve NAME FOLLOWER_ID | reject NAME FOLLOWER_ID
@@ -97,6 +98,10 @@ commands:
   actor edit NAME       change the profile and send the Update (--name, --summary, --field, --avatar, ...)
   actor delete NAME --yes
                         delete an actor for good and tell every server that knows it
+  actor move NAME --to @user@host
+                        move an actor to an account elsewhere that lists it as an alias
+  actor alias NAME [--add|--remove @user@host]
+                        list or change the accounts elsewhere that may move to NAME
   relay add URL         subscribe to a relay (its inbox, or its actor; --style mastodon|litepub)
   relay list            relays and their state (pending, accepted, rejected)
   relay remove URL      unsubscribe from a relay

@@ -21,6 +21,8 @@ func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string
 			return h.followInstance(ctx, tx, a)
 		}
 		return h.follow(ctx, tx, a)
+	case "Move":
+		return h.move(ctx, tx, a)
 	case "Undo":
 		switch h.innerType(a) {
 		case "Follow":

@@ -23,9 +23,16 @@ import (
 // prepare does what an activity needs from the network before its
 // transaction, once the origin rules let it through: it notes the accepted
 // relay that forwarded it and takes the object of a relay's Announce from
-// its origin (checkRelayed). It returns a drop reason, or "".
+// its origin (checkRelayed), and fetches a Move's target (checkMove). It
+// returns a drop reason, or "".
 func (h *Handler) prepare(ctx context.Context, a *activity, signer string) (string, error) {
-	return h.checkRelayed(ctx, a, signer)
+	if reason, err := h.checkRelayed(ctx, a, signer); reason != "" || err != nil {
+		return reason, err
+	}
+	if a.typ == "Move" {
+		return h.checkMove(ctx, a)
+	}
+	return "", nil
 }
 
 // relayContent are the activities the relay feed keeps: posts and boosts.

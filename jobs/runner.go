@@ -183,6 +183,10 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 	case KindDeleteActor:
 		_, err := r.Publisher.DeleteActor(ctx, actor, finish)
 		return err
+	case KindMove:
+		return r.move(ctx, actor, args, finish)
+	case KindAlias:
+		return r.alias(ctx, actor, args, finish)
 	}
 	return fmt.Errorf("unknown kind of job %q", j.Kind)
 }

@@ -65,13 +65,19 @@ func (p *Publisher) planPin(ctx context.Context, pl *plan, doc map[string]any, n
 func (p *Publisher) UpdateActor(ctx context.Context, actor *store.Actor, opts Options) (*Result, error) {
 	now := p.Now().UTC()
 	return p.publishOne(ctx, opts, func(tx *sql.Tx) (string, store.EnqueueResult, error) {
-		doc := ActorDocument(p.Instance, actor)
-		delete(doc, "@context")
-		return p.Queue(ctx, tx, Outbound{
-			Actor: actor,
-			Activity: map[string]any{"type": "Update", "object": doc, "to": []string{federation.Public},
-				"cc": []string{p.Instance.FollowersURL(actor.Name)}, "published": now.Format(time.RFC3339)},
-			Audience: delivery.Audience{FollowersOf: actor.ID}, ObjectIRI: p.Instance.ActorID(actor.Name), Public: true,
-		}, now)
+		return p.queueActorUpdate(ctx, tx, actor, now)
 	})
+}
+
+// queueActorUpdate queues the Update of actor's document, as it is in
+// memory, to its followers inside tx.
+func (p *Publisher) queueActorUpdate(ctx context.Context, tx *sql.Tx, actor *store.Actor, now time.Time) (string, store.EnqueueResult, error) {
+	doc := ActorDocument(p.Instance, actor)
+	delete(doc, "@context")
+	return p.Queue(ctx, tx, Outbound{
+		Actor: actor,
+		Activity: map[string]any{"type": "Update", "object": doc, "to": []string{federation.Public},
+			"cc": []string{p.Instance.FollowersURL(actor.Name)}, "published": now.Format(time.RFC3339)},
+		Audience: delivery.Audience{FollowersOf: actor.ID}, ObjectIRI: p.Instance.ActorID(actor.Name), Public: true,
+	}, now)
 }

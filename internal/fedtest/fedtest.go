@@ -300,6 +300,16 @@ type RemoteActor struct {
 	Key  *rsa.PrivateKey
 	PEM  string
 	host string
+	// alsoKnownAs are the accounts that may move to it (Remote.Alias).
+	alsoKnownAs []string
+}
+
+// Alias makes a's document list ids in alsoKnownAs, as an account that
+// others may move to does.
+func (r *Remote) Alias(a *RemoteActor, ids ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a.alsoKnownAs = ids
 }
 
 // NewRemote starts a remote server on ip (a loopback address such as
@@ -463,6 +473,9 @@ func (a *RemoteActor) Document() map[string]any {
 		"followers":         a.ID + "/followers",
 		"endpoints":         map[string]any{"sharedInbox": a.host + "/inbox"},
 		"publicKey":         map[string]any{"id": a.KeyID(), "owner": a.ID, "publicKeyPem": a.PEM},
+	}
+	if a.alsoKnownAs != nil {
+		doc["alsoKnownAs"] = a.alsoKnownAs
 	}
 	return doc
 }
