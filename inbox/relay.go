@@ -45,7 +45,7 @@ var relayContent = map[string]bool{"Create": true, "Announce": true}
 // LitePub relays send them) gets the object from its origin, so that the
 // feed holds the post and never the relay's word for it.
 func (h *Handler) checkRelayed(ctx context.Context, a *activity, signer string) (string, error) {
-	if a.target != nil || !relayContent[a.typ] || (a.typ != "Announce" && federation.SameAuthority(a.actor, signer)) {
+	if a.target != nil || !relayContent[a.typ] || (a.typ != "Announce" && (a.actor == signer || federation.SameAuthority(a.actor, signer))) {
 		return "", nil
 	}
 	id, err := h.DB.AcceptedRelay(ctx, signer)

@@ -171,6 +171,15 @@ func TestMastodonStyleRelay(t *testing.T) {
 	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE type = 'Create'`); n != 1 {
 		t.Errorf("%d inbox items stored, want 1", n)
 	}
+	// The origin's own Delete applies to what the feed holds, and is kept
+	// there as history.
+	h.Deliver(t, "/inbox", f.carl, fedtest.Activity(f.carl, "Delete", genuine["object"].(map[string]any)["id"]))
+	if n := len(f.feed(t)); n != 0 {
+		t.Errorf("%d items in the feed after the post's Delete", n)
+	}
+	if _, page := readInbox(t, h, "/actor/inbox?page=true&history=true", h.Token); len(page["orderedItems"].([]any)) != 2 {
+		t.Errorf("the feed's history: %v", page["orderedItems"])
+	}
 	// The feed is for this instance's apps.
 	if code, _ := readInbox(t, h, "/actor/inbox", ""); code != 401 {
 		t.Errorf("feed without a token: %d", code)

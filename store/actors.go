@@ -75,8 +75,12 @@ func (s *actorScan) actor() (*Actor, error) {
 	if err := json.Unmarshal([]byte(s.fields), &s.a.Fields); err != nil {
 		return nil, fmt.Errorf("actor %s: fields: %w", s.a.Name, err)
 	}
-	if err := json.Unmarshal([]byte(s.aliases), &s.a.AlsoKnownAs); err != nil {
-		return nil, fmt.Errorf("actor %s: also_known_as: %w", s.a.Name, err)
+	// Most actors have no aliases, and the inbox reads actors on every
+	// request: skip the decoding of an empty list.
+	if s.aliases != "[]" {
+		if err := json.Unmarshal([]byte(s.aliases), &s.a.AlsoKnownAs); err != nil {
+			return nil, fmt.Errorf("actor %s: also_known_as: %w", s.a.Name, err)
+		}
 	}
 	return &s.a, nil
 }
