@@ -17,8 +17,8 @@ import (
 // trusted for nothing it says about a third party: a forwarded activity
 // went through the origin rules like any other (taken from its origin,
 // since the relay signed it, not its author; Herald checks no LD
-// signatures), and the object an Announce names is taken from its origin
-// here. What is left is kept once in the relay feed, GET /actor/inbox.
+// signatures, though it makes them: federation.SignLD), and the object an
+// Announce names is taken from its origin here. What is left is kept once in the relay feed, GET /actor/inbox.
 
 // prepare does what an activity needs from the network before its
 // transaction, once the origin rules let it through: it notes the accepted

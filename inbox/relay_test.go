@@ -143,6 +143,15 @@ func TestMastodonStyleRelay(t *testing.T) {
 	if got := f.post(t); len(got) != 1 || got[0] != "/inbox" {
 		t.Errorf("the public post reached the relay at %v, want once at its inbox", got)
 	}
+	// Signed by its author for the relay's subscribers (Mastodon drops a
+	// relayed post without it).
+	got := f.relay.Received()
+	create := got[len(got)-1].Doc
+	if sig := federation.Object(create["signature"]); sig["creator"] != h.Inst.KeyID("alice") {
+		t.Errorf("the relayed post's signature: %v", create["signature"])
+	} else if err := fedtest.VerifyLD(create, h.Alice.PublicKeyPEM); err != nil {
+		t.Errorf("the relayed post's LD signature does not verify: %v", err)
+	}
 
 	// A Create forwarded by the relay: what the third server serves is
 	// kept, not the relay's copy.
@@ -189,7 +198,7 @@ func TestMastodonStyleRelay(t *testing.T) {
 		t.Fatalf("relay remove: %s %s", j.State, j.Error)
 	}
 	h.Step(t)
-	got := f.relay.Received()
+	got = f.relay.Received()
 	undo := got[len(got)-1].Doc
 	if obj := federation.Object(undo["object"]); undo["type"] != "Undo" || obj["id"] != f.follow["id"] || obj["object"] != federation.Public {
 		t.Errorf("last the relay got %v, want the Undo of %v", undo, f.follow["id"])

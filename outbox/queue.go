@@ -55,6 +55,12 @@ func (p *Publisher) Queue(ctx context.Context, tx *sql.Tx, o Outbound, now time.
 		doc["id"] = id
 	}
 	doc["actor"] = p.actorIRI(o.Actor)
+	if o.Audience.Relays && o.Actor != nil {
+		var err error
+		if doc, err = p.signForRelays(ctx, tx, o.Actor, doc, now); err != nil {
+			return "", store.EnqueueResult{}, err
+		}
+	}
 	body, err := marshal(doc)
 	if err != nil {
 		return "", store.EnqueueResult{}, err

@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"time"
 
 	"herald/federation"
@@ -47,4 +48,38 @@ func relayFollow(r *store.Relay) map[string]any {
 		object = r.Actor
 	}
 	return map[string]any{"id": r.FollowID, "type": "Follow", "object": object}
+}
+
+// signForRelays adds the author's LD signature (federation.SignLD) to a
+// public activity when an accepted relay will get it: a Mastodon-style
+// relay forwards it as it is, and Mastodon accepts a relayed activity only
+// with its author's signature. bto and bcc go first, as Enqueue would take
+// them out of the body afterwards, breaking the signature. An activity
+// that cannot be signed (an app's own @context, which Herald does not
+// hold) goes unsigned: servers that fetch it from Herald still get it.
+func (p *Publisher) signForRelays(ctx context.Context, tx *sql.Tx, actor *store.Actor, doc map[string]any, now time.Time) (map[string]any, error) {
+	relays, err := store.RelayInboxes(ctx, tx)
+	if err != nil || len(relays) == 0 {
+		return doc, err
+	}
+	b, err := marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	if b, err = delivery.StripBlindRecipients(b); err != nil {
+		return nil, err
+	}
+	var stripped map[string]any
+	if err := json.Unmarshal(b, &stripped); err != nil {
+		return nil, err
+	}
+	key, err := federation.ParsePrivateKeyPEM(actor.PrivateKeyPEM)
+	if err != nil {
+		return nil, err
+	}
+	signed, err := federation.SignLD(stripped, p.Instance.KeyID(actor.Name), key, now)
+	if err != nil {
+		return doc, nil
+	}
+	return signed, nil
 }

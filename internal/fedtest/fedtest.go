@@ -7,7 +7,10 @@ package fedtest
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -519,6 +522,34 @@ func Activity(a *RemoteActor, typ string, object any) map[string]any {
 		"actor":    a.ID,
 		"object":   object,
 	}
+}
+
+// VerifyLD checks doc's RsaSignature2017 (a Linked Data Signature, as
+// Mastodon verifies it) with the public key pub (PEM).
+func VerifyLD(doc map[string]any, pubPEM string) error {
+	sig, _ := doc["signature"].(map[string]any)
+	if sig["type"] != "RsaSignature2017" {
+		return fmt.Errorf("no RsaSignature2017: %v", doc["signature"])
+	}
+	pub, err := federation.ParsePublicKeyPEM(pubPEM)
+	if err != nil {
+		return err
+	}
+	rsaPub, ok := pub.(*rsa.PublicKey)
+	if !ok {
+		return fmt.Errorf("not an RSA key")
+	}
+	input, err := federation.LDSigningInput(doc, sig)
+	if err != nil {
+		return err
+	}
+	value, _ := sig["signatureValue"].(string)
+	raw, err := base64.StdEncoding.DecodeString(value)
+	if err != nil {
+		return err
+	}
+	digest := sha256.Sum256([]byte(input))
+	return rsa.VerifyPKCS1v15(rsaPub, crypto.SHA256, digest[:], raw)
 }
 
 // HasPrefix reports whether s starts with any of the prefixes (a small
