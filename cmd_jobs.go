@@ -37,9 +37,14 @@ const jobWait = 10 * time.Second
 // runJob hands a command to the server: it records the job (which wakes
 // the server), waits for the outcome and prints it. With no server running
 // on the database the job stays queued for the next start, and the command
-// says so. A failed job is the command's failure.
+// says so. A failed job is the command's failure. actor nil is the
+// instance actor (relay add and remove).
 func (c *cli) runJob(ctx context.Context, db *store.DB, kind string, actor *store.Actor, args jobs.Args, done func(jobs.Result)) error {
-	id, err := jobs.Submit(ctx, db, kind, actor.ID, args)
+	var actorID int64
+	if actor != nil {
+		actorID = actor.ID
+	}
+	id, err := jobs.Submit(ctx, db, kind, actorID, args)
 	if err != nil {
 		return err
 	}
@@ -101,7 +106,7 @@ func (c *cli) jobsList(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		names := map[int64]string{}
+		names := map[int64]string{0: "(instance)"}
 		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tKIND\tACTOR\tSTATE\tUPDATED\tOUTCOME")
 		for _, j := range list {

@@ -12,6 +12,8 @@
 //	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--avatar URL] [--header URL] [--memorial]
 //	herald actor rotate-key NAME
 //	herald actor delete NAME --yes
+//	herald actor move NAME --to @user@host | actor alias NAME [--add|--remove @user@host]
+//	herald relay add URL [--style mastodon|litepub] | relay list | relay remove URL
 //	herald block DOMAIN [--reason TEXT] | unblock DOMAIN | blocks
 //	herald block import FILE [--dry-run] | block export
 //	herald allow add DOMAIN [--reason TEXT] | remove DOMAIN | list
@@ -102,6 +104,13 @@ commands:
                         give an actor a new key pair; an Update goes to every server that knows it
   actor delete NAME --yes
                         delete an actor for good and tell every server that knows it
+  actor move NAME --to @user@host
+                        move an actor to an account elsewhere that lists it as an alias
+  actor alias NAME [--add|--remove @user@host]
+                        list or change the accounts elsewhere that may move to NAME
+  relay add URL         subscribe to a relay (its inbox, or its actor; --style mastodon|litepub)
+  relay list            relays and their state (pending, accepted, rejected)
+  relay remove URL      unsubscribe from a relay
   block DOMAIN          block a domain and its subdomains in both directions (--reason TEXT)
   block import FILE | block export
                         blocklists in Mastodon's domain block CSV (--dry-run)
@@ -160,6 +169,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.logLevel(ctx, args[1:])
 	case "actor":
 		return env.actor(ctx, args[1:])
+	case "relay":
+		return env.relay(ctx, args[1:])
 	case "block":
 		return env.block(ctx, args[1:])
 	case "unblock":

@@ -83,7 +83,8 @@ func (i Instance) InstanceActorID() string { return i.Base() + "/actor" }
 func (i Instance) InstanceKeyID() string { return i.InstanceActorID() + "#main-key" }
 
 // NewID mints the id of something a local actor publishes: an activity
-// (collection "activities") or an object ("statuses"). Every id Herald
+// (collection "activities") or an object ("statuses"); name "" is the
+// instance actor (its relay Follows: /actor/activities/...). Every id Herald
 // mints for a new activity or object comes from here. The id is
 // time-ordered, so ids sort by age, with 40 random bits, so it can be
 // neither guessed nor made to collide (another server cannot claim it
@@ -91,7 +92,11 @@ func (i Instance) InstanceKeyID() string { return i.InstanceActorID() + "#main-k
 func (i Instance) NewID(name, collection string, now time.Time) string {
 	b := make([]byte, 5)
 	rand.Read(b)
-	return i.ActorID(name) + "/" + collection + "/" + strconv.FormatInt(now.UnixMilli(), 36) + hex.EncodeToString(b)
+	owner := i.InstanceActorID()
+	if name != "" {
+		owner = i.ActorID(name)
+	}
+	return owner + "/" + collection + "/" + strconv.FormatInt(now.UnixMilli(), 36) + hex.EncodeToString(b)
 }
 
 // LocalName returns the actor name if id is a local actor id (or key id,

@@ -17,7 +17,12 @@ import (
 func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
 	switch a.typ {
 	case "Follow":
+		if a.objectID == h.Instance.InstanceActorID() {
+			return h.followInstance(ctx, tx, a)
+		}
 		return h.follow(ctx, tx, a)
+	case "Move":
+		return h.move(ctx, tx, a)
 	case "Undo":
 		switch h.innerType(a) {
 		case "Follow":
@@ -36,6 +41,9 @@ func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string
 		})
 	case "Accept", "Reject":
 		if t := h.innerType(a); t == "Follow" || t == "" {
+			if handled, err := h.answerRelay(ctx, tx, a); handled || err != nil {
+				return "", err
+			}
 			if handled, err := h.answerFollow(ctx, tx, a); handled || err != nil {
 				return "", err
 			}
@@ -202,8 +210,9 @@ func (h *Handler) recipients(ctx context.Context, tx *sql.Tx, a *activity) ([]in
 }
 
 // storeItem keeps the activity for the apps of the local actors it is for
-// and for also (the holders of what it changes); history marks an Undo,
-// Update or Delete, which was applied to what it refers to.
+// and for also (the holders of what it changes), and in the relay feed
+// when a relay forwarded it (relayFeed); history marks an Undo, Update or
+// Delete, which was applied to what it refers to.
 func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, history bool, also []int64) (string, error) {
 	rcpt, err := h.recipients(ctx, tx, a)
 	if err != nil {
@@ -214,12 +223,22 @@ func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, histor
 			rcpt = append(rcpt, id)
 		}
 	}
-	if len(rcpt) == 0 {
+	inFeed, declined, err := h.relayFeed(ctx, tx, a, history)
+	if err != nil {
+		return "", err
+	}
+	if len(rcpt) == 0 && !inFeed {
+		if declined != "" {
+			return declined, nil
+		}
 		return DropUnaddressed, nil
 	}
-	_, err = store.AddInboxItem(ctx, tx, store.InboxItem{
+	id, err := store.AddInboxItem(ctx, tx, store.InboxItem{
 		IRI: a.id, Type: a.typ, Actor: a.actor, Object: a.objectID, Body: string(a.body), ReceivedAt: a.now, History: history,
 	}, rcpt)
+	if err == nil && inFeed {
+		err = store.MarkRelayed(ctx, tx, id)
+	}
 	return "", err
 }
 

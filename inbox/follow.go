@@ -10,7 +10,8 @@ import (
 
 // follow records a Follow of a local actor and, unless the actor approves
 // followers by hand, enqueues the Accept. A Follow from an actor the local
-// actor blocked is answered with a Reject and not recorded. A Follow we already have is
+// actor blocked, or of an actor that moved away, is answered with a Reject
+// and not recorded. A Follow we already have is
 // answered again: the sender may have lost our first Accept.
 func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
 	local := h.localActor(ctx, a.objectID)
@@ -27,7 +28,9 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 	if err != nil {
 		return "", err
 	}
-	if blocked {
+	// An actor that moved takes no new followers: Mastodon rejects a
+	// Follow of a moved account (app/lib/activitypub/activity/follow.rb).
+	if blocked || local.MovedTo != "" {
 		_, _, err = h.Publisher.AnswerFollow(ctx, tx, local, false, a.id, a.actor, remote.Inbox, a.now)
 		return "", err
 	}

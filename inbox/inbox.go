@@ -84,6 +84,11 @@ type activity struct {
 	object   map[string]any // the embedded object, when there is one
 	target   *store.Actor   // the actor whose personal inbox this is; nil for the shared inbox
 	now      time.Time
+	// relay is the accepted relay that forwarded it (0 if none); moved is
+	// the account a Move's target names, fetched from its own server
+	// (prepare, relay.go).
+	relay int64
+	moved *federation.RemoteActor
 }
 
 // ServeHTTP handles POST /inbox and POST /users/{name}/inbox.
@@ -257,6 +262,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// the activity is taken from its origin instead; an embedded object is
 	// the actor's own, or taken from its origin (origin.go).
 	outcome, err := h.checkOrigin(ctx, a, key.Owner)
+	if outcome == "" && err == nil {
+		// What a relay forwarded and a Move need from the network too.
+		outcome, err = h.prepare(ctx, a, key.Owner)
+	}
 	if errors.Is(err, errFetchRefused) {
 		h.throttle(w, &refusal{refusedKeyFetches, fetchRetry})
 		return

@@ -27,11 +27,19 @@ const (
 	// the actor's host, in a Create, Update or Delete (or served so by its
 	// origin).
 	DropMisattributed = "misattributed"
+	// The Move refusals (move.go): not the actor moving itself, or to a
+	// target on Herald; no local actor follows the actor; the target,
+	// fetched from its server, does not list the actor in alsoKnownAs (or
+	// could not be fetched).
+	DropMoveInvalid     = "move_invalid"
+	DropMoveNotFollowed = "move_not_followed"
+	DropMoveUnverified  = "move_unverified"
 )
 
 // dropReasons are the label values of federation_inbox_dropped_total,
 // created at zero so that an alert sees the first one.
-var dropReasons = []string{DropDuplicate, DropBlocked, DropActorMismatch, DropUnknownDelete, DropInvalid, DropUnaddressed, DropForeignOrigin, DropMisattributed}
+var dropReasons = []string{DropDuplicate, DropBlocked, DropActorMismatch, DropUnknownDelete, DropInvalid, DropUnaddressed, DropForeignOrigin, DropMisattributed,
+	DropMoveInvalid, DropMoveNotFollowed, DropMoveUnverified}
 
 // ReasonKeyUnavailable is the refusal reason for a signing key that could
 // not be fetched; the others are signature.Reasons.

@@ -93,6 +93,13 @@ func (h *Handler) checkObject(ctx context.Context, a *activity) (string, error) 
 	case h.isLocal(a.objectID):
 		return "", a.replaceObject(a.objectID)
 	}
+	return h.objectFromOrigin(ctx, a)
+}
+
+// objectFromOrigin replaces the activity's object with the document its id
+// names, fetched from its own host: used only if served with that id and
+// with its authors on that host.
+func (h *Handler) objectFromOrigin(ctx context.Context, a *activity) (string, error) {
 	id := a.objectID
 	return h.withOrigin(ctx, id, func(t *ticket) string {
 		doc, reason := h.served(ctx, t, id)

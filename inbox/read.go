@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/internal/api"
+	"herald/store"
 )
 
 // Page sizes for GET /users/{name}/inbox.
@@ -23,7 +24,6 @@ const (
 // ?page=true, ?max_id=N and ?min_id=N answer OrderedCollectionPages whose
 // items are the activities as received.
 func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	name := chi.URLParam(r, "name")
 	owner, err := api.Authorize(w, r, h.DB, name)
 	if err != nil {
@@ -32,9 +32,30 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	h.readItems(w, r, h.Instance.InboxURL(name), owner.ID)
+}
 
+// ReadRelayFeed serves GET /actor/inbox, the instance actor's inbox: the
+// relay feed, what the accepted relays forwarded (relay.go), in the shape
+// and with the parameters of an actor's inbox. Any local actor's app may
+// read it with its bearer token; the feed is public posts from elsewhere,
+// but Herald serves it only to its own apps, not as an open mirror.
+func (h *Handler) ReadRelayFeed(w http.ResponseWriter, r *http.Request) {
+	if _, err := api.Caller(w, r, h.DB); err != nil {
+		if !errors.Is(err, api.ErrAnswered) {
+			h.fail(w, r, err)
+		}
+		return
+	}
+	h.readItems(w, r, h.Instance.InstanceActorID()+"/inbox", store.RelayFeed)
+}
+
+// readItems answers an inbox collection or page: inbox is its id, scope
+// the local actor (or store.RelayFeed) whose items it lists.
+func (h *Handler) readItems(w http.ResponseWriter, r *http.Request, inbox string, scope int64) {
+	ctx := r.Context()
 	q := r.URL.Query()
-	base := h.Instance.InboxURL(name)
+	base := inbox
 	limit := defaultPageSize
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -73,7 +94,7 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "private, no-store")
 	if q.Get("page") == "" && maxID == 0 && minID == 0 {
-		total, err := h.DB.InboxCount(ctx, owner.ID, history)
+		total, err := h.DB.InboxCount(ctx, scope, history)
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -87,7 +108,7 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
-	items, err := h.DB.InboxPage(ctx, owner.ID, maxID, minID, limit, history)
+	items, err := h.DB.InboxPage(ctx, scope, maxID, minID, limit, history)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -98,7 +119,7 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 	}
 	page := map[string]any{
 		"@context":     "https://www.w3.org/ns/activitystreams",
-		"id":           h.Instance.InboxURL(name) + "?" + r.URL.RawQuery,
+		"id":           inbox + "?" + r.URL.RawQuery,
 		"type":         "OrderedCollectionPage",
 		"partOf":       base,
 		"orderedItems": ordered,

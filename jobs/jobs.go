@@ -1,8 +1,9 @@
 // Package jobs carries the operator's commands to the running server. A
 // command that needs the network or the server's keys (herald post, follow,
-// unfollow, delete, follows approve|reject, actor edit|rotate-key|delete)
-// records what it wants as a row (Submit), wakes the server and waits a
-// moment for the outcome (Wait). The server's Runner claims the row and does the work with
+// unfollow, delete, follows approve|reject, actor edit|rotate-key|delete|
+// move|alias, relay add|remove) records what it wants as a row (Submit),
+// wakes the server and waits a moment for the outcome (Wait). The server's
+// Runner claims the row and does the work with
 // its own client, keys and policy, committing the job's outcome in the same
 // transaction as its effects. So a command needs no network flags and can
 // never disagree with the server about ids, keys or who may be contacted.
@@ -32,6 +33,14 @@ const (
 	KindRotateKey   = "actor-rotate-key"
 	KindPin         = "pin"
 	KindUnpin       = "unpin"
+	// KindMove and KindAlias move an actor away and let one elsewhere
+	// move here (move.go).
+	KindMove  = "actor-move"
+	KindAlias = "actor-alias"
+	// KindRelayAdd and KindRelayRemove are the instance actor's: they
+	// have no local actor (relays.go).
+	KindRelayAdd    = "relay-add"
+	KindRelayRemove = "relay-remove"
 )
 
 // Args are a command's arguments; which fields apply depends on the kind.
@@ -43,8 +52,10 @@ type Args struct {
 	Lang     string  `json:"lang,omitempty"`     // post: the language of the text (contentMap)
 	Media    []int64 `json:"media,omitempty"`    // post: uploads to attach (store.Media ids)
 	Object   string  `json:"object,omitempty"`   // delete, pin, unpin: the object's URL
-	Target   string  `json:"target,omitempty"`   // follow, unfollow: @user@host or an actor URL
+	Target   string  `json:"target,omitempty"`   // follow, unfollow, actor-move, actor-alias: @user@host or an actor URL; relay-add, relay-remove: the relay's URL
 	Follower string  `json:"follower,omitempty"` // approve, reject: the follower's actor id
+	Style    string  `json:"style,omitempty"`    // relay-add: mastodon or litepub; "" to detect
+	Remove   bool    `json:"remove,omitempty"`   // actor-alias: take the alias away instead
 }
 
 // Result is what a finished job did, kept with it as JSON.

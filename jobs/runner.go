@@ -124,6 +124,12 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 	if err := json.Unmarshal(j.Args, &args); err != nil {
 		return fmt.Errorf("unreadable arguments: %w", err)
 	}
+	switch j.Kind {
+	case KindRelayAdd:
+		return r.relayAdd(ctx, j, args)
+	case KindRelayRemove:
+		return r.relayRemove(ctx, j, args)
+	}
 	actor, err := r.DB.ActorByID(ctx, j.ActorID)
 	if errors.Is(err, store.ErrNotFound) {
 		return errors.New("the actor does not exist (any more)")
@@ -180,6 +186,10 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 	case KindDeleteActor:
 		_, err := r.Publisher.DeleteActor(ctx, actor, finish)
 		return err
+	case KindMove:
+		return r.move(ctx, actor, args, finish)
+	case KindAlias:
+		return r.alias(ctx, actor, args, finish)
 	}
 	return fmt.Errorf("unknown kind of job %q", j.Kind)
 }

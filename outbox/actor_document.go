@@ -27,6 +27,8 @@ var actorContext = []any{
 		"schema":                    "http://schema.org#",
 		"PropertyValue":             "schema:PropertyValue",
 		"value":                     "schema:value",
+		"alsoKnownAs":               map[string]any{"@id": "as:alsoKnownAs", "@type": "@id"},
+		"movedTo":                   map[string]any{"@id": "as:movedTo", "@type": "@id"},
 	},
 }
 
@@ -72,6 +74,15 @@ func ActorDocument(inst federation.Instance, a *store.Actor) map[string]any {
 	}
 	if a.Memorial {
 		doc["memorial"] = true
+	}
+	// Account moves, as Mastodon's actor serializer writes them
+	// (app/serializers/activitypub/actor_serializer.rb): the accounts that
+	// may move here, and where this one went.
+	if len(a.AlsoKnownAs) > 0 {
+		doc["alsoKnownAs"] = a.AlsoKnownAs
+	}
+	if a.MovedTo != "" {
+		doc["movedTo"] = a.MovedTo
 	}
 	return doc
 }

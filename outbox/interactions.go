@@ -117,11 +117,10 @@ func (p *Publisher) planUndo(ctx context.Context, pl *plan, doc map[string]any) 
 	case orig.Type != "Follow" && orig.Type != "Like" && orig.Type != "Announce" && orig.Type != "Block" && orig.Type != "EmojiReact":
 		return inputErr("only a Follow, Like, Announce, EmojiReact or Block can be undone, not a %s", orig.Type)
 	}
-	var embedded map[string]any
-	if err := json.Unmarshal([]byte(orig.Body), &embedded); err != nil {
+	embedded, err := embedOriginal(orig)
+	if err != nil {
 		return err
 	}
-	delete(embedded, "@context")
 	addr, _ := readAddressing(embedded)
 	addr.set(pl.activity)
 	pl.public = orig.Public
@@ -142,6 +141,17 @@ func (p *Publisher) planUndo(ctx context.Context, pl *plan, doc map[string]any) 
 		return err
 	}
 	return nil
+}
+
+// embedOriginal is a stored activity as an Undo embeds it: without its
+// @context.
+func embedOriginal(orig *store.Activity) (map[string]any, error) {
+	var embedded map[string]any
+	if err := json.Unmarshal([]byte(orig.Body), &embedded); err != nil {
+		return nil, err
+	}
+	delete(embedded, "@context")
+	return embedded, nil
 }
 
 func contains(ss []string, s string) bool {

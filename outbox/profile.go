@@ -65,8 +65,14 @@ func (p *Publisher) planPin(ctx context.Context, pl *plan, doc map[string]any, n
 func (p *Publisher) UpdateActor(ctx context.Context, actor *store.Actor, opts Options) (*Result, error) {
 	now := p.Now().UTC()
 	return p.publishOne(ctx, opts, func(tx *sql.Tx) (string, store.EnqueueResult, error) {
-		return p.Queue(ctx, tx, p.actorUpdate(actor, delivery.Audience{FollowersOf: actor.ID}, now), now)
+		return p.queueActorUpdate(ctx, tx, actor, now)
 	})
+}
+
+// queueActorUpdate queues the Update of actor's document, as it is in
+// memory, to its followers inside tx.
+func (p *Publisher) queueActorUpdate(ctx context.Context, tx *sql.Tx, actor *store.Actor, now time.Time) (string, store.EnqueueResult, error) {
+	return p.Queue(ctx, tx, p.actorUpdate(actor, delivery.Audience{FollowersOf: actor.ID}, now), now)
 }
 
 // actorUpdate is an Update of the actor's current document to aud.

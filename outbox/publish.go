@@ -92,6 +92,12 @@ func depth(v any) int {
 	return 0
 }
 
+// relayedTypes are the public activities that also go to the accepted
+// relays: posts, their edits and deletions, and boosts, as Mastodon sends
+// every public status to its relays (app/lib/status_reach_finder.rb,
+// relay_inboxes).
+var relayedTypes = map[string]bool{"Create": true, "Update": true, "Delete": true, "Announce": true}
+
 // activityTypes are the activities a client may post.
 var activityTypes = map[string]bool{
 	"Create": true, "Update": true, "Delete": true, "Announce": true, "Like": true,
@@ -224,8 +230,10 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 				return err
 			}
 		}
+		aud := pl.aud
+		aud.Relays = pl.public && relayedTypes[pl.typ]
 		iri, q, err := p.Queue(ctx, tx, Outbound{
-			Actor: pl.actor, Activity: pl.activity, Audience: pl.aud,
+			Actor: pl.actor, Activity: pl.activity, Audience: aud,
 			ObjectIRI: pl.objIRI, Public: pl.public, InOutbox: true, IdempotencyKey: key,
 		}, now)
 		if err != nil {

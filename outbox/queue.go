@@ -16,6 +16,8 @@ import (
 // (AnswerFollow), the followers synchronization taking back a follow
 // (UndoFollow).
 type Outbound struct {
+	// Actor is the sender; nil is the instance actor (a relay's Follow,
+	// the Accept of a relay's Follow).
 	Actor *store.Actor
 	// Activity is the document without @context, id and actor, which
 	// Queue sets; an "id" already in it (minted earlier with
@@ -42,29 +44,50 @@ func (p *Publisher) Queue(ctx context.Context, tx *sql.Tx, o Outbound, now time.
 	for k, v := range o.Activity {
 		doc[k] = v
 	}
+	var name string
+	var actorID int64
+	if o.Actor != nil {
+		name, actorID = o.Actor.Name, o.Actor.ID
+	}
 	id, _ := doc["id"].(string)
 	if id == "" {
-		id = p.Instance.NewID(o.Actor.Name, "activities", now)
+		id = p.Instance.NewID(name, "activities", now)
 		doc["id"] = id
 	}
-	doc["actor"] = p.Instance.ActorID(o.Actor.Name)
+	doc["actor"] = p.actorIRI(o.Actor)
+	if o.Audience.Relays && o.Actor != nil {
+		var err error
+		if doc, err = p.signForRelays(ctx, tx, o.Actor, doc, now); err != nil {
+			return "", store.EnqueueResult{}, err
+		}
+	}
 	body, err := marshal(doc)
 	if err != nil {
 		return "", store.EnqueueResult{}, err
 	}
 	res, err := p.Runner.Enqueue(ctx, tx, store.OutActivity{
-		IRI: id, Type: federation.FirstString(doc["type"]), ActorID: o.Actor.ID, Body: body,
+		IRI: id, Type: federation.FirstString(doc["type"]), ActorID: actorID, Body: body,
 		ObjectIRI: o.ObjectIRI, Public: o.Public, InOutbox: o.InOutbox, Lane: o.Lane, IdempotencyKey: o.IdempotencyKey,
 	}, o.Audience, now)
 	return id, res, err
 }
 
+// actorIRI is the id of a sender: a local actor, or the instance actor
+// for nil.
+func (p *Publisher) actorIRI(a *store.Actor) string {
+	if a == nil {
+		return p.Instance.InstanceActorID()
+	}
+	return p.Instance.ActorID(a.Name)
+}
+
 // AnswerFollow queues local's Accept (accept) or Reject of a remote
-// actor's Follow to the follower's inbox, inside tx. The answer embeds the
+// actor's Follow to the follower's inbox, inside tx; local nil is the
+// instance actor (a LitePub relay follows it back). The answer embeds the
 // Follow (id, type, actor, object) as Mastodon does; followID may be empty
 // when the Follow had none.
 func (p *Publisher) AnswerFollow(ctx context.Context, tx *sql.Tx, local *store.Actor, accept bool, followID, follower, inbox string, now time.Time) (string, store.EnqueueResult, error) {
-	follow := map[string]any{"type": "Follow", "actor": follower, "object": p.Instance.ActorID(local.Name)}
+	follow := map[string]any{"type": "Follow", "actor": follower, "object": p.actorIRI(local)}
 	if followID != "" {
 		follow["id"] = followID
 	}

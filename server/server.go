@@ -144,6 +144,7 @@ func (s *Server) routes() chi.Router {
 
 	r.Post("/inbox", s.inbox.ServeHTTP)
 	r.Post("/actor/inbox", s.inbox.ServeHTTP)
+	r.Get("/actor/inbox", s.inbox.ReadRelayFeed)
 	r.Post("/users/{name}/inbox", s.inbox.ServeHTTP)
 	r.Get("/users/{name}/inbox", s.inbox.Read)
 
@@ -175,12 +176,15 @@ func (s *Server) routes() chi.Router {
 	return r
 }
 
-func (s *Server) actorExists(ctx context.Context, name string) (bool, error) {
-	_, err := s.db.ActorByName(ctx, name)
+func (s *Server) actorExists(ctx context.Context, name string) (bool, string, error) {
+	a, err := s.db.ActorByName(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
+		return false, "", nil
 	}
-	return err == nil, err
+	if err != nil {
+		return false, "", err
+	}
+	return true, a.MovedTo, nil
 }
 
 func (s *Server) usage(ctx context.Context) (nodeinfo.Usage, error) {

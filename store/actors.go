@@ -27,6 +27,11 @@ type Actor struct {
 	// answer 410, its token is revoked, and its name stays taken.
 	Deleted bool
 	Profile
+	// AlsoKnownAs are the actors elsewhere that may move to this one
+	// (herald actor alias); MovedTo is where this one moved ("" if it did
+	// not; herald actor move).
+	AlsoKnownAs []string
+	MovedTo     string
 }
 
 // Profile is what an actor shows besides its name and summary, as Mastodon
@@ -49,25 +54,33 @@ type ProfileField struct {
 var ErrExists = errors.New("already exists")
 
 const actorColumns = `id, name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, created_at, deleted_at IS NOT NULL,
-	fields, avatar_url, header_url, memorial`
+	fields, avatar_url, header_url, memorial, also_known_as, coalesce(moved_to, '')`
 
 // actorScan scans actorColumns (and then extra) into an Actor.
 type actorScan struct {
 	a       Actor
 	created int64
 	fields  string
+	aliases string
 }
 
 func (s *actorScan) dest(extra ...any) []any {
 	a := &s.a
 	return append([]any{&a.ID, &a.Name, &a.Type, &a.DisplayName, &a.Summary, &a.ManualApproval, &a.PrivateKeyPEM, &a.PublicKeyPEM,
-		&s.created, &a.Deleted, &s.fields, &a.AvatarURL, &a.HeaderURL, &a.Memorial}, extra...)
+		&s.created, &a.Deleted, &s.fields, &a.AvatarURL, &a.HeaderURL, &a.Memorial, &s.aliases, &a.MovedTo}, extra...)
 }
 
 func (s *actorScan) actor() (*Actor, error) {
 	s.a.CreatedAt = time.Unix(s.created, 0).UTC()
 	if err := json.Unmarshal([]byte(s.fields), &s.a.Fields); err != nil {
 		return nil, fmt.Errorf("actor %s: fields: %w", s.a.Name, err)
+	}
+	// Most actors have no aliases, and the inbox reads actors on every
+	// request: skip the decoding of an empty list.
+	if s.aliases != "[]" {
+		if err := json.Unmarshal([]byte(s.aliases), &s.a.AlsoKnownAs); err != nil {
+			return nil, fmt.Errorf("actor %s: also_known_as: %w", s.a.Name, err)
+		}
 	}
 	return &s.a, nil
 }

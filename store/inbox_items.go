@@ -49,7 +49,22 @@ func MarkObjectDeleted(ctx context.Context, tx *sql.Tx, object, actor string, no
 	return res.RowsAffected()
 }
 
-// InboxPage selects a page of a local actor's inbox, newest first. With
+// RelayFeed, given to InboxPage and InboxCount as the actor, reads the
+// relay feed instead of a local actor's inbox: what accepted relays
+// forwarded (and the Updates, Deletes and Undos applied to it).
+const RelayFeed int64 = -1
+
+// inboxScope is the FROM and WHERE of a local actor's inbox, by its
+// recipient rows, or of the relay feed; its one argument is $1.
+func inboxScope(actorID int64) (string, any) {
+	if actorID == RelayFeed {
+		return `FROM inbox_items i WHERE i.relayed = $1`, true
+	}
+	return `FROM inbox_recipients r JOIN inbox_items i ON i.id = r.item_id WHERE r.actor_id = $1`, actorID
+}
+
+// InboxPage selects a page of a local actor's inbox (or of the RelayFeed),
+// newest first. With
 // maxID > 0 it returns items older than maxID; with minID > 0 the items just
 // newer than minID (still newest first). The inbox as it stands leaves out
 // deleted and undone items and the history items (Undo, Update, Delete),
@@ -58,19 +73,19 @@ func MarkObjectDeleted(ctx context.Context, tx *sql.Tx, object, actor string, no
 func (db *DB) InboxPage(ctx context.Context, actorID, maxID, minID int64, limit int, history bool) ([]InboxItem, error) {
 	var rows *sql.Rows
 	var err error
+	scope, arg := inboxScope(actorID)
 	cols := `SELECT i.id, coalesce(i.iri, ''), i.type, i.actor, coalesce(i.object, ''), ` + inboxBody(history) + `, i.received_at,
 		i.history, i.undone_at IS NOT NULL, i.deleted_at IS NOT NULL
-		FROM inbox_recipients r JOIN inbox_items i ON i.id = r.item_id
-		WHERE r.actor_id = $1 AND ` + inboxFilter(history)
+		` + scope + ` AND ` + inboxFilter(history)
 	switch {
 	case minID > 0:
 		// The page right after minID: take the oldest `limit` newer items,
 		// then flip them to newest first.
-		rows, err = db.r.QueryContext(ctx, `SELECT * FROM (`+cols+` AND i.id > $2 ORDER BY i.id ASC LIMIT $3) AS page ORDER BY 1 DESC`, actorID, minID, limit)
+		rows, err = db.r.QueryContext(ctx, `SELECT * FROM (`+cols+` AND i.id > $2 ORDER BY i.id ASC LIMIT $3) AS page ORDER BY 1 DESC`, arg, minID, limit)
 	case maxID > 0:
-		rows, err = db.r.QueryContext(ctx, cols+` AND i.id < $2 ORDER BY i.id DESC LIMIT $3`, actorID, maxID, limit)
+		rows, err = db.r.QueryContext(ctx, cols+` AND i.id < $2 ORDER BY i.id DESC LIMIT $3`, arg, maxID, limit)
 	default:
-		rows, err = db.r.QueryContext(ctx, cols+` ORDER BY i.id DESC LIMIT $2`, actorID, limit)
+		rows, err = db.r.QueryContext(ctx, cols+` ORDER BY i.id DESC LIMIT $2`, arg, limit)
 	}
 	if err != nil {
 		return nil, err
@@ -105,12 +120,12 @@ func inboxBody(history bool) string {
 	return "coalesce(i.current, i.body)"
 }
 
-// InboxCount returns how many items a local actor's inbox holds as it
-// stands (or in all, with history).
+// InboxCount returns how many items a local actor's inbox (or the
+// RelayFeed) holds as it stands (or in all, with history).
 func (db *DB) InboxCount(ctx context.Context, actorID int64, history bool) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM inbox_recipients r JOIN inbox_items i ON i.id = r.item_id
-		WHERE r.actor_id = $1 AND `+inboxFilter(history), actorID).Scan(&n)
+	scope, arg := inboxScope(actorID)
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) `+scope+` AND `+inboxFilter(history), arg).Scan(&n)
 	return n, err
 }
 

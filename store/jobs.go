@@ -19,7 +19,7 @@ const (
 type Job struct {
 	ID        int64
 	Kind      string
-	ActorID   int64
+	ActorID   int64  // 0 for the instance actor
 	Args      []byte // JSON
 	State     string
 	Attempts  int
@@ -29,7 +29,7 @@ type Job struct {
 	UpdatedAt time.Time
 }
 
-const jobColumns = `id, kind, actor_id, args, state, attempts, coalesce(result, ''), coalesce(error, ''), created_at, updated_at`
+const jobColumns = `id, kind, coalesce(actor_id, 0), args, state, attempts, coalesce(result, ''), coalesce(error, ''), created_at, updated_at`
 
 func scanJob(row rowScanner) (*Job, error) {
 	var j Job
@@ -49,13 +49,18 @@ func scanJob(row rowScanner) (*Job, error) {
 	return &j, nil
 }
 
-// AddJob queues a job and returns its id.
+// AddJob queues a job and returns its id. actorID 0 is the instance
+// actor's (relay add and remove).
 func (db *DB) AddJob(ctx context.Context, kind string, actorID int64, args []byte) (int64, error) {
 	var id int64
 	now := db.Now().UnixMilli()
+	var actor any
+	if actorID != 0 {
+		actor = actorID
+	}
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		return tx.QueryRowContext(ctx, `INSERT INTO jobs(kind, actor_id, args, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-			kind, actorID, string(args), now, now).Scan(&id)
+			kind, actor, string(args), now, now).Scan(&id)
 	})
 	return id, err
 }

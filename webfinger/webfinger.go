@@ -30,8 +30,14 @@ type Link struct {
 	Template string `json:"template,omitempty"`
 }
 
-// ActorExists reports whether a local actor has this name.
-type ActorExists func(ctx context.Context, name string) (bool, error)
+// ActorExists reports whether a local actor has this name, and the actor
+// id it moved to ("" if it did not move).
+type ActorExists func(ctx context.Context, name string) (found bool, movedTo string, err error)
+
+// RelMovedTo is the link relation of the account a moved actor went to:
+// the IRI of ActivityStreams' movedTo, which the actor document carries
+// (Mastodon's WebFinger says nothing of a move; the relation is Herald's).
+const RelMovedTo = "https://www.w3.org/ns/activitystreams#movedTo"
 
 // Handler answers WebFinger queries for local actors and the instance actor.
 type Handler struct {
@@ -125,7 +131,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			},
 		}
 	} else {
-		ok, err := h.Exists(r.Context(), name)
+		ok, movedTo, err := h.Exists(r.Context(), name)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, "lookup failed")
 			return
@@ -144,6 +150,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				{Rel: "http://webfinger.net/rel/profile-page", Type: "text/html", Href: inst.ProfileURL(name)},
 				{Rel: "http://ostatus.org/schema/1.0/subscribe", Template: inst.Base() + "/authorize_interaction?uri={uri}"},
 			},
+		}
+		if movedTo != "" {
+			jrd.Links = append(jrd.Links, Link{Rel: RelMovedTo, Type: "application/activity+json", Href: movedTo})
 		}
 	}
 	w.Header().Set("Content-Type", "application/jrd+json; charset=utf-8")

@@ -88,18 +88,7 @@ func Authorize(w http.ResponseWriter, r *http.Request, db *store.DB, name string
 	if err != nil {
 		return nil, err
 	}
-	token, ok := federation.BearerToken(r)
-	if !ok {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="herald"`)
-		Error(w, http.StatusUnauthorized, "a bearer token is required")
-		return nil, ErrAnswered
-	}
-	caller, err := db.ActorByToken(ctx, token)
-	if errors.Is(err, store.ErrNotFound) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="herald", error="invalid_token"`)
-		Error(w, http.StatusUnauthorized, "invalid token")
-		return nil, ErrAnswered
-	}
+	caller, err := Caller(w, r, db)
 	if err != nil {
 		return nil, err
 	}
@@ -108,4 +97,23 @@ func Authorize(w http.ResponseWriter, r *http.Request, db *store.DB, name string
 		return nil, ErrAnswered
 	}
 	return owner, nil
+}
+
+// Caller returns the local actor whose bearer token the request carries:
+// 401 without a valid one. On failure it has answered and returns
+// ErrAnswered (or a database error, unanswered).
+func Caller(w http.ResponseWriter, r *http.Request, db *store.DB) (*store.Actor, error) {
+	token, ok := federation.BearerToken(r)
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="herald"`)
+		Error(w, http.StatusUnauthorized, "a bearer token is required")
+		return nil, ErrAnswered
+	}
+	caller, err := db.ActorByToken(r.Context(), token)
+	if errors.Is(err, store.ErrNotFound) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="herald", error="invalid_token"`)
+		Error(w, http.StatusUnauthorized, "invalid token")
+		return nil, ErrAnswered
+	}
+	return caller, err
 }

@@ -7,7 +7,10 @@ package fedtest
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,6 +27,7 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/internal/pgtest"
+	"herald/jobs"
 	"herald/node"
 	"herald/server"
 	"herald/store"
@@ -165,6 +169,23 @@ func (h *Herald) Step(t testing.TB) int {
 	return n
 }
 
+// RunJob queues a job as a command would (actorID 0 for the instance
+// actor), runs the job runner once and returns the job as it ended.
+func (h *Herald) RunJob(t testing.TB, kind string, actorID int64, args jobs.Args) *store.Job {
+	t.Helper()
+	ctx := context.Background()
+	id, err := jobs.Submit(ctx, h.DB, kind, actorID, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Node.Jobs.Step(ctx)
+	j, err := h.DB.JobByID(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
 // SyncStep runs every queued FEP-8fcf followers sync and returns how many
 // ran.
 func (h *Herald) SyncStep(t testing.TB) int {
@@ -286,6 +307,16 @@ type RemoteActor struct {
 	Key  *rsa.PrivateKey
 	PEM  string
 	host string
+	// alsoKnownAs are the accounts that may move to it (Remote.Alias).
+	alsoKnownAs []string
+}
+
+// Alias makes a's document list ids in alsoKnownAs, as an account that
+// others may move to does.
+func (r *Remote) Alias(a *RemoteActor, ids ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a.alsoKnownAs = ids
 }
 
 // NewRemote starts a remote server on ip (a loopback address such as
@@ -390,10 +421,10 @@ func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	a := r.actors[path]
 	doc, isDoc := r.docs[path]
-	r.mu.Unlock()
 	if a != nil {
 		doc, isDoc = a.Document(), true
 	}
+	r.mu.Unlock()
 	if !isDoc {
 		http.NotFound(w, req)
 		return
@@ -470,7 +501,7 @@ func (a *RemoteActor) Inbox() string { return a.ID + "/inbox" }
 
 // Document is the actor's ActivityStreams document.
 func (a *RemoteActor) Document() map[string]any {
-	return map[string]any{
+	doc := map[string]any{
 		"@context":          []any{"https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"},
 		"id":                a.ID,
 		"type":              "Person",
@@ -481,6 +512,10 @@ func (a *RemoteActor) Document() map[string]any {
 		"endpoints":         map[string]any{"sharedInbox": a.host + "/inbox"},
 		"publicKey":         map[string]any{"id": a.KeyID(), "owner": a.ID, "publicKeyPem": a.PEM},
 	}
+	if a.alsoKnownAs != nil {
+		doc["alsoKnownAs"] = a.alsoKnownAs
+	}
+	return doc
 }
 
 // SignedPost builds a POST of body to url signed by a with scheme at time at.
@@ -522,6 +557,34 @@ func Activity(a *RemoteActor, typ string, object any) map[string]any {
 		"actor":    a.ID,
 		"object":   object,
 	}
+}
+
+// VerifyLD checks doc's RsaSignature2017 (a Linked Data Signature, as
+// Mastodon verifies it) with the public key pub (PEM).
+func VerifyLD(doc map[string]any, pubPEM string) error {
+	sig, _ := doc["signature"].(map[string]any)
+	if sig["type"] != "RsaSignature2017" {
+		return fmt.Errorf("no RsaSignature2017: %v", doc["signature"])
+	}
+	pub, err := federation.ParsePublicKeyPEM(pubPEM)
+	if err != nil {
+		return err
+	}
+	rsaPub, ok := pub.(*rsa.PublicKey)
+	if !ok {
+		return fmt.Errorf("not an RSA key")
+	}
+	input, err := federation.LDSigningInput(doc, sig)
+	if err != nil {
+		return err
+	}
+	value, _ := sig["signatureValue"].(string)
+	raw, err := base64.StdEncoding.DecodeString(value)
+	if err != nil {
+		return err
+	}
+	digest := sha256.Sum256([]byte(input))
+	return rsa.VerifyPKCS1v15(rsaPub, crypto.SHA256, digest[:], raw)
 }
 
 // HasPrefix reports whether s starts with any of the prefixes (a small

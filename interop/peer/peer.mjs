@@ -14,6 +14,7 @@ import {
   createFederation,
   generateCryptoKeyPair,
   MemoryKvStore,
+  verifyJsonLd,
 } from "@fedify/fedify";
 import {
   Accept,
@@ -448,6 +449,20 @@ async function control(req, url) {
         headers: body.headers ?? {},
       };
       return json(200, forced);
+    }
+    case "POST /control/verify-ld": {
+      // Fedify's own check of a Linked Data Signature (RsaSignature2017),
+      // the one its inbox makes of an activity a relay forwarded: the key
+      // is fetched from the creator's server, the document must be
+      // attributed to the key's owner.
+      if (body.document == null || typeof body.document !== "object") {
+        throw new HttpError(400, "document is required");
+      }
+      const verified = await verifyJsonLd(body.document, {
+        documentLoader: ctx.documentLoader,
+        contextLoader: ctx.contextLoader,
+      });
+      return json(200, { verified });
     }
     case "POST /control/signatures": {
       const accept = body.accept ?? ["rfc9421", "draft-cavage"];

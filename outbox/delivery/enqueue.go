@@ -22,6 +22,9 @@ type Audience struct {
 	// Inboxes are explicit recipients' inboxes, already resolved (see
 	// ResolveInboxes).
 	Inboxes []string
+	// Relays adds the inbox of every accepted relay (FEP-ae0c): a public
+	// post reaches each as one more inbox.
+	Relays bool
 }
 
 // Enqueue stores the activity once with one delivery row per distinct inbox
@@ -46,6 +49,13 @@ func (r *Runner) Enqueue(ctx context.Context, tx *sql.Tx, a store.OutActivity, a
 			return store.EnqueueResult{}, err
 		}
 		inboxes = append(inboxes, f...)
+	}
+	if aud.Relays {
+		r, err := store.RelayInboxes(ctx, tx)
+		if err != nil {
+			return store.EnqueueResult{}, err
+		}
+		inboxes = append(inboxes, r...)
 	}
 	res, err := store.EnqueueActivity(ctx, tx, a, dedupe(inboxes), now)
 	if err != nil {

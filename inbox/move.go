@@ -1,0 +1,79 @@
+package inbox
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+
+	"herald/federation"
+	"herald/store"
+)
+
+// checkMove verifies an inbound Move before its transaction, as Mastodon's
+// app/lib/activitypub/activity/move.rb does: the actor moves itself (the
+// object is the actor), to a target that is fetched from its own server,
+// never taken from the activity, and lists the actor in alsoKnownAs. Only
+// a Move that concerns Herald is looked into: one of its actors follows
+// the moving actor, or nothing is fetched. The target becomes a.moved.
+func (h *Handler) checkMove(ctx context.Context, a *activity) (string, error) {
+	target := federation.IDOf(a.doc["target"])
+	if a.objectID != a.actor || target == "" || target == a.actor || h.isLocal(target) {
+		// A target here would need local actors to follow each other,
+		// which Herald does not do.
+		return DropMoveInvalid, nil
+	}
+	follows, err := h.DB.FollowsOfRemote(ctx, a.actor)
+	if err != nil {
+		return "", err
+	}
+	if len(follows) == 0 {
+		return DropMoveNotFollowed, nil
+	}
+	return h.withOrigin(ctx, target, func(t *ticket) string {
+		moved, err := fetchWith(h, ctx, t, func(ctx context.Context) (*federation.RemoteActor, error) {
+			return h.Keys.RefreshActor(ctx, target)
+		})
+		if err != nil {
+			h.Logger.Info("inbox: a Move's target could not be fetched", "actor", a.actor, "target", target, "err", err)
+			return DropMoveUnverified
+		}
+		if !slices.Contains(federation.IDs(moved.Document["alsoKnownAs"]), a.actor) {
+			return DropMoveUnverified
+		}
+		a.moved = moved
+		return ""
+	})
+}
+
+// move applies a verified Move: every local actor that follows the moving
+// actor follows its target and unfollows it (outbox.Publisher.Refollow,
+// Mastodon's app/workers/unfollow_follow_worker.rb), and the Move is kept
+// for their apps.
+func (h *Handler) move(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
+	if a.moved == nil {
+		return DropMoveUnverified, nil
+	}
+	follows, err := store.FollowsOf(ctx, tx, a.actor)
+	if err != nil {
+		return "", err
+	}
+	if len(follows) == 0 {
+		return DropMoveNotFollowed, nil
+	}
+	var oldInbox string
+	if old, err := h.Keys.CachedActor(ctx, a.actor); err == nil {
+		oldInbox = old.Inbox
+	}
+	var locals []int64
+	for _, g := range follows {
+		local, err := h.DB.ActorByID(ctx, g.ActorID)
+		if err != nil {
+			return "", err
+		}
+		if err := h.Publisher.Refollow(ctx, tx, local, g, oldInbox, a.moved, a.now); err != nil {
+			return "", err
+		}
+		locals = append(locals, local.ID)
+	}
+	return h.storeItem(ctx, tx, a, false, locals)
+}

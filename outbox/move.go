@@ -1,0 +1,101 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"herald/federation"
+	"herald/outbox/delivery"
+	"herald/store"
+)
+
+// MoveActor moves a local actor to target (an actor elsewhere that lists it
+// in alsoKnownAs; the caller checked): in one transaction it records
+// movedTo, queues the Update of the actor's document (which now says
+// movedTo) and the Move, both to every follower's server, the Move to the
+// accepted relays too. That is Mastodon's app/services/move_service.rb
+// (update_redirect!, distribute_update!, distribute_move!); the Move is
+// shaped as FEP-7628's push mode: object the actor itself, target the new
+// one, addressed to the public and the followers. opts.InTx runs in the
+// same transaction; the Result is the Move's.
+func (p *Publisher) MoveActor(ctx context.Context, actor *store.Actor, target string, opts Options) (*Result, error) {
+	now := p.Now().UTC()
+	moved := *actor
+	moved.MovedTo = target
+	return p.publishOne(ctx, opts, func(tx *sql.Tx) (string, store.EnqueueResult, error) {
+		if err := store.SetMovedTo(ctx, tx, actor.ID, target); err != nil {
+			return "", store.EnqueueResult{}, err
+		}
+		if _, _, err := p.queueActorUpdate(ctx, tx, &moved, now); err != nil {
+			return "", store.EnqueueResult{}, err
+		}
+		self := p.Instance.ActorID(actor.Name)
+		return p.Queue(ctx, tx, Outbound{
+			Actor: &moved,
+			Activity: map[string]any{"type": "Move", "object": self, "target": target,
+				"to": []string{federation.Public}, "cc": []string{p.Instance.FollowersURL(actor.Name)}, "published": now.Format(time.RFC3339)},
+			Audience:  delivery.Audience{FollowersOf: actor.ID, Relays: true},
+			ObjectIRI: self, Public: true, InOutbox: true,
+		}, now)
+	})
+}
+
+// Refollow moves local's follow of an actor that moved (old) to the actor
+// it moved to, inside tx: a Follow of target, recorded pending until it
+// accepts, unless local follows it already; then an Undo of the old Follow,
+// which is removed. Mastodon's app/workers/unfollow_follow_worker.rb does
+// the same for each follower of a moved account. oldInbox is where the
+// Undo goes when Herald has no record of the old Follow's deliveries.
+func (p *Publisher) Refollow(ctx context.Context, tx *sql.Tx, local *store.Actor, old store.Following, oldInbox string, target *federation.RemoteActor, now time.Time) error {
+	_, err := store.FollowingRow(ctx, tx, local.ID, target.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		id := p.Instance.NewID(local.Name, "activities", now)
+		if err := store.AddFollowing(ctx, tx, store.Following{ActorID: local.ID, Target: target.ID, FollowID: id, State: store.StatePending}, now); err != nil {
+			return err
+		}
+		if _, _, err := p.Queue(ctx, tx, Outbound{
+			Actor: local,
+			Activity: map[string]any{"id": id, "type": "Follow", "object": target.ID, "to": []string{target.ID},
+				"published": now.Format(time.RFC3339)},
+			Audience: delivery.Audience{Inboxes: []string{target.Inbox}}, ObjectIRI: target.ID, InOutbox: true,
+		}, now); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	orig, err := store.ActivityTx(ctx, tx, old.FollowID)
+	if errors.Is(err, store.ErrNotFound) {
+		// A follow Herald has no activity of: named by actor and object.
+		if _, err := store.ResolveFollowing(ctx, tx, old.FollowID, local.ID, old.Target, false); err != nil {
+			return err
+		}
+		return p.UndoFollow(ctx, tx, local, old.Target, oldInbox, now)
+	}
+	if err != nil {
+		return err
+	}
+	embedded, err := embedOriginal(orig)
+	if err != nil {
+		return err
+	}
+	inboxes, err := store.InboxesOfActivity(ctx, tx, orig.ID)
+	if err != nil {
+		return err
+	}
+	if len(inboxes) == 0 {
+		inboxes = []string{oldInbox}
+	}
+	if _, err := store.ResolveFollowing(ctx, tx, old.FollowID, local.ID, old.Target, false); err != nil {
+		return err
+	}
+	_, _, err = p.Queue(ctx, tx, Outbound{
+		Actor:    local,
+		Activity: map[string]any{"type": "Undo", "object": embedded, "to": []string{old.Target}, "published": now.Format(time.RFC3339)},
+		Audience: delivery.Audience{Inboxes: inboxes}, ObjectIRI: old.FollowID, InOutbox: true,
+	}, now)
+	return err
+}
