@@ -32,6 +32,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	inst.register(fs, "the public host[:port] that goes into every id; recorded by the first serve (default: localhost with the listen port)")
 	path := dbFlag(fs)
 	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
+	webhooksPrivate := fs.Bool("webhooks-allow-private-network", false, "let webhooks reach loopback and private addresses (an app beside Herald), whatever --allow-private-network says")
 	hideGraph := fs.Bool("hide-social-graph", false, "serve followers and following collections as counts only, without the lists")
 	var tlsf tlsFlags
 	tlsf.register(fs)
@@ -128,6 +129,8 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		DeliveryLease:       *lease,
 		RetryScale:          *retryScale,
 		NoFollowersSync:     *noSync,
+
+		WebhooksAllowPrivateNetwork: *webhooksPrivate,
 	}
 	if err := tlsf.apply(&ncfg, logger); err != nil {
 		return c.fail(err)

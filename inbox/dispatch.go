@@ -10,6 +10,7 @@ import (
 
 	"herald/federation"
 	"herald/store"
+	"herald/webhook"
 )
 
 // dispatch applies an activity inside the inbox transaction. It returns a
@@ -24,7 +25,7 @@ func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string
 			return h.undoFollow(ctx, tx, a)
 		case "":
 			// A referenced object: it is a Follow if it is one we hold.
-			n, err := store.RemoveFollower(ctx, tx, a.objectID, a.actor, 0)
+			n, err := h.removeFollower(ctx, tx, a, 0)
 			if err != nil || n > 0 {
 				return "", err
 			}
@@ -202,8 +203,9 @@ func (h *Handler) recipients(ctx context.Context, tx *sql.Tx, a *activity) ([]in
 }
 
 // storeItem keeps the activity for the apps of the local actors it is for
-// and for also (the holders of what it changes); history marks an Undo,
-// Update or Delete, which was applied to what it refers to.
+// and for also (the holders of what it changes), and records the webhook
+// events of it; history marks an Undo, Update or Delete, which was applied
+// to what it refers to.
 func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, history bool, also []int64) (string, error) {
 	rcpt, err := h.recipients(ctx, tx, a)
 	if err != nil {
@@ -217,10 +219,14 @@ func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, histor
 	if len(rcpt) == 0 {
 		return DropUnaddressed, nil
 	}
-	_, err = store.AddInboxItem(ctx, tx, store.InboxItem{
+	item, err := store.AddInboxItem(ctx, tx, store.InboxItem{
 		IRI: a.id, Type: a.typ, Actor: a.actor, Object: a.objectID, Body: string(a.body), ReceivedAt: a.now, History: history,
 	}, rcpt)
-	return "", err
+	if err != nil {
+		return "", err
+	}
+	// The apps' webhooks hear of it in the same transaction.
+	return "", webhook.ItemEvents(ctx, tx, h.Instance, a.typ, item, a.body, rcpt, a.now)
 }
 
 // deleteActor removes everything Herald holds about a deleted remote actor:

@@ -29,6 +29,7 @@ import (
 	"herald/outbox/delivery"
 	"herald/store"
 	"herald/webfinger"
+	"herald/webhook"
 )
 
 // Config is what a node needs beyond its database.
@@ -59,6 +60,10 @@ type Config struct {
 	// NoFollowersSync turns FEP-8fcf followers synchronization off, both
 	// directions.
 	NoFollowersSync bool
+	// WebhooksAllowPrivateNetwork lets webhooks reach loopback and private
+	// addresses, where apps usually run, whatever AllowPrivateNetwork says
+	// for federation.
+	WebhooksAllowPrivateNetwork bool
 }
 
 // Node is one Herald node: its parts, built by New.
@@ -105,6 +110,10 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 		DB: db, Client: n.Client, Instance: cfg.Instance, Logger: cfg.Logger,
 		Metrics: delivery.NewMetrics(n.Registry, db), Now: cfg.Now, Lease: cfg.DeliveryLease,
 		RetryScale: cfg.RetryScale, Owner: n.ProcessID,
+		Webhooks: delivery.WebhookConfig{
+			Client:  webhook.NewClient(cfg.WebhooksAllowPrivateNetwork, federation.UserAgent(cfg.Version, cfg.Instance.Base())),
+			Metrics: delivery.NewWebhookMetrics(n.Registry),
+		},
 	}
 	if !cfg.NoFollowersSync {
 		dcfg.FollowersHeader = n.Syncer.DeliveryHeader

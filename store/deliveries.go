@@ -380,6 +380,9 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []
 		if err := recordHistory(ctx, tx, results, now); err != nil {
 			return err
 		}
+		if err := recordDeliveryFailures(ctx, tx, results, now); err != nil {
+			return err
+		}
 		for host, e := range hosts {
 			// One success in a batch outweighs failures to the same host.
 			if e.succeeded {

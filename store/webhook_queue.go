@@ -1,0 +1,243 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ClaimedWebhook is a webhook delivery leased to the scheduler, with what
+// it needs to send it.
+type ClaimedWebhook struct {
+	ID          int64
+	WebhookID   int64
+	Attempts    int   // attempts made before this one
+	EnqueuedAt  int64 // unix ms
+	LeaseExpiry int64 // unix ms
+	// Filled by WebhookMessage: the endpoint, its secret and the event.
+	URL, Secret, MsgID string
+	Body               []byte
+}
+
+// ClaimWebhookDeliveries leases up to limit due webhook deliveries to owner,
+// oldest due first, passing over disabled webhooks and those in exclude
+// (endpoints whose share of the lane is taken). Leases work as for
+// deliveries: renewed while held, handed back at once when the owner is
+// gone (ReclaimLeases), expired as the last resort.
+func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit int, exclude []int64, now time.Time, lease time.Duration) ([]ClaimedWebhook, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	ms := now.UnixMilli()
+	until := now.Add(lease).UnixMilli()
+	args := []any{until, owner, ms, limit}
+	notIn := ""
+	if len(exclude) > 0 {
+		ph := make([]string, len(exclude))
+		for i, id := range exclude {
+			args = append(args, id)
+			ph[i] = "$" + strconv.Itoa(len(args))
+		}
+		notIn = ` AND d.webhook_id NOT IN (` + strings.Join(ph, ", ") + `)`
+	}
+	rows, err := db.w.QueryContext(ctx, `UPDATE webhook_deliveries SET state = 'leased', lease_until = $1, lease_owner = $2, updated_at = $3
+		WHERE id IN (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+			WHERE d.state = 'queued' AND d.next_at <= $3 AND w.disabled_at IS NULL`+notIn+`
+			ORDER BY d.next_at, d.id LIMIT $4)
+		RETURNING id, webhook_id, attempts, enqueued_at`, args...)
+	if err != nil {
+		return nil, db.classify(err)
+	}
+	defer rows.Close()
+	var out []ClaimedWebhook
+	for rows.Next() {
+		c := ClaimedWebhook{LeaseExpiry: until}
+		if err := rows.Scan(&c.ID, &c.WebhookID, &c.Attempts, &c.EnqueuedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// WebhookMessage fills in what sending c needs: the endpoint's URL and
+// secret, the event's id and body.
+func (db *DB) WebhookMessage(ctx context.Context, c *ClaimedWebhook) error {
+	var body string
+	err := db.queryRow(ctx, db.r, `SELECT w.url, w.secret, e.msg_id, e.body FROM webhook_deliveries d
+		JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id WHERE d.id = $1`, c.ID).Scan(&c.URL, &c.Secret, &c.MsgID, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	c.Body = []byte(body)
+	return err
+}
+
+// WebhookResult is the outcome of one webhook attempt.
+type WebhookResult struct {
+	ID        int64
+	WebhookID int64
+	State     string // DeliveryQueued (retry, or handed back), DeliveryDone or DeliveryFailed
+	Attempts  int
+	NextAt    time.Time
+	Status    int
+	Error     string
+	// Gone disables the webhook: its receiver answered 410, the Standard
+	// Webhooks way of saying it wants no more.
+	Gone bool
+}
+
+// ApplyWebhookResults writes a batch of owner's webhook results in one
+// transaction. A row owner no longer holds keeps what the new holder made
+// of it.
+func (db *DB) ApplyWebhookResults(ctx context.Context, owner string, results []WebhookResult, now time.Time) error {
+	return db.Write(ctx, func(tx *sql.Tx) error {
+		ms := now.UnixMilli()
+		for _, r := range results {
+			var status any
+			if r.Status != 0 {
+				status = r.Status
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = $1, attempts = $2, next_at = $3, lease_until = NULL, lease_owner = NULL,
+				last_status = $4, last_error = $5, updated_at = $6 WHERE id = $7 AND state = 'leased' AND lease_owner = $8`,
+				r.State, r.Attempts, r.NextAt.UnixMilli(), status, nullString(r.Error), ms, r.ID, owner); err != nil {
+				return err
+			}
+			if r.Gone {
+				if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET disabled_at = $1, disabled_reason = $2 WHERE id = $3 AND disabled_at IS NULL`,
+					ms, "the receiver answered 410 Gone", r.WebhookID); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// RenewWebhookLeases extends the leases owner holds on the rows ids.
+func (db *DB) RenewWebhookLeases(ctx context.Context, owner string, ids []int64, until time.Time) error {
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		args := []any{until.UnixMilli(), owner}
+		ph := make([]string, n)
+		for i, id := range ids[:n] {
+			args = append(args, id)
+			ph[i] = "$" + strconv.Itoa(len(args))
+		}
+		if _, err := db.w.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_until = $1 WHERE state = 'leased' AND lease_owner = $2 AND id IN (`+
+			strings.Join(ph, ", ")+`)`, args...); err != nil {
+			return db.classify(err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// ExpireWebhookLeases returns webhook deliveries whose lease ran out to the
+// queue, due at once, and says how many.
+func (db *DB) ExpireWebhookLeases(ctx context.Context, now time.Time) (int64, error) {
+	r, err := db.w.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
+		WHERE state = 'leased' AND lease_until < $1`, now.UnixMilli())
+	if err != nil {
+		return 0, db.classify(err)
+	}
+	return r.RowsAffected()
+}
+
+// reclaimWebhooks hands back, inside ReclaimLeases' transaction, the webhook
+// deliveries leased by owners that are gone.
+func reclaimWebhooks(ctx context.Context, tx *sql.Tx, ms int64) (int64, error) {
+	r, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
+		WHERE state = 'leased' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
+	if err != nil {
+		return 0, err
+	}
+	return r.RowsAffected()
+}
+
+// NextWebhookDue returns when the earliest queued webhook delivery of an
+// enabled webhook is due, or ok=false when there is none.
+func (db *DB) NextWebhookDue(ctx context.Context) (t time.Time, ok bool, err error) {
+	var ms sql.NullInt64
+	err = db.queryRow(ctx, db.w, `SELECT min(d.next_at) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+		WHERE d.state = 'queued' AND w.disabled_at IS NULL`).Scan(&ms)
+	if err != nil || !ms.Valid {
+		return time.Time{}, false, err
+	}
+	return time.UnixMilli(ms.Int64), true, nil
+}
+
+// SweepWebhookDeliveries deletes webhook deliveries done for longer than
+// DoneRetention and failed for longer than FailedRetention, and the events
+// no delivery refers to any more.
+func (db *DB) SweepWebhookDeliveries(ctx context.Context) (int64, error) {
+	var n int64
+	now := db.Now()
+	err := db.Write(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
+			now.Add(-DoneRetention).UnixMilli(), now.Add(-FailedRetention).UnixMilli())
+		if err != nil {
+			return err
+		}
+		if n, err = r.RowsAffected(); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM webhook_events WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`)
+		return err
+	})
+	return n, err
+}
+
+// DeliveryFailedData is the data of a delivery.failed event.
+type DeliveryFailedData struct {
+	Actor      string `json:"actor"`    // the sender's id
+	Activity   string `json:"activity"` // the activity's id
+	Delivery   int64  `json:"delivery"` // the delivery's id, for requeueing it
+	Inbox      string `json:"inbox"`
+	Attempts   int    `json:"attempts"`
+	LastStatus int    `json:"last_status,omitempty"`
+	Error      string `json:"error"`
+}
+
+// recordDeliveryFailures records, inside ApplyDeliveryResults' transaction,
+// a delivery.failed event for each delivery of a local actor's activity
+// that the batch gave up on: a permanent answer, retries spent, or skipped
+// when due (the host unavailable, the domain blocked since).
+func recordDeliveryFailures(ctx context.Context, tx *sql.Tx, results []DeliveryResult, now time.Time) error {
+	for _, r := range results {
+		if r.State != DeliveryFailed {
+			continue
+		}
+		var actorID int64
+		err := tx.QueryRowContext(ctx, `SELECT a.actor_id FROM deliveries d JOIN activities a ON a.id = d.activity_id
+			WHERE d.id = $1 AND d.state = 'failed' AND a.actor_id IS NOT NULL`, r.ID).Scan(&actorID)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // the instance actor's, or no longer ours to report
+		}
+		if err != nil {
+			return err
+		}
+		_, err = RecordEvent(ctx, tx, actorID, EventDeliveryFailed, now, func() (any, error) {
+			d := DeliveryFailedData{Delivery: r.ID, Inbox: r.Inbox, Attempts: r.Attempts, LastStatus: r.Status, Error: r.Error}
+			var body string
+			if err := tx.QueryRowContext(ctx, `SELECT a.iri, a.body FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE d.id = $1`,
+				r.ID).Scan(&d.Activity, &body); err != nil {
+				return nil, err
+			}
+			var act struct {
+				Actor string `json:"actor"`
+			}
+			json.Unmarshal([]byte(body), &act)
+			d.Actor = act.Actor
+			return d, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
