@@ -203,9 +203,9 @@ func (h *Handler) recipients(ctx context.Context, tx *sql.Tx, a *activity) ([]in
 }
 
 // storeItem keeps the activity for the apps of the local actors it is for
-// and for also (the holders of what it changes), and records the webhook
-// events of it; history marks an Undo, Update or Delete, which was applied
-// to what it refers to.
+// and for also (the holders of what it changes), except those that block
+// its sender, and records the webhook events of it; history marks an Undo,
+// Update or Delete, which was applied to what it refers to.
 func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, history bool, also []int64) (string, error) {
 	rcpt, err := h.recipients(ctx, tx, a)
 	if err != nil {
@@ -215,6 +215,10 @@ func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, histor
 		if !slices.Contains(rcpt, id) {
 			rcpt = append(rcpt, id)
 		}
+	}
+	// Nothing reaches a local actor that blocks the sender or its domain.
+	if rcpt, err = store.WithoutBlockers(ctx, tx, rcpt, a.actor); err != nil {
+		return "", err
 	}
 	if len(rcpt) == 0 {
 		return DropUnaddressed, nil

@@ -11,7 +11,7 @@ import (
 
 // follow records a Follow of a local actor and, unless the actor approves
 // followers by hand, enqueues the Accept. A Follow from an actor the local
-// actor blocked is answered with a Reject and not
+// actor blocked (it, or its domain) is answered with a Reject and not
 // recorded. A Follow we already have is answered again: the sender may have
 // lost our first Accept. A new follower raises follow.accepted, a new
 // request follow.requested.
@@ -26,7 +26,7 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 		// nowhere to send the Accept.
 		return DropInvalid, nil
 	}
-	blocked, err := store.BlocksActor(ctx, tx, local.ID, a.actor)
+	blocked, err := store.BlockedBy(ctx, tx, local.ID, a.actor)
 	if err != nil {
 		return "", err
 	}
