@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"herald/appapi"
 	"herald/internal/fedtest"
 	"herald/node"
 	"herald/server"
@@ -167,6 +168,21 @@ func TestEveryEventReachesTheReceiver(t *testing.T) {
 	}
 	if bad := append(rcv.Refused(), rcvCarol.Refused()...); len(bad) > 0 {
 		t.Errorf("requests that failed the Standard Webhooks check: %q", bad)
+	}
+
+	// Each payload is what appapi/openapi.json documents under webhooks.
+	doc, err := fedtest.ParseOpenAPI(appapi.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range append(rcv.Events(), rcvCarol.Events()...) {
+		var v any
+		json.Unmarshal(e.Body, &v)
+		if body := doc.Webhook(e.Type); body == nil {
+			t.Errorf("%s is not documented", e.Type)
+		} else if err := doc.Check(fedtest.JSONSchema(body), v); err != nil {
+			t.Errorf("%s: %s\ndoes not match the documented payload: %v", e.Type, e.Body, err)
+		}
 	}
 
 	// The data says whose event it is and what it is about.
