@@ -259,6 +259,8 @@ type HeraldOptions struct {
 	// RetryScale, when set, is passed as `serve --test-retry-scale`: 0.01
 	// makes the first delivery retry come after 0.15 s instead of 15 s.
 	RetryScale string
+	// Serve are more flags for `herald serve`.
+	Serve []string
 }
 
 // StartHeraldWith is StartHerald with options.
@@ -311,6 +313,7 @@ func StartHeraldWith(t testing.TB, opts HeraldOptions) *Herald {
 	if opts.RetryScale != "" {
 		serve = append(serve, "--test-retry-scale", opts.RetryScale)
 	}
+	serve = append(serve, opts.Serve...)
 	c := start(t, "herald", filepath.Dir(h.DBPath), bin, serve...)
 	c.waitHealthy(t, h.URL+"/healthz")
 	t.Cleanup(func() {
