@@ -35,7 +35,7 @@ func (p *Publisher) AnswerRequest(ctx context.Context, actor *store.Actor, follo
 	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
 		f, err := store.FollowerRow(ctx, tx, actor.ID, follower)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && f.State != store.StatePending) {
-			return fmt.Errorf("%s has no pending follow request from %s: %w", actor.Name, follower, ErrNoRequest)
+			return fmt.Errorf("%s has %w from %s", actor.Name, ErrNoRequest, follower)
 		}
 		if err != nil {
 			return err
