@@ -1,0 +1,128 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"herald/store"
+)
+
+// Events are stored only for the webhooks that want them, once for all of
+// them; the queue leases, hands back and sweeps them as deliveries.
+func TestWebhookQueue(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, filepath.Join(t.TempDir(), "h.db"))
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return now }
+	alice := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: "x", PublicKeyPEM: "y"}
+	bob := &store.Actor{Name: "bob", Type: "Person", PrivateKeyPEM: "x", PublicKeyPEM: "y"}
+	for i, a := range []*store.Actor{alice, bob} {
+		if err := db.CreateActor(ctx, a, "tok"+string(rune('0'+i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, _ := db.AddWebhook(ctx, alice.ID, "https://a.example/all", []string{store.AllEvents}, "whsec_AA==")
+	likes, _ := db.AddWebhook(ctx, alice.ID, "https://a.example/likes", []string{store.EventInboxLike}, "whsec_AA==")
+	record := func(actor int64, typ string) int {
+		t.Helper()
+		var n int
+		built := false
+		err := db.Write(ctx, func(tx *sql.Tx) error {
+			var err error
+			n, err = store.RecordEvent(ctx, tx, actor, typ, now, func() (any, error) { built = true; return map[string]int{"n": 1}, nil })
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if built != (n > 0) {
+			t.Errorf("%s for %d: data built %v with %d deliveries", typ, actor, built, n)
+		}
+		return n
+	}
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		if err := db.Reader().QueryRow(q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := record(alice.ID, store.EventInboxLike); n != 2 {
+		t.Errorf("a like reached %d webhooks, want 2", n)
+	}
+	if n := record(alice.ID, store.EventInboxCreate); n != 1 {
+		t.Errorf("a create reached %d webhooks, want 1", n)
+	}
+	if n := record(bob.ID, store.EventInboxCreate); n != 0 {
+		t.Errorf("bob, who has no webhook, got %d", n)
+	}
+	if e := count(`SELECT count(*) FROM webhook_events`); e != 2 {
+		t.Errorf("%d events stored, want 2 (one per event, none for bob)", e)
+	}
+
+	// Claims pass over excluded endpoints; a dead owner's leases come back.
+	got, err := db.ClaimWebhookDeliveries(ctx, "p1", 10, []int64{likes.ID}, now, time.Minute)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claimed %d (%v), want the 2 of the catch-all webhook", len(got), err)
+	}
+	for _, c := range got {
+		if c.WebhookID != all.ID {
+			t.Errorf("claimed a delivery of webhook %d", c.WebhookID)
+		}
+	}
+	if err := db.WebhookMessage(ctx, &got[0]); err != nil || got[0].URL != all.URL || got[0].MsgID == "" || len(got[0].Body) == 0 {
+		t.Errorf("message %+v, %v", got[0], err)
+	}
+	if r, err := db.ReclaimLeases(ctx, now, now); err != nil || r.Webhooks != 2 {
+		t.Errorf("reclaimed %+v (%v), want the 2 of an unregistered owner", r, err)
+	}
+
+	// Results: done, failed, and a 410 that disables the webhook.
+	got, _ = db.ClaimWebhookDeliveries(ctx, "p1", 10, nil, now, time.Minute)
+	if len(got) != 3 {
+		t.Fatalf("claimed %d, want 3", len(got))
+	}
+	var results []store.WebhookResult
+	for _, c := range got {
+		r := store.WebhookResult{ID: c.ID, WebhookID: c.WebhookID, State: store.DeliveryDone, Attempts: 1, NextAt: now}
+		if c.WebhookID == likes.ID {
+			r.State, r.Gone, r.Status = store.DeliveryFailed, true, 410
+		}
+		results = append(results, r)
+	}
+	if err := db.ApplyWebhookResults(ctx, "p1", results, now); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := db.WebhookByID(ctx, likes.ID)
+	if w.DisabledAt.IsZero() || w.Failed != 1 {
+		t.Errorf("after a 410: %+v", w)
+	}
+	if n := record(alice.ID, store.EventInboxLike); n != 1 {
+		t.Errorf("with one webhook disabled a like reached %d, want 1", n)
+	}
+	if n, err := db.RequeueWebhook(ctx, likes.ID, 0); n != 1 || err != nil {
+		t.Errorf("requeue: %d %v", n, err)
+	}
+	if _, err := db.RequeueWebhook(ctx, 99, 0); err != store.ErrNotFound {
+		t.Errorf("requeue of no webhook: %v", err)
+	}
+
+	// Done rows go after 7 days, and the events nothing refers to with them.
+	now = now.Add(8 * 24 * time.Hour)
+	if n, err := db.SweepWebhookDeliveries(ctx); err != nil || n != 2 {
+		t.Errorf("swept %d (%v), want the 2 done", n, err)
+	}
+	if e := count(`SELECT count(*) FROM webhook_events`); e != 2 {
+		t.Errorf("%d events left, want 2 (the like requeued, the last like)", e)
+	}
+	if err := db.RemoveWebhook(ctx, all.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(`SELECT count(*) FROM webhook_deliveries WHERE webhook_id = 1`); n != 0 {
+		t.Errorf("%d deliveries of a removed webhook", n)
+	}
+}
