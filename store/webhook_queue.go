@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -208,6 +209,16 @@ type DeliveryFailedData struct {
 // that the batch gave up on: a permanent answer, retries spent, or skipped
 // when due (the host unavailable, the domain blocked since).
 func recordDeliveryFailures(ctx context.Context, tx *sql.Tx, results []DeliveryResult, now time.Time) error {
+	if !slices.ContainsFunc(results, func(r DeliveryResult) bool { return r.State == DeliveryFailed }) {
+		return nil
+	}
+	// A batch that skips a host gone unavailable may fail thousands: look
+	// them up only if some webhook may want them.
+	var wanted bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND (events = $1 OR events LIKE $2))`,
+		AllEvents, "%"+EventDeliveryFailed+"%").Scan(&wanted); err != nil || !wanted {
+		return err
+	}
 	for _, r := range results {
 		if r.State != DeliveryFailed {
 			continue

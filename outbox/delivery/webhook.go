@@ -114,6 +114,11 @@ func (r *Runner) claimWebhooks(ctx, work context.Context, now time.Time) int {
 	if limit <= 0 {
 		return 0
 	}
+	// A read first: the claim is a write, and most loops have no webhook
+	// due; the writer is the inbox's too.
+	if due, ok := r.nextWebhookDue(ctx); !ok || due.After(now) {
+		return 0
+	}
 	rows, err := r.cfg.DB.ClaimWebhookDeliveries(ctx, r.cfg.Owner, limit, full, now, r.cfg.Lease)
 	if err != nil {
 		if ctx.Err() == nil {
