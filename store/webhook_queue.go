@@ -24,32 +24,57 @@ type ClaimedWebhook struct {
 	Body               []byte
 }
 
-// ClaimWebhookDeliveries leases up to limit due webhook deliveries to owner,
-// oldest due first, passing over disabled webhooks and those in exclude
-// (endpoints whose share of the lane is taken). Leases work as for
-// deliveries: renewed while held, handed back at once when the owner is
-// gone (ReclaimLeases), expired as the last resort.
-func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, limit int, exclude []int64, now time.Time, lease time.Duration) ([]ClaimedWebhook, error) {
+// WebhookQueue returns the enabled webhooks that have a delivery due at
+// now, and when the earliest queued delivery of an enabled webhook is due
+// (ok false when there is none). It looks at each webhook's queue through
+// its index, so a long backlog of one endpoint costs nothing to the others.
+func (db *DB) WebhookQueue(ctx context.Context, now time.Time) (due []int64, next time.Time, ok bool, err error) {
+	st, err := db.prepared(ctx, db.w, `SELECT w.id, (SELECT min(d.next_at) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'queued')
+		FROM webhooks w WHERE w.disabled_at IS NULL`)
+	if err != nil {
+		return nil, next, false, err
+	}
+	rows, err := st.QueryContext(ctx)
+	if err != nil {
+		return nil, next, false, err
+	}
+	defer rows.Close()
+	var earliest int64
+	for rows.Next() {
+		var id int64
+		var at sql.NullInt64
+		if err := rows.Scan(&id, &at); err != nil {
+			return nil, next, false, err
+		}
+		if !at.Valid {
+			continue
+		}
+		if at.Int64 <= now.UnixMilli() {
+			due = append(due, id)
+		}
+		if !ok || at.Int64 < earliest {
+			earliest, ok = at.Int64, true
+		}
+	}
+	return due, time.UnixMilli(earliest), ok, rows.Err()
+}
+
+// ClaimWebhookDeliveries leases up to limit due deliveries of one webhook
+// to owner, oldest due first. Leases work as for deliveries: renewed while
+// held, handed back at once when the owner is gone (ReclaimLeases),
+// expired as the last resort.
+func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, webhookID int64, limit int, now time.Time, lease time.Duration) ([]ClaimedWebhook, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	ms := now.UnixMilli()
 	until := now.Add(lease).UnixMilli()
-	args := []any{until, owner, ms, limit}
-	notIn := ""
-	if len(exclude) > 0 {
-		ph := make([]string, len(exclude))
-		for i, id := range exclude {
-			args = append(args, id)
-			ph[i] = "$" + strconv.Itoa(len(args))
-		}
-		notIn = ` AND d.webhook_id NOT IN (` + strings.Join(ph, ", ") + `)`
+	st, err := db.prepared(ctx, db.w, `UPDATE webhook_deliveries SET state = 'leased', lease_until = $1, lease_owner = $2, updated_at = $3
+		WHERE id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = $4 AND state = 'queued' AND next_at <= $3 ORDER BY next_at, id LIMIT $5)
+		RETURNING id, webhook_id, attempts, enqueued_at`)
+	if err != nil {
+		return nil, err
 	}
-	rows, err := db.w.QueryContext(ctx, `UPDATE webhook_deliveries SET state = 'leased', lease_until = $1, lease_owner = $2, updated_at = $3
-		WHERE id IN (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-			WHERE d.state = 'queued' AND d.next_at <= $3 AND w.disabled_at IS NULL`+notIn+`
-			ORDER BY d.next_at, d.id LIMIT $4)
-		RETURNING id, webhook_id, attempts, enqueued_at`, args...)
+	rows, err := st.QueryContext(ctx, until, owner, now.UnixMilli(), webhookID, limit)
 	if err != nil {
 		return nil, db.classify(err)
 	}
@@ -158,18 +183,6 @@ func reclaimWebhooks(ctx context.Context, tx *sql.Tx, ms int64) (int64, error) {
 		return 0, err
 	}
 	return r.RowsAffected()
-}
-
-// NextWebhookDue returns when the earliest queued webhook delivery of an
-// enabled webhook is due, or ok=false when there is none.
-func (db *DB) NextWebhookDue(ctx context.Context) (t time.Time, ok bool, err error) {
-	var ms sql.NullInt64
-	err = db.queryRow(ctx, db.w, `SELECT min(d.next_at) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-		WHERE d.state = 'queued' AND w.disabled_at IS NULL`).Scan(&ms)
-	if err != nil || !ms.Valid {
-		return time.Time{}, false, err
-	}
-	return time.UnixMilli(ms.Int64), true, nil
 }
 
 // SweepWebhookDeliveries deletes webhook deliveries done for longer than

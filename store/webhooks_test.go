@@ -64,8 +64,16 @@ func TestWebhookQueue(t *testing.T) {
 		t.Errorf("%d events stored, want 2 (one per event, none for bob)", e)
 	}
 
-	// Claims pass over excluded endpoints; a dead owner's leases come back.
-	got, err := db.ClaimWebhookDeliveries(ctx, "p1", 10, []int64{likes.ID}, now, time.Minute)
+	// The queue is read endpoint by endpoint; a claim takes one endpoint's
+	// rows; a dead owner's leases come back.
+	due, next, ok, err := db.WebhookQueue(ctx, now)
+	if err != nil || len(due) != 2 || !ok || !next.Equal(now) {
+		t.Fatalf("queue: due %v, next %v %v (%v)", due, next, ok, err)
+	}
+	if due, _, _, _ := db.WebhookQueue(ctx, now.Add(-time.Second)); len(due) != 0 {
+		t.Errorf("due a second early: %v", due)
+	}
+	got, err := db.ClaimWebhookDeliveries(ctx, "p1", all.ID, 10, now, time.Minute)
 	if err != nil || len(got) != 2 {
 		t.Fatalf("claimed %d (%v), want the 2 of the catch-all webhook", len(got), err)
 	}
@@ -82,7 +90,9 @@ func TestWebhookQueue(t *testing.T) {
 	}
 
 	// Results: done, failed, and a 410 that disables the webhook.
-	got, _ = db.ClaimWebhookDeliveries(ctx, "p1", 10, nil, now, time.Minute)
+	got, _ = db.ClaimWebhookDeliveries(ctx, "p1", all.ID, 10, now, time.Minute)
+	more, _ := db.ClaimWebhookDeliveries(ctx, "p1", likes.ID, 10, now, time.Minute)
+	got = append(got, more...)
 	if len(got) != 3 {
 		t.Fatalf("claimed %d, want 3", len(got))
 	}

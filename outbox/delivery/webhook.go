@@ -53,6 +53,7 @@ type webhookLane struct {
 	perEndpoint map[int64]int  // rows held, by webhook
 	endpoint    map[int64]chan struct{}
 	pending     []store.WebhookResult
+	turn        int // which due endpoint is claimed for first (claimWebhooks' loop only)
 }
 
 func newWebhookLane(cfg WebhookConfig) webhookLane {
@@ -95,8 +96,10 @@ func NewWebhookMetrics(reg prometheus.Registerer) *WebhookMetrics {
 	return m
 }
 
-// claimWebhooks claims what the lane's caps allow and starts a worker per
-// row, returning how many it claimed.
+// claimWebhooks claims what the lane's caps allow, endpoint by endpoint
+// (each to its share, starting with a different one each time so none
+// waits behind the others), and starts a worker per row. It returns how
+// many it claimed.
 func (r *Runner) claimWebhooks(ctx, work context.Context, now time.Time) int {
 	l := &r.wh
 	if l.cfg.Client == nil {
@@ -104,42 +107,52 @@ func (r *Runner) claimWebhooks(ctx, work context.Context, now time.Time) int {
 	}
 	l.mu.Lock()
 	limit := l.maxHeld() - len(l.claimed)
-	var full []int64
-	for id, n := range l.perEndpoint {
-		if n >= l.endpointBuffer() {
-			full = append(full, id)
-		}
-	}
 	l.mu.Unlock()
 	if limit <= 0 {
 		return 0
 	}
-	// A read first: the claim is a write, and most loops have no webhook
-	// due; the writer is the inbox's too.
-	if due, ok := r.nextWebhookDue(ctx); !ok || due.After(now) {
-		return 0
-	}
-	rows, err := r.cfg.DB.ClaimWebhookDeliveries(ctx, r.cfg.Owner, limit, full, now, r.cfg.Lease)
+	// Which endpoints have work is a read; a claim is a write, and the
+	// writer is the inbox's too.
+	due, _, _, err := r.cfg.DB.WebhookQueue(ctx, now)
 	if err != nil {
 		if ctx.Err() == nil {
-			r.cfg.Logger.Error("webhooks: claim", "err", err)
+			r.cfg.Logger.Error("webhooks: queue", "err", err)
 		}
 		return 0
 	}
-	l.mu.Lock()
-	for _, c := range rows {
-		l.claimed[c.ID] = true
-		l.perEndpoint[c.WebhookID]++
-		if l.endpoint[c.WebhookID] == nil {
-			l.endpoint[c.WebhookID] = make(chan struct{}, l.cfg.PerEndpointCap)
+	l.turn++
+	total := 0
+	for i := range due {
+		id := due[(i+l.turn)%len(due)]
+		l.mu.Lock()
+		room := min(limit-total, l.endpointBuffer()-l.perEndpoint[id])
+		l.mu.Unlock()
+		if room <= 0 {
+			continue
 		}
+		rows, err := r.cfg.DB.ClaimWebhookDeliveries(ctx, r.cfg.Owner, id, room, now, r.cfg.Lease)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.cfg.Logger.Error("webhooks: claim", "err", err)
+			}
+			return total
+		}
+		l.mu.Lock()
+		for _, c := range rows {
+			l.claimed[c.ID] = true
+			l.perEndpoint[c.WebhookID]++
+			if l.endpoint[c.WebhookID] == nil {
+				l.endpoint[c.WebhookID] = make(chan struct{}, l.cfg.PerEndpointCap)
+			}
+		}
+		l.mu.Unlock()
+		for _, c := range rows {
+			r.workers.Add(1)
+			go r.sendWebhook(work, c)
+		}
+		total += len(rows)
 	}
-	l.mu.Unlock()
-	for _, c := range rows {
-		r.workers.Add(1)
-		go r.sendWebhook(work, c)
-	}
-	return len(rows)
+	return total
 }
 
 // sendWebhook runs one claimed webhook delivery and records its result.
@@ -310,6 +323,6 @@ func (r *Runner) nextWebhookDue(ctx context.Context) (time.Time, bool) {
 	if r.wh.cfg.Client == nil {
 		return time.Time{}, false
 	}
-	t, ok, err := r.cfg.DB.NextWebhookDue(ctx)
+	_, t, ok, err := r.cfg.DB.WebhookQueue(ctx, r.cfg.Now())
 	return t, ok && err == nil
 }

@@ -44,5 +44,8 @@ CREATE TABLE webhook_deliveries (
 	UNIQUE (event_id, webhook_id)
 ) STRICT;
 
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_at);
-CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries(webhook_id, state);
+-- The scheduler looks for due rows endpoint by endpoint (webhook_id, state,
+-- next_at), so one endpoint's backlog is never scanned to find another's;
+-- sweeps and expired leases go by state.
+CREATE INDEX webhook_deliveries_queue ON webhook_deliveries(webhook_id, state, next_at);
+CREATE INDEX webhook_deliveries_state ON webhook_deliveries(state, updated_at);
