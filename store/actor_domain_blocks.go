@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"time"
 )
 
@@ -72,26 +73,26 @@ func (db *DB) RemoveActorDomainBlock(ctx context.Context, actorID int64, domain 
 // BlockedBy reports whether a local actor blocks a remote actor, itself or
 // its domain (exact host name).
 func BlockedBy(ctx context.Context, tx *sql.Tx, actorID int64, remote string) (bool, error) {
-	host, _ := HostOf(remote)
-	var n int
-	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM actor_blocks WHERE actor_id = $1 AND target = $2`, actorID, remote).Scan(&n)
-	if err != nil || n > 0 {
-		return n > 0, err
-	}
-	err = tx.QueryRowContext(ctx, `SELECT count(*) FROM actor_domain_blocks WHERE actor_id = $1 AND domain = $2`, actorID, host).Scan(&n)
-	return n > 0, err
+	left, err := WithoutBlockers(ctx, tx, []int64{actorID}, remote)
+	return len(left) == 0, err
 }
 
 // WithoutBlockers returns the local actors of ids that do not block the
 // remote actor (itself or its domain): what it sends reaches only those.
+// One query, whatever the number of ids: it is on the inbox's path.
 func WithoutBlockers(ctx context.Context, tx *sql.Tx, ids []int64, remote string) ([]int64, error) {
-	out := ids[:0:0]
+	if len(ids) == 0 {
+		return ids, nil
+	}
+	host, _ := HostOf(remote)
+	blockers, err := column[int64](ctx, tx, `SELECT actor_id FROM actor_blocks WHERE target = $1
+		UNION SELECT actor_id FROM actor_domain_blocks WHERE domain = $2`, remote, host)
+	if err != nil || len(blockers) == 0 {
+		return ids, err
+	}
+	out := make([]int64, 0, len(ids))
 	for _, id := range ids {
-		blocked, err := BlockedBy(ctx, tx, id, remote)
-		if err != nil {
-			return nil, err
-		}
-		if !blocked {
+		if !slices.Contains(blockers, id) {
 			out = append(out, id)
 		}
 	}

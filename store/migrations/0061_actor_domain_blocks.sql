@@ -8,3 +8,8 @@ CREATE TABLE actor_domain_blocks (
 	created_at INTEGER NOT NULL,
 	PRIMARY KEY (actor_id, domain)
 ) STRICT, WITHOUT ROWID;
+
+-- The inbox asks which local actors block a sender, by the sender's id or
+-- host: once per activity, whatever the number of recipients.
+CREATE INDEX actor_domain_blocks_domain ON actor_domain_blocks(domain);
+CREATE INDEX actor_blocks_target ON actor_blocks(target);
