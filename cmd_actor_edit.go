@@ -48,7 +48,11 @@ func (c *cli) actorEdit(ctx context.Context, args []string) int {
 	usage := "usage: herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--clear-fields] [--avatar URL] [--header URL] [--memorial] [--manual-approval]"
 	return c.withDB(ctx, fs, args, 1, usage, func(db *store.DB, pos []string) error {
 		given := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "db" { // where the database is, not a change to the profile
+				given[f.Name] = true
+			}
+		})
 		if len(given) == 0 {
 			return usageError{usage}
 		}

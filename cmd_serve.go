@@ -33,6 +33,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	inst.register(fs, "the public host[:port] that goes into every id; recorded by the first serve (default: localhost with the listen port)")
 	path := dbFlag(fs)
 	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
+	webhooksPrivate := fs.Bool("webhooks-allow-private-network", false, "let webhooks reach loopback and private addresses (an app beside Herald), whatever --allow-private-network says")
 	hideGraph := fs.Bool("hide-social-graph", false, "serve followers and following collections as counts only, without the lists")
 	inboxRate := fs.String("inbox-rate", inbox.DefaultRate.String(), "how many inbox requests one remote server may make, N/DURATION (a bucket of N refilled over DURATION); past it, 429 with Retry-After; 0 for no limit")
 	authFetch := fs.Bool("authorized-fetch", false, "serve objects, activities and collections only to signed GETs from servers not blocked, the actor document unsigned only in its minimal form (Mastodon's secure mode)")
@@ -158,6 +159,8 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		RetryScale:          *retryScale,
 		NoFollowersSync:     *noSync,
 		Role:                *role,
+
+		WebhooksAllowPrivateNetwork: *webhooksPrivate,
 	}
 	if err := tlsf.apply(&ncfg, logger); err != nil {
 		return c.fail(err)

@@ -23,6 +23,7 @@
 //	herald follow --as NAME @user@host | unfollow --as NAME @user@host | following --as NAME
 //	herald deliveries [--failed [--host H]] | deliveries ACTIVITY_URL | deliveries retry --host H | --id N | --all
 //	herald deliveries pause HOST [--for 6h] | deliveries resume HOST
+//	herald webhook add --as NAME URL [--events LIST] | list | deliveries ID | retry ID | remove ID
 //	herald jobs
 //	herald log-level debug|info|warn|error
 //	herald migrate
@@ -136,6 +137,12 @@ commands:
   deliveries pause HOST hold a host's deliveries, spending no retries (--for 6h)
   deliveries resume HOST
                         let a paused host's deliveries go
+  webhook add --as NAME URL
+                        POST NAME's events to URL, signed (--events LIST; prints the secret once)
+  webhook list          webhooks with their queued, failed and delivered counts (--as NAME)
+  webhook deliveries ID what was sent to a webhook, and why not (--failed)
+  webhook retry ID      requeue a webhook's failed deliveries and enable it again
+  webhook remove ID     remove a webhook and what is queued for it
   jobs                  what the server did for the commands above, newest first
   log-level LEVEL       set the server's log level (debug, info, warn, error)
   migrate               apply database migrations and exit
@@ -183,6 +190,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.follows(ctx, args[1:])
 	case "deliveries":
 		return env.deliveries(ctx, args[1:])
+	case "webhook":
+		return env.webhookCmd(ctx, args[1:])
 	case "post":
 		return env.post(ctx, args[1:])
 	case "delete":

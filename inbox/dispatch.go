@@ -10,6 +10,7 @@ import (
 
 	"herald/federation"
 	"herald/store"
+	"herald/webhook"
 )
 
 // dispatch applies an activity inside the inbox transaction. It returns a
@@ -29,7 +30,7 @@ func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string
 			return h.undoFollow(ctx, tx, a)
 		case "":
 			// A referenced object: it is a Follow if it is one we hold.
-			n, err := store.RemoveFollower(ctx, tx, a.objectID, a.actor, 0)
+			n, err := h.removeFollower(ctx, tx, a, 0)
 			if err != nil || n > 0 {
 				return "", err
 			}
@@ -210,8 +211,9 @@ func (h *Handler) recipients(ctx context.Context, tx *sql.Tx, a *activity) ([]in
 }
 
 // storeItem keeps the activity for the apps of the local actors it is for
-// and for also (the holders of what it changes), and in the relay feed
-// when a relay forwarded it (relayFeed); history marks an Undo, Update or
+// and for also (the holders of what it changes), except those that block
+// its sender, and in the relay feed when a relay forwarded it (relayFeed),
+// and records the webhook events of it; history marks an Undo, Update or
 // Delete, which was applied to what it refers to.
 func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, history bool, also []int64) (string, error) {
 	rcpt, err := h.recipients(ctx, tx, a)
@@ -223,6 +225,10 @@ func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, histor
 			rcpt = append(rcpt, id)
 		}
 	}
+	// Nothing reaches a local actor that blocks the sender or its domain.
+	if rcpt, err = store.WithoutBlockers(ctx, tx, rcpt, a.actor); err != nil {
+		return "", err
+	}
 	inFeed, declined, err := h.relayFeed(ctx, tx, a, history)
 	if err != nil {
 		return "", err
@@ -233,13 +239,19 @@ func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, histor
 		}
 		return DropUnaddressed, nil
 	}
-	id, err := store.AddInboxItem(ctx, tx, store.InboxItem{
+	item, err := store.AddInboxItem(ctx, tx, store.InboxItem{
 		IRI: a.id, Type: a.typ, Actor: a.actor, Object: a.objectID, Body: string(a.body), ReceivedAt: a.now, History: history,
 	}, rcpt)
-	if err == nil && inFeed {
-		err = store.MarkRelayed(ctx, tx, id)
+	if err != nil {
+		return "", err
 	}
-	return "", err
+	if inFeed {
+		if err := store.MarkRelayed(ctx, tx, item); err != nil {
+			return "", err
+		}
+	}
+	// The apps' webhooks hear of it in the same transaction.
+	return "", webhook.ItemEvents(ctx, tx, h.Instance, a.typ, item, a.body, rcpt, a.now)
 }
 
 // deleteActor removes everything Herald holds about a deleted remote actor:

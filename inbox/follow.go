@@ -6,13 +6,15 @@ import (
 
 	"herald/federation"
 	"herald/store"
+	"herald/webhook"
 )
 
 // follow records a Follow of a local actor and, unless the actor approves
 // followers by hand, enqueues the Accept. A Follow from an actor the local
-// actor blocked, or of an actor that moved away, is answered with a Reject
-// and not recorded. A Follow we already have is
-// answered again: the sender may have lost our first Accept.
+// actor blocked (it, or its domain), or of an actor that moved away, is
+// answered with a Reject and not recorded. A Follow we already have is
+// answered again: the sender may have lost our first Accept. A new follower
+// raises follow.accepted, a new request follow.requested.
 func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
 	local := h.localActor(ctx, a.objectID)
 	if local == nil {
@@ -24,7 +26,7 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 		// nowhere to send the Accept.
 		return DropInvalid, nil
 	}
-	blocked, err := store.BlocksActor(ctx, tx, local.ID, a.actor)
+	blocked, err := store.BlockedBy(ctx, tx, local.ID, a.actor)
 	if err != nil {
 		return "", err
 	}
@@ -38,7 +40,7 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 	if local.ManualApproval {
 		state = store.StatePending
 	}
-	state, _, err = store.UpsertFollower(ctx, tx, store.Follower{
+	state, created, err := store.UpsertFollower(ctx, tx, store.Follower{
 		ActorID: local.ID, Follower: a.actor, Inbox: remote.Inbox, SharedInbox: remote.SharedInbox,
 		FollowID: a.id, State: state,
 	}, a.now)
@@ -46,10 +48,19 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 		return "", err
 	}
 	if state == store.StateAccepted {
-		_, _, err = h.Publisher.AnswerFollow(ctx, tx, local, true, a.id, a.actor, remote.Inbox, a.now)
-		return "", err
+		if _, _, err = h.Publisher.AnswerFollow(ctx, tx, local, true, a.id, a.actor, remote.Inbox, a.now); err != nil {
+			return "", err
+		}
 	}
-	return "", nil
+	if !created {
+		return "", nil
+	}
+	event := store.EventFollowRequested
+	if state == store.StateAccepted {
+		event = store.EventFollowAccepted
+	}
+	return "", webhook.Record(ctx, tx, local.ID, event,
+		webhook.FollowData{Actor: h.Instance.ActorID(local.Name), Follower: a.actor, Activity: a.body}, a.now)
 }
 
 // undoFollow removes a follower. The Follow is matched by its id or by
@@ -64,11 +75,25 @@ func (h *Handler) undoFollow(ctx context.Context, tx *sql.Tx, a *activity) (stri
 	if local := h.localActor(ctx, federation.IDOf(a.object["object"])); local != nil {
 		localID = local.ID
 	}
-	n, err := store.RemoveFollower(ctx, tx, a.objectID, a.actor, localID)
+	n, err := h.removeFollower(ctx, tx, a, localID)
 	if err != nil || n > 0 {
 		return "", err
 	}
 	return DropUnaddressed, nil
+}
+
+// removeFollower applies an Undo of a Follow (matched as RemoveFollower
+// matches it) and tells the webhooks of the local actors it unfollows.
+func (h *Handler) removeFollower(ctx context.Context, tx *sql.Tx, a *activity, localID int64) (int64, error) {
+	ids, err := store.FollowersMatching(ctx, tx, a.objectID, a.actor, localID)
+	if err != nil {
+		return 0, err
+	}
+	n, err := store.RemoveFollower(ctx, tx, a.objectID, a.actor, localID)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	return n, webhook.ItemEvents(ctx, tx, h.Instance, a.typ, 0, a.body, ids, a.now)
 }
 
 // answerFollow applies an Accept or Reject of a Follow a local actor sent.
@@ -84,6 +109,20 @@ func (h *Handler) answerFollow(ctx context.Context, tx *sql.Tx, a *activity) (bo
 	if obj := federation.IDOf(a.object["object"]); obj != "" && obj != a.actor {
 		return false, nil
 	}
-	n, err := store.ResolveFollowing(ctx, tx, a.objectID, localID, a.actor, a.typ == "Accept")
-	return n > 0, err
+	accept := a.typ == "Accept"
+	ids, err := store.FollowingMatching(ctx, tx, a.objectID, localID, a.actor, accept)
+	if err != nil {
+		return false, err
+	}
+	n, err := store.ResolveFollowing(ctx, tx, a.objectID, localID, a.actor, accept)
+	if err != nil || n == 0 {
+		return false, err
+	}
+	event := store.EventFollowingReject
+	if accept {
+		event = store.EventFollowingAccept
+	}
+	return true, webhook.Events(ctx, tx, h.Instance, ids, event, a.now, func(actor string) any {
+		return webhook.FollowingData{Actor: actor, Target: a.actor, Activity: a.body}
+	})
 }

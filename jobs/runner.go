@@ -280,39 +280,12 @@ func (r *Runner) unfollow(ctx context.Context, actor *store.Actor, args Args, fi
 }
 
 // answer approves or rejects a pending follow request: the follower's
-// state, the Accept or Reject and the job's outcome in one transaction.
+// state, the Accept or Reject, the webhook event and the job's outcome in
+// one transaction (outbox.AnswerRequest, which the app API calls too).
 func (r *Runner) answer(ctx context.Context, j *store.Job, actor *store.Actor, follower string, approve bool) error {
-	now := r.Now()
-	err := r.DB.Write(ctx, func(tx *sql.Tx) error {
-		f, err := store.FollowerRow(ctx, tx, actor.ID, follower)
-		if errors.Is(err, store.ErrNotFound) || (err == nil && f.State != store.StatePending) {
-			return fmt.Errorf("%s has no pending follow request from %s", actor.Name, follower)
-		}
-		if err != nil {
-			return err
-		}
-		if approve {
-			err = store.SetFollowerState(ctx, tx, actor.ID, follower, store.StateAccepted)
-		} else {
-			_, err = store.RemoveFollower(ctx, tx, "", follower, actor.ID)
-		}
-		if err != nil {
-			return err
-		}
-		id, q, err := r.Publisher.AnswerFollow(ctx, tx, actor, approve, f.FollowID, follower, f.Inbox, now)
-		if err != nil {
-			return err
-		}
-		typ := "Reject"
-		if approve {
-			typ = "Accept"
-		}
-		return r.finish(ctx, tx, j, Result{Type: typ, Activity: id, Object: f.FollowID,
-			Queued: q.Queued, SkippedBlocked: q.SkippedBlocked, SkippedUnavailable: q.SkippedUnavailable})
+	_, err := r.Publisher.AnswerRequest(ctx, actor, follower, approve, func(ctx context.Context, tx *sql.Tx, a *outbox.Answer) error {
+		return r.finish(ctx, tx, j, Result{Type: a.Type, Activity: a.Activity, Object: a.FollowID,
+			Queued: a.Queued.Queued, SkippedBlocked: a.Queued.SkippedBlocked, SkippedUnavailable: a.Queued.SkippedUnavailable})
 	})
-	if err != nil {
-		return err
-	}
-	r.Publisher.Runner.Wake()
-	return nil
+	return err
 }

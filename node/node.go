@@ -31,6 +31,7 @@ import (
 	"herald/outbox/delivery"
 	"herald/store"
 	"herald/webfinger"
+	"herald/webhook"
 )
 
 // Config is what a node needs beyond its database.
@@ -70,6 +71,10 @@ type Config struct {
 	// followers synchronization and the sweeps; store.RoleWeb runs none of
 	// them (only on PostgreSQL, where another process does).
 	Role string
+	// WebhooksAllowPrivateNetwork lets webhooks reach loopback and private
+	// addresses, where apps usually run, whatever AllowPrivateNetwork says
+	// for federation.
+	WebhooksAllowPrivateNetwork bool
 }
 
 // Node is one Herald node: its parts, built by New.
@@ -119,6 +124,10 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 		DB: db, Client: n.Client, Instance: cfg.Instance, Logger: cfg.Logger,
 		Metrics: delivery.NewMetrics(n.Registry, db), Now: cfg.Now, Lease: cfg.DeliveryLease,
 		RetryScale: cfg.RetryScale, Owner: n.ProcessID,
+		Webhooks: delivery.WebhookConfig{
+			Client:  webhook.NewClient(cfg.WebhooksAllowPrivateNetwork, federation.UserAgent(cfg.Version, cfg.Instance.Base())),
+			Metrics: delivery.NewWebhookMetrics(n.Registry),
+		},
 	}
 	if !cfg.NoFollowersSync {
 		dcfg.FollowersHeader = n.Syncer.DeliveryHeader

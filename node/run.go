@@ -108,8 +108,8 @@ func (n *Node) reclaim(ctx context.Context) {
 		}
 		return
 	}
-	if r.Deliveries+r.Jobs > 0 {
-		n.Logger.Info("took back what a stopped process held", "deliveries", r.Deliveries, "jobs", r.Jobs)
+	if r.Deliveries+r.Jobs+r.Webhooks > 0 {
+		n.Logger.Info("took back what a stopped process held", "deliveries", r.Deliveries, "jobs", r.Jobs, "webhooks", r.Webhooks)
 		n.Runner.Wake()
 		n.Jobs.Wake()
 	}
@@ -249,6 +249,7 @@ func (n *Node) runSweeps(ctx context.Context) {
 		}{
 			{"processed activity ids", n.DB.SweepProcessed},
 			{"finished deliveries", n.DB.SweepDeliveries},
+			{"finished webhook deliveries", n.DB.SweepWebhookDeliveries},
 			{"finished jobs", n.DB.SweepJobs},
 			{"delivery history", n.DB.SweepHistory},
 		} {

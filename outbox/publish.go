@@ -18,6 +18,7 @@ import (
 	"herald/federation"
 	"herald/outbox/delivery"
 	"herald/store"
+	"herald/webhook"
 )
 
 // Publisher turns a client's activity or object into a stored activity with
@@ -245,8 +246,12 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 		}
 		if len(pl.locals) > 0 {
 			stripped, _ := delivery.StripBlindRecipients([]byte(res.Activity.Body))
-			if _, err := store.AddInboxItem(ctx, tx, store.InboxItem{IRI: iri, Type: pl.typ, Actor: p.Instance.ActorID(pl.actor.Name),
-				Object: pl.objIRI, Body: string(stripped), ReceivedAt: now}, pl.locals); err != nil {
+			item, err := store.AddInboxItem(ctx, tx, store.InboxItem{IRI: iri, Type: pl.typ, Actor: p.Instance.ActorID(pl.actor.Name),
+				Object: pl.objIRI, Body: string(stripped), ReceivedAt: now}, pl.locals)
+			if err != nil {
+				return err
+			}
+			if err := webhook.ItemEvents(ctx, tx, p.Instance, pl.typ, item, stripped, pl.locals, now); err != nil {
 				return err
 			}
 		}

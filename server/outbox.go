@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"herald/appapi"
 	"herald/federation"
 	"herald/outbox"
 	"herald/store"
@@ -26,6 +27,11 @@ func (s *Server) newOutbox() *outbox.Handler {
 		HTML:            s.objectPage,
 		HideSocialGraph: s.cfg.HideSocialGraph,
 	}
+}
+
+// appAPI builds the app API's handler (/api/v1).
+func (s *Server) appAPI() *appapi.Handler {
+	return &appapi.Handler{DB: s.db, Publisher: s.Publisher(), Instance: s.inst, Logger: s.log}
 }
 
 // Publisher is the node's publisher: the one way out for every activity.

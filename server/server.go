@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"herald/admin"
+	"herald/appapi"
 	"herald/federation"
 	"herald/followersync"
 	"herald/inbox"
@@ -169,6 +170,8 @@ func (s *Server) routes() chi.Router {
 	r.Method(http.MethodGet, "/metrics", s.metricsHandler())
 	r.Get("/status", s.status)
 	r.Mount("/admin", s.admin.Routes())
+	r.Mount(appapi.Prefix, s.appAPI().Routes())
+	r.Get("/api/openapi.json", appapi.ServeOpenAPI)
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/status", http.StatusFound) })
 
 	r.NotFound(s.notFound)

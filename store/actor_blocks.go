@@ -18,10 +18,3 @@ func RemoveActorBlock(ctx context.Context, tx *sql.Tx, actorID int64, remote str
 	_, err := tx.ExecContext(ctx, `DELETE FROM actor_blocks WHERE actor_id = $1 AND target = $2`, actorID, remote)
 	return err
 }
-
-// BlocksActor reports whether a local actor blocks a remote one.
-func BlocksActor(ctx context.Context, tx *sql.Tx, actorID int64, remote string) (bool, error) {
-	var n int
-	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM actor_blocks WHERE actor_id = $1 AND target = $2`, actorID, remote).Scan(&n)
-	return n > 0, err
-}

@@ -459,6 +459,9 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []
 		if err := recordHistory(ctx, tx, results, now); err != nil {
 			return err
 		}
+		if err := recordDeliveryFailures(ctx, tx, results, now); err != nil {
+			return err
+		}
 		// Hosts in order: two processes writing batches that share hosts
 		// lock their rows in the same order, so they never deadlock.
 		for _, host := range slices.Sorted(maps.Keys(hosts)) {

@@ -9,9 +9,9 @@ import (
 )
 
 // WakeChannel is the PostgreSQL notification channel that carries
-// wake-ups: the triggers of migrations/postgres/0004, 0007 and 0009 notify
-// it when their transaction commits new work, and every serving process
-// listens on it.
+// wake-ups: the triggers of migrations/postgres/0004, 0007, 0009, 0030 and
+// 0060 notify it when their transaction commits new work, and every serving
+// process listens on it.
 const WakeChannel = "herald_wake"
 
 // listenRetry bounds the wait before a lost listening connection is made

@@ -140,10 +140,10 @@ func (db *DB) ForgetDeadProcesses(ctx context.Context, hostname string, alive fu
 }
 
 // Reclaimed counts the leases ReclaimLeases handed back.
-type Reclaimed struct{ Deliveries, Jobs int64 }
+type Reclaimed struct{ Deliveries, Jobs, Webhooks int64 }
 
-// ReclaimLeases hands back to the queue, due at once, every delivery and
-// job leased by an owner that is gone: not registered, or registered with a
+// ReclaimLeases hands back to the queue, due at once, every delivery, webhook
+// delivery and job leased by an owner that is gone: not registered, or registered with a
 // heartbeat older than staleBefore. Their rows are removed too, so a
 // process that was only slow finds its row gone at its next heartbeat and
 // registers again. Rows leased before owners were recorded count as gone.
@@ -167,7 +167,10 @@ func (db *DB) ReclaimLeases(ctx context.Context, staleBefore, now time.Time) (Re
 		if err != nil {
 			return err
 		}
-		res.Jobs, err = r.RowsAffected()
+		if res.Jobs, err = r.RowsAffected(); err != nil {
+			return err
+		}
+		res.Webhooks, err = reclaimWebhooks(ctx, tx, ms)
 		return err
 	})
 	return res, err

@@ -291,6 +291,9 @@ type Remote struct {
 
 	// Stalled is how many GETs are being held by Stall right now.
 	Stalled atomic.Int64
+	// PostStatus, when not 0, is the status every POST is answered with
+	// (default 202): a server that is gone (410) or refuses (404).
+	PostStatus atomic.Int32
 
 	mu       sync.Mutex
 	actors   map[string]*RemoteActor // by path
@@ -383,7 +386,11 @@ func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.received = append(r.received, rec)
 		r.mu.Unlock()
-		w.WriteHeader(http.StatusAccepted)
+		status := http.StatusAccepted
+		if s := r.PostStatus.Load(); s != 0 {
+			status = int(s)
+		}
+		w.WriteHeader(status)
 		return
 	}
 	r.mu.Lock()

@@ -40,7 +40,7 @@ type env struct {
 func (e *env) clock() time.Time        { return e.time.Now() }
 func (e *env) advance(d time.Duration) { e.time.Advance(d) }
 
-func newEnv(t *testing.T, configure func(*delivery.Config)) *env {
+func newEnv(t testing.TB, configure func(*delivery.Config)) *env {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, pgtest.Target(t, pgtest.Engine()))
@@ -76,7 +76,7 @@ func newEnv(t *testing.T, configure func(*delivery.Config)) *env {
 
 // enqueue queues one new activity by alice to inboxes and returns the
 // delivery row ids by inbox.
-func (e *env) enqueue(t *testing.T, lane int, inboxes ...string) map[string]int64 {
+func (e *env) enqueue(t testing.TB, lane int, inboxes ...string) map[string]int64 {
 	t.Helper()
 	ctx := context.Background()
 	e.seq++
@@ -155,7 +155,7 @@ type inbox struct {
 	inFlight, maxInFlight, received atomic.Int64
 }
 
-func newInbox(t *testing.T, e *env, ip string) *inbox {
+func newInbox(t testing.TB, e *env, ip string) *inbox {
 	t.Helper()
 	ln, err := net.Listen("tcp", ip+":0")
 	if err != nil {

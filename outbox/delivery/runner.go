@@ -69,6 +69,10 @@ type Config struct {
 
 	BreakerThreshold int           // consecutive failures that open a circuit (default 10)
 	BreakerCoolOff   time.Duration // how long it stays open (default 60 s)
+
+	// Webhooks configures the webhook lane (webhook.go); its zero value
+	// sends no webhooks.
+	Webhooks WebhookConfig
 }
 
 func (c *Config) defaults() {
@@ -137,6 +141,8 @@ type Runner struct {
 	pending     []store.DeliveryResult
 	workers     sync.WaitGroup
 	flushSignal chan struct{}
+
+	wh webhookLane // webhook.go
 }
 
 // New creates a Runner.
@@ -157,6 +163,7 @@ func New(cfg Config) *Runner {
 		skipped:     map[string]bool{},
 		paused:      map[string]bool{},
 		flushSignal: make(chan struct{}, 1),
+		wh:          newWebhookLane(cfg.Webhooks),
 	}
 	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, now: cfg.Now, keys: map[int64]cachedKey{}, epoch: map[int64]int{}}
 	r.bodies = bodyCache{db: cfg.DB, items: map[int64]activityBody{}}
@@ -281,6 +288,13 @@ func (r *Runner) sleep(ctx context.Context, now time.Time) {
 			wait = d
 		}
 	}
+	if due, ok := r.nextWebhookDue(ctx); ok {
+		if d := due.Sub(now); d <= 0 {
+			waitForCapacity = true
+		} else if d < wait {
+			wait = d
+		}
+	}
 	// Wake for maintenance too: leases of a crashed predecessor expire
 	// and must come back on time.
 	wait = min(wait, r.cfg.Lease/4)
@@ -322,6 +336,7 @@ func (r *Runner) maintain(ctx context.Context) {
 	} else if n > 0 {
 		r.cfg.Logger.Info("delivery: expired leases returned to the queue", "rows", n)
 	}
+	r.maintainWebhooks(ctx, now)
 	skipped, err := r.cfg.DB.SkippedHosts(ctx)
 	if err == nil {
 		r.mu.Lock()
@@ -393,7 +408,7 @@ func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
 		}
 		total += len(rows)
 	}
-	return total
+	return total + r.claimWebhooks(ctx, work, now)
 }
 
 // policyRefresh is how often the runner rereads the federation policy and
@@ -462,8 +477,8 @@ func (r *Runner) flushLoop(ctx context.Context) {
 	}
 }
 
-// flush writes every pending result in one transaction.
-func (r *Runner) flush(ctx context.Context) error {
+// flushDeliveries writes every pending delivery result in one transaction.
+func (r *Runner) flushDeliveries(ctx context.Context) error {
 	r.mu.Lock()
 	batch := r.pending
 	r.pending = nil

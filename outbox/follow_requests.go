@@ -1,0 +1,74 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"herald/store"
+	"herald/webhook"
+)
+
+// ErrNoRequest means the actor has no pending follow request from that
+// follower.
+var ErrNoRequest = errors.New("no pending follow request")
+
+// Answer is what answering a follow request sent.
+type Answer struct {
+	Type     string // Accept or Reject
+	Activity string // its id
+	FollowID string // the Follow it answers ("" if the Follow had none)
+	Queued   store.EnqueueResult
+}
+
+// AnswerRequest approves or rejects actor's pending follow request from
+// follower, in one transaction: the follower's state (accepted, or gone),
+// the Accept or Reject queued to the follower's inbox, the follow.accepted
+// or follow.rejected event for the actor's webhooks, and inTx (nil for
+// none; a job records its outcome there). Then it wakes the scheduler. With
+// no such request it returns an error wrapping ErrNoRequest and changes
+// nothing.
+func (p *Publisher) AnswerRequest(ctx context.Context, actor *store.Actor, follower string, approve bool, inTx func(ctx context.Context, tx *sql.Tx, a *Answer) error) (*Answer, error) {
+	now := p.Now()
+	var ans *Answer
+	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
+		f, err := store.FollowerRow(ctx, tx, actor.ID, follower)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && f.State != store.StatePending) {
+			return fmt.Errorf("%s has %w from %s", actor.Name, ErrNoRequest, follower)
+		}
+		if err != nil {
+			return err
+		}
+		event := store.EventFollowRejected
+		if approve {
+			event = store.EventFollowAccepted
+			err = store.SetFollowerState(ctx, tx, actor.ID, follower, store.StateAccepted)
+		} else {
+			_, err = store.RemoveFollower(ctx, tx, "", follower, actor.ID)
+		}
+		if err != nil {
+			return err
+		}
+		id, q, err := p.AnswerFollow(ctx, tx, actor, approve, f.FollowID, follower, f.Inbox, now)
+		if err != nil {
+			return err
+		}
+		ans = &Answer{Type: "Reject", Activity: id, FollowID: f.FollowID, Queued: q}
+		if approve {
+			ans.Type = "Accept"
+		}
+		if err := webhook.Record(ctx, tx, actor.ID, event, webhook.FollowData{Actor: p.Instance.ActorID(actor.Name), Follower: follower}, now); err != nil {
+			return err
+		}
+		if inTx != nil {
+			return inTx(ctx, tx, ans)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Runner.Wake()
+	return ans, nil
+}
