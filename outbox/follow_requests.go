@@ -40,12 +40,21 @@ func (p *Publisher) AnswerRequest(ctx context.Context, actor *store.Actor, follo
 		if err != nil {
 			return err
 		}
+		// The row changes only if it is still pending when written: of two
+		// processes answering the same request at once, the second finds
+		// nothing to answer and sends no second Accept or Reject.
 		event := store.EventFollowRejected
+		var answered bool
 		if approve {
 			event = store.EventFollowAccepted
-			err = store.SetFollowerState(ctx, tx, actor.ID, follower, store.StateAccepted)
+			answered, err = store.SetFollowerState(ctx, tx, actor.ID, follower, store.StateAccepted)
 		} else {
-			_, err = store.RemoveFollower(ctx, tx, "", follower, actor.ID)
+			var n int64
+			n, err = store.RemoveFollower(ctx, tx, "", follower, actor.ID)
+			answered = n > 0
+		}
+		if errors.Is(err, store.ErrNotFound) || (err == nil && !answered) {
+			return fmt.Errorf("%s has %w from %s", actor.Name, ErrNoRequest, follower)
 		}
 		if err != nil {
 			return err

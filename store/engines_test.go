@@ -150,7 +150,8 @@ func testFollowerDigestsRecomputed(t *testing.T, engine store.Engine) {
 
 // TestConcurrentFollowerChanges: two handles approving and adding
 // followers of one origin at once keep the digest equal to the table's
-// (on PostgreSQL the digest row is locked before it is read).
+// (on PostgreSQL the digest row is locked before it is read), and each
+// approval changes the row for one of them only.
 func TestConcurrentFollowerChanges(t *testing.T) { pgtest.Each(t, testConcurrentFollowerChanges) }
 
 func testConcurrentFollowerChanges(t *testing.T, engine store.Engine) {
@@ -162,6 +163,10 @@ func testConcurrentFollowerChanges(t *testing.T, engine store.Engine) {
 	}
 	const origin = "https://a.example"
 	var wg sync.WaitGroup
+	// How many writers each follower's approval changed: one, or an
+	// approval would send a second Accept.
+	var mu sync.Mutex
+	approvals := map[string]int{}
 	for w := range 4 {
 		wg.Add(1)
 		go func() {
@@ -174,7 +179,13 @@ func testConcurrentFollowerChanges(t *testing.T, engine store.Engine) {
 					if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: id + "/inbox", State: store.StatePending}, time.Now()); err != nil {
 						return err
 					}
-					return store.SetFollowerState(ctx, tx, alice.ID, id, store.StateAccepted)
+					changed, err := store.SetFollowerState(ctx, tx, alice.ID, id, store.StateAccepted)
+					if changed {
+						mu.Lock()
+						approvals[id]++
+						mu.Unlock()
+					}
+					return err
 				})
 				if err != nil {
 					t.Error(err)
@@ -187,6 +198,11 @@ func testConcurrentFollowerChanges(t *testing.T, engine store.Engine) {
 	ids, err := dbs[0].FollowersOnOrigin(ctx, alice.ID, origin)
 	if err != nil || len(ids) != 30 {
 		t.Fatalf("%d accepted followers (%v), want 30", len(ids), err)
+	}
+	for _, id := range ids {
+		if approvals[id] != 1 {
+			t.Errorf("%s approved by %d writers, want 1", id, approvals[id])
+		}
 	}
 	if got, err := dbs[1].FollowerDigest(ctx, alice.ID, origin); err != nil || got != store.DigestOf(ids...) {
 		t.Errorf("digest %s (%v), want %s", got, err, store.DigestOf(ids...))

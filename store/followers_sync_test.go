@@ -72,7 +72,8 @@ func testFollowerDigestsFollowEveryChange(t *testing.T, engine store.Engine) {
 	check("repeat", a, b)
 	// Approval adds the pending follower.
 	write(func(tx *sql.Tx) error {
-		return store.SetFollowerState(ctx, tx, alice.ID, b+"/users/4", store.StateAccepted)
+		_, err := store.SetFollowerState(ctx, tx, alice.ID, b+"/users/4", store.StateAccepted)
+		return err
 	})
 	check("approval", a, b)
 	// Undo.

@@ -100,9 +100,10 @@ func FollowerRow(ctx context.Context, tx *sql.Tx, actorID int64, follower string
 	return &f, err
 }
 
-// SetFollowerState changes a follower's state (pending to accepted). A
-// follower already in that state is left as it is.
-func SetFollowerState(ctx context.Context, tx *sql.Tx, actorID int64, follower, state string) error {
+// SetFollowerState changes a follower's state (pending to accepted) and
+// says whether it changed: a follower already in that state is left as it
+// is, and false tells the caller that someone else got there first.
+func SetFollowerState(ctx context.Context, tx *sql.Tx, actorID int64, follower, state string) (bool, error) {
 	// The state test is in the update, so that of two processes approving
 	// at once only one changes the row (and the digest).
 	var origin string
@@ -112,16 +113,16 @@ func SetFollowerState(ctx context.Context, tx *sql.Tx, actorID int64, follower, 
 		var one int
 		err = tx.QueryRowContext(ctx, `SELECT 1 FROM followers WHERE actor_id = $1 AND follower = $2`, actorID, follower).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
+			return false, ErrNotFound
 		}
-		return err
+		return false, err
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	// Between the two states, either way, the follower enters or leaves
 	// the accepted set.
-	return addFollowerDigests(ctx, tx, []followerToggle{{actorID, origin, follower}})
+	return true, addFollowerDigests(ctx, tx, []followerToggle{{actorID, origin, follower}})
 }
 
 // Followers lists a local actor's followers in one state, oldest first.
