@@ -72,7 +72,7 @@ func (h *Handler) relayFeed(ctx context.Context, tx *sql.Tx, a *activity, histor
 	if a.relay == 0 {
 		return false, "", nil
 	}
-	held, err := store.RelayedObject(ctx, tx, a.objectID)
+	held, err := h.DB.RelayedObject(ctx, tx, a.objectID)
 	if held {
 		return false, DropDuplicate, err
 	}

@@ -171,8 +171,16 @@ func MarkRelayed(ctx context.Context, tx *sql.Tx, itemID int64) error {
 
 // RelayedObject reports whether the relay feed already holds an item about
 // object (a Create of it, an Announce of it): whichever relay forwards it
-// next, and in whichever form, it is kept once.
-func RelayedObject(ctx context.Context, tx *sql.Tx, object string) (bool, error) {
+// next, and in whichever form, it is kept once. On PostgreSQL it first
+// takes a lock on the object's id for the rest of tx, so that of two nodes
+// receiving the same post through two relays at once the second waits for
+// the first's commit and then sees its row; SQLite writes one at a time.
+func (db *DB) RelayedObject(ctx context.Context, tx *sql.Tx, object string) (bool, error) {
+	if db.engine == PostgreSQL {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, object); err != nil {
+			return false, err
+		}
+	}
 	var found bool
 	err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inbox_items WHERE object = $1 AND relayed AND NOT history)`, object).Scan(&found)
 	return found, err

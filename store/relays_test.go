@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,7 +101,7 @@ func testRelayFeedAndMoves(t *testing.T, engine store.Engine) {
 		if err := store.MarkRelayed(ctx, tx, id); err != nil {
 			return err
 		}
-		if held, err = store.RelayedObject(ctx, tx, post); err != nil || !held {
+		if held, err = db.RelayedObject(ctx, tx, post); err != nil || !held {
 			return fmt.Errorf("relayed object not held: %v", err)
 		}
 		held, err = store.RelayHolds(ctx, tx, post, author)
@@ -137,5 +138,52 @@ func testRelayFeedAndMoves(t *testing.T, engine store.Engine) {
 	}
 	if a, err := db.ActorByName(ctx, "alice"); err != nil || len(a.AlsoKnownAs) != 1 || a.MovedTo != "https://b.example/users/al" {
 		t.Errorf("moved actor %+v %v", a, err)
+	}
+}
+
+// TestRelayFeedOncePerObjectAcrossNodes: two handles (two nodes on
+// PostgreSQL) receiving the same posts through two relays at the same
+// moment put each in the feed once.
+func TestRelayFeedOncePerObjectAcrossNodes(t *testing.T) {
+	pgtest.Each(t, testRelayFeedOncePerObjectAcrossNodes)
+}
+
+func testRelayFeedOncePerObjectAcrossNodes(t *testing.T, engine store.Engine) {
+	ctx := context.Background()
+	dbs := openTwice(t, engine)
+	const posts = 20
+	var wg sync.WaitGroup
+	for n, db := range dbs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range posts {
+				post := fmt.Sprintf("https://a.example/notes/%d", i)
+				err := db.Write(ctx, func(tx *sql.Tx) error {
+					held, err := db.RelayedObject(ctx, tx, post)
+					if err != nil || held {
+						return err
+					}
+					id, err := store.AddInboxItem(ctx, tx, store.InboxItem{IRI: fmt.Sprintf("https://relay%d.example/%d", n, i), Type: "Announce",
+						Actor: "https://a.example/users/ann", Object: post, Body: "{}", ReceivedAt: time.Now()}, nil)
+					if err != nil {
+						return err
+					}
+					return store.MarkRelayed(ctx, tx, id)
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var rows, objects int
+	if err := dbs[0].Reader().QueryRowContext(ctx, `SELECT count(*), count(DISTINCT object) FROM inbox_items WHERE relayed`).Scan(&rows, &objects); err != nil {
+		t.Fatal(err)
+	}
+	if rows != posts || objects != posts {
+		t.Errorf("relay feed holds %d items of %d posts, want %d of %d", rows, objects, posts, posts)
 	}
 }
