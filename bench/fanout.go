@@ -47,6 +47,9 @@ type Scenario struct {
 	// CPUProfile, if set, receives a CPU profile of the measured window,
 	// from the first enqueue to the last awaited arrival.
 	CPUProfile io.Writer
+	// MemProfile, if set, receives a heap profile taken at the end of the
+	// measured window, before the runner stops.
+	MemProfile io.Writer
 	// FarmCmd, if set, runs the farm as a child process with this command
 	// (`herald bench farm`; see ServeFarmProcess), so that CPU time and
 	// peak RSS are the sender's alone. Without it the farm runs in this
@@ -72,6 +75,7 @@ type Result struct {
 	Healthy     int // hosts that answer 2xx (Healthy and Slow)
 	Activities  int
 	Enqueue     time.Duration // the first activity's enqueue transaction, Enqueue to commit
+	EnqueueCPU  time.Duration // this process's CPU over it (the runner waits for the commit)
 	EnqueueRows int           // delivery rows the first activity's enqueue queued
 
 	Delivered     int // verified deliveries counted by the farm, duplicates included
@@ -352,9 +356,12 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 		}
 	}
 	for k, iri := range iris {
-		start := time.Now()
+		start, cpu := time.Now(), CPUTime()
 		er, err := enqueue(ctx, e.db, runner, e.actor.ID, iri)
 		commits[k] = time.Now()
+		if k == 0 {
+			res.EnqueueCPU = CPUTime() - cpu
+		}
 		if err != nil {
 			if sc.CPUProfile != nil {
 				pprof.StopCPUProfile()
@@ -377,6 +384,11 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	res.PeakRSS = PeakRSS()
 	if sc.CPUProfile != nil {
 		pprof.StopCPUProfile()
+	}
+	if sc.MemProfile != nil {
+		if err := pprof.Lookup("heap").WriteTo(sc.MemProfile, 0); err != nil {
+			return nil, err
+		}
 	}
 	if werr != nil {
 		if waitCtx.Err() == nil {

@@ -210,8 +210,19 @@ func (f *Farm) Dial(ctx context.Context, network, addr string) (net.Conn, error)
 		f.touch(i)
 		return nil, &net.OpError{Op: "dial", Net: network, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	}
-	var d net.Dialer
+	d := net.Dialer{LocalAddr: HostSource(i)}
 	return d.DialContext(ctx, "tcp", f.Addr())
+}
+
+// HostSource is the loopback address host i's connections come from
+// (127.16.0.1 for i = 0, then up, about 15 million of them): every host
+// gets its own 4-tuples, so tens of thousands of hosts do not exhaust the
+// one source address's ephemeral ports (28,000 here) or collide with its
+// TIME_WAIT sockets, as real senders and receivers on separate addresses
+// would not. It is always inside 127.0.0.0/8.
+func HostSource(i int) *net.TCPAddr {
+	n := i + 1
+	return &net.TCPAddr{IP: net.IPv4(127, byte(16+n>>16), byte(n>>8), byte(n))}
 }
 
 // Expect registers an activity id before it is enqueued. The farm's Done

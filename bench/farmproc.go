@@ -177,6 +177,7 @@ func ServeFarmProcess(ctx context.Context, opts FarmOptions, in io.Reader, out i
 // FarmMain parses the flags FarmFlags makes and runs ServeFarmProcess:
 // the body of `herald bench farm`.
 func FarmMain(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
+	RaiseFileLimit()
 	fs := flag.NewFlagSet("bench farm", flag.ContinueOnError)
 	var o FarmOptions
 	fs.IntVar(&o.Hosts, "hosts", 3000, "virtual hosts")
@@ -342,7 +343,7 @@ func (rf *RemoteFarm) Dial(ctx context.Context, network, addr string) (net.Conn,
 		}
 		return nil, &net.OpError{Op: "dial", Net: network, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	}
-	var d net.Dialer
+	d := net.Dialer{LocalAddr: HostSource(i)}
 	return d.DialContext(ctx, "tcp", rf.hello.Addr)
 }
 

@@ -138,6 +138,12 @@ func (r *Report) Table() [][]string {
 			}
 			return fsecs(median(r.each(n, func(_ int, s *Result) (float64, bool) { return dur(s.Enqueue), true })))
 		})
+		add("  its CPU time", "", func(n string) string {
+			if n == "fedify" {
+				return "–"
+			}
+			return fsecs(median(r.each(n, func(_ int, s *Result) (float64, bool) { return dur(s.EnqueueCPU), true })))
+		})
 		add("  rows queued by it", "one per host", func(n string) string {
 			if n == "fedify" {
 				return "–"
@@ -180,6 +186,21 @@ func (r *Report) Table() [][]string {
 		med("p50 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P50) }, fsecs)
 		med("p99 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P99) }, fsecs)
 		med("CPU s per 1,000 deliveries", "", func(s *Result) float64 { return s.CPUPer1000() }, f2)
+		// The curve (--hosts 300,3000,30000): each host count's CPU per
+		// delivery against that of the same scenario at 3,000 hosts.
+		if strings.Contains(names[0], "@") {
+			add("  ÷ that at 3,000 hosts, same round", "30,000: <= 1.10", func(n string) string {
+				base, _, _ := strings.Cut(n, "@")
+				return spread(r.each(n, func(i int, s *Result) (float64, bool) {
+					for _, o := range r.Rounds[i] {
+						if b, _, _ := strings.Cut(o.Name, "@"); b == base && o.Hosts == 3000 && o.CPUPer1000() > 0 {
+							return s.CPUPer1000() / o.CPUPer1000(), true
+						}
+					}
+					return 0, false
+				}), f2)
+			})
+		}
 		// The PostgreSQL server's own CPU, when it runs on this machine:
 		// what one database spends per delivery row, and so how many rows
 		// a second of one of its cores carries.
