@@ -16,7 +16,7 @@ import (
 	"herald/store"
 )
 
-const benchUsage = "usage: herald bench wake [--posts N] [--idle D] | herald bench fanout [--scenario a|b|c|all] [--hosts N[,N...]] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--farm process|inprocess] [--engines sqlite,postgres,postgres2 --postgres URL] [--markdown] [--cpuprofile FILE] [--memprofile FILE] [--db DIR]"
+const benchUsage = "usage: herald bench wake [--posts N] [--idle D] | herald bench fanout [--scenario a|b|c|e|all] [--cavage-only F] [--hosts N[,N...]] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--farm process|inprocess] [--engines sqlite,postgres,postgres2 --postgres URL] [--markdown] [--cpuprofile FILE] [--memprofile FILE] [--db DIR]"
 
 // bench runs benchmarks against a loopback inbox farm, by default in a child
 // process (`herald bench farm`, not listed in the usage: only the benchmark
@@ -47,7 +47,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		return c.fail(usageError{benchUsage})
 	}
 	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
-	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), several of a, b and c comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
+	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), e (a after three warm-up activities taught the runner which hosts verify Ed25519), several of a, b, c and e comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
 	ingestFor := fs.Duration("ingest-for", 60*time.Second, "scenario d: the measured window")
 	ingestKeys := fs.String("ingest-keys", "rsa", "scenario d: the remote actors' keys, rsa (RSA-2048, requests pre-signed) or ed25519")
 	ingestConns := fs.Int("ingest-conns", 16, "scenario d: concurrent requests")
@@ -57,6 +57,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	blackhole := fs.Float64("blackhole", 0.1, "scenario c: fraction of hosts that never answer")
 	refuse := fs.Float64("refuse", 0.1, "scenario c: fraction of hosts that refuse connections")
 	burst := fs.Int("burst", 20, "scenario b: activities in the burst")
+	cavageOnly := fs.Float64("cavage-only", 0.1, "scenario e: fraction of hosts that refuse RFC 9421 (Mastodon-style); the others verify Ed25519 (Fedify-style)")
 	queued := fs.Int("queued", 0, "also run the backlog mode: enqueue this many rows with the runner stopped, then start it")
 	globalCap := fs.Int("global-cap", 0, "runner GlobalCap (0: the scheduler's default)")
 	perHost := fs.Int("per-host", 0, "runner PerHostCap and MaxConnsPerHost (0: the default, 4)")
@@ -110,15 +111,15 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	case "all":
 		names = []string{"a", "c", "b"} // (c) right after the (a) it is compared with
 		ingest = true
-	case "a", "b", "c":
+	case "a", "b", "c", "e":
 		names = []string{*scenario}
 	case "d":
 		ingest = true
 	case "none":
 	default:
 		for _, n := range strings.Split(*scenario, ",") {
-			if n != "a" && n != "b" && n != "c" {
-				return c.fail(usageError{"--scenario: want a, b, c (or several of them, comma-separated), d, all or none"})
+			if n != "a" && n != "b" && n != "c" && n != "e" {
+				return c.fail(usageError{"--scenario: want a, b, c, e (or several of them, comma-separated), d, all or none"})
 			}
 			names = append(names, n)
 		}
@@ -231,6 +232,8 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 				sc.Activities = *burst
 			case "c":
 				sc.BlackHole, sc.Refuse = *blackhole, *refuse
+			case "e":
+				sc.Warmup, sc.CavageOnly = 3, *cavageOnly
 			}
 			for _, p := range []struct {
 				path string

@@ -121,3 +121,8 @@ func IsLoopbackDomain(domain string) bool {
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
 }
+
+// Ed25519KeyID is the id of a local actor's Ed25519 key (FEP-521a): the
+// Multikey in its assertionMethod, and the keyid of its Ed25519 RFC 9421
+// signatures.
+func (i Instance) Ed25519KeyID(name string) string { return i.ActorID(name) + "#ed25519-key" }

@@ -197,6 +197,30 @@ func TestActorDocument(t *testing.T) {
 	if !signer.Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(key) {
 		t.Error("served key is not alice's")
 	}
+	// FEP-521a: the Ed25519 key as a Multikey in assertionMethod, with
+	// the contexts that define those terms, and no private key anywhere.
+	if len(ctx) < 4 || ctx[2] != federation.DIDContext || ctx[3] != federation.MultikeyContext {
+		t.Errorf("@context %v: want the DID and Multikey contexts after security/v1", ctx)
+	}
+	am, _ := doc["assertionMethod"].([]any)
+	if len(am) != 1 {
+		t.Fatalf("assertionMethod %v", doc["assertionMethod"])
+	}
+	mk, _ := am[0].(map[string]any)
+	if mk["id"] != id+"#ed25519-key" || mk["type"] != "Multikey" || mk["controller"] != id {
+		t.Errorf("Multikey %v", mk)
+	}
+	edPub, err := federation.DecodeEd25519Multibase(mk["publicKeyMultibase"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edSigner, err := federation.ParsePrivateKeyPEM(ts.alice.Ed25519PrivateKeyPEM)
+	if err != nil || !edSigner.Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(edPub) {
+		t.Errorf("served Ed25519 key is not alice's (%v)", err)
+	}
+	if strings.Contains(string(body), "PRIVATE KEY") {
+		t.Error("the actor document holds a private key")
+	}
 }
 
 func TestInstanceActor(t *testing.T) {
