@@ -52,7 +52,7 @@ type FarmOptions struct {
 	Hosts     int
 	PublicKey crypto.PublicKey // the sender's key: every signature is verified with it
 	// Ed25519Key is the sender's Ed25519 key (FEP-521a), for signatures
-	// whose keyid ends in #ed25519-key; nil refuses them as bad.
+	// whose keyid ends in /ed25519-key; nil refuses them as bad.
 	Ed25519Key crypto.PublicKey
 	// CavageOnly is the fraction of hosts that refuse RFC 9421 (401), as
 	// Mastodon before 4.5 does; the others (Healthy) verify draft-cavage,
@@ -313,7 +313,7 @@ func (f *Farm) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s, err := signature.Parse(r, body, signature.Options{Scheme: "http"})
-	ed := err == nil && strings.HasSuffix(s.KeyID, "#ed25519-key")
+	ed := err == nil && strings.HasSuffix(s.KeyID, "/ed25519-key")
 	if err == nil {
 		key := f.opts.PublicKey
 		if ed {

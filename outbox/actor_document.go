@@ -104,6 +104,23 @@ func ed25519Multikey(inst federation.Instance, a *store.Actor) map[string]any {
 	}
 }
 
+// Ed25519KeyDocument is the document the keyid of the actor's Ed25519
+// RFC 9421 signatures names (Instance.Ed25519SigningKeyID): the key as a
+// CryptographicKey owned by the actor, the form Fedify verifies HTTP
+// signatures with. nil if the actor has no Ed25519 key.
+func Ed25519KeyDocument(inst federation.Instance, a *store.Actor) map[string]any {
+	if a.Ed25519PublicKeyPEM == "" {
+		return nil
+	}
+	return map[string]any{
+		"@context":     "https://w3id.org/security/v1",
+		"id":           inst.Ed25519SigningKeyID(a.Name),
+		"type":         "CryptographicKey",
+		"owner":        inst.ActorID(a.Name),
+		"publicKeyPem": a.Ed25519PublicKeyPEM,
+	}
+}
+
 // profileFields are the fields as Mastodon's PropertyValues: the value is
 // HTML, a lone http(s) URL linked with rel="me" (which lets a site that
 // links back verify the field).

@@ -5,6 +5,7 @@ import (
 	"crypto"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -210,7 +211,7 @@ func TestActorDocument(t *testing.T) {
 	if mk["id"] != id+"#ed25519-key" || mk["type"] != "Multikey" || mk["controller"] != id {
 		t.Errorf("Multikey %v", mk)
 	}
-	edPub, err := federation.DecodeEd25519Multibase(mk["publicKeyMultibase"].(string))
+	edPub, err := federation.DecodeEd25519Multibase(fmt.Sprint(mk["publicKeyMultibase"]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,6 +221,22 @@ func TestActorDocument(t *testing.T) {
 	}
 	if strings.Contains(string(body), "PRIVATE KEY") {
 		t.Error("the actor document holds a private key")
+	}
+	// The keyid of Ed25519 signatures names a CryptographicKey document
+	// owned by alice, as Fedify verifies HTTP signatures with.
+	_, body = ts.get(t, "/users/alice/ed25519-key", as2)
+	kd := decode(t, body)
+	if kd["id"] != id+"/ed25519-key" || kd["type"] != "CryptographicKey" || kd["owner"] != id {
+		t.Errorf("key document %v", kd)
+	}
+	if k, err := federation.ParsePublicKeyPEM(fmt.Sprint(kd["publicKeyPem"])); err != nil || !edSigner.Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(k) {
+		t.Errorf("key document's key is not alice's Ed25519 key (%v)", err)
+	}
+	if strings.Contains(string(body), "PRIVATE KEY") {
+		t.Error("the key document holds a private key")
+	}
+	if res, _ := ts.get(t, "/users/nobody/ed25519-key", as2); res.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown actor's key: %d", res.StatusCode)
 	}
 }
 

@@ -344,7 +344,7 @@ func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
 		var doc map[string]any
 		json.Unmarshal(body, &doc)
 		rec := Received{Path: req.URL.Path, Doc: doc, KeyID: signature.KeyIDOf(req), Header: req.Header.Clone(), Host: req.Host, Body: body}
-		if strings.HasSuffix(rec.KeyID, "#ed25519-key") {
+		if strings.HasSuffix(rec.KeyID, "/ed25519-key") {
 			// Like Mastodon, a Remote knows only an actor's publicKey: it
 			// refuses a signature made with the FEP-521a Ed25519 key (the
 			// sender falls back to RSA at once), and records nothing.

@@ -70,7 +70,7 @@ func (k *keyCache) get(ctx context.Context, actorID int64) (rsaKey, edKey signat
 			return rsaKey, edKey, err
 		}
 		pemText, keyID = a.PrivateKeyPEM, k.inst.KeyID(a.Name)
-		edPEM, edID = a.Ed25519PrivateKeyPEM, k.inst.Ed25519KeyID(a.Name)
+		edPEM, edID = a.Ed25519PrivateKeyPEM, k.inst.Ed25519SigningKeyID(a.Name)
 	}
 	priv, err := federation.ParsePrivateKeyPEM(pemText)
 	if err != nil {

@@ -34,7 +34,7 @@ type env struct {
 	inst   federation.Instance
 	alice  *store.Actor
 	pub    crypto.PublicKey
-	edPub  crypto.PublicKey // alice's Ed25519 key (keyid #ed25519-key)
+	edPub  crypto.PublicKey // alice's Ed25519 key (keyid .../ed25519-key)
 	time   *fedtest.Clock
 	seq    int
 }
@@ -183,7 +183,7 @@ func newInbox(t *testing.T, e *env, ip string) *inbox {
 		in.received.Add(1)
 		body, _ := io.ReadAll(r.Body)
 		s, err := signature.Parse(r, body, signature.Options{Now: e.clock(), Scheme: "http"})
-		ed := s != nil && strings.HasSuffix(s.KeyID, "#ed25519-key")
+		ed := s != nil && strings.HasSuffix(s.KeyID, "/ed25519-key")
 		if err == nil {
 			key := e.pub
 			if ed {

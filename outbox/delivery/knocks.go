@@ -13,7 +13,7 @@ import "herald/federation/signature"
 // (falling back to draft-cavage), since servers that verify both (Fedify,
 // Mastodon 4.5+) cannot be told apart otherwise. Only a host that has
 // accepted an RFC 9421 signature from us is ever sent one made with the
-// actor's Ed25519 key (FEP-521a, keyid #ed25519-key): RSA-2048 signing
+// actor's Ed25519 key (FEP-521a; keyid <actor>/ed25519-key, a CryptographicKey document): RSA-2048 signing
 // bounds a sender at about 2,000 deliveries a second on two cores, and an
 // Ed25519 signature costs a thirtieth of that. A 400 or 401 to it falls
 // back to RSA RFC 9421 in the same attempt, and the host is not asked
