@@ -308,12 +308,16 @@ func (db *DB) ClaimDeliveries(ctx context.Context, owner string, lane, limit int
 	ms := now.UnixMilli()
 	until := now.Add(lease).UnixMilli()
 	// The outer state test matters on PostgreSQL: a row the subquery chose
-	// is leased only if it is still queued when the update reaches it.
+	// is leased only if it is still queued when the update reaches it. On
+	// SQLite it must not pick the index: with it, SQLite walked every
+	// queued row (the index on state) to find the few the subquery chose,
+	// so each claim cost the length of the queue, and a 30,000-host
+	// fan-out spent 9% of its CPU claiming (docs/PERFORMANCE.md).
 	st, err := db.prepared(ctx, db.w, `UPDATE deliveries SET state = 'leased', lease_until = $1, updated_at = $2, lease_owner = $6
 		WHERE id IN (SELECT id FROM deliveries
 			WHERE state = 'queued' AND lane = $3 AND next_at <= $2 AND NOT (`+db.inList("host", "$4")+`)
 				AND host NOT IN (`+pausedHosts+`$7)
-			ORDER BY next_at LIMIT $5`+db.skipLocked()+`) AND state = 'queued'
+			ORDER BY next_at LIMIT $5`+db.skipLocked()+`) AND `+db.noIndex("state")+` = 'queued'
 		RETURNING id, activity_id, inbox, host, lane, attempts, enqueued_at, coalesce(first_attempt_at, 0)`)
 	if err != nil {
 		return nil, err
