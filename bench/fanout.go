@@ -496,7 +496,8 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	if res.HealthyDone > 0 {
 		res.PerSecond = float64(len(lat)) / res.HealthyDone.Seconds()
 	}
-	res.BadSignatures, res.NewConns, res.Refusals = st.BadSignatures, st.NewConns, st.Refusals
+	// Over the window: the warm-ups of (e) came before it.
+	res.BadSignatures, res.NewConns, res.Refusals = st.BadSignatures-farm0.BadSignatures, st.NewConns-farm0.NewConns, st.Refusals-farm0.Refusals
 
 	if err := stopRunner(); err != nil && !errors.Is(err, context.Canceled) {
 		return res, fmt.Errorf("runner: %w", err)
