@@ -469,6 +469,17 @@ func (r *Remote) Actor(t testing.TB, name string) *RemoteActor {
 	return a
 }
 
+// ActorSharingKey is Actor with the key pair of like, not a new one:
+// benchmarks that need thousands of distinct remote actors cannot make
+// thousands of RSA keys. Each actor still has its own id and key id.
+func (r *Remote) ActorSharingKey(name string, like *RemoteActor) *RemoteActor {
+	a := &RemoteActor{ID: r.URL + "/users/" + name, Key: like.Key, PEM: like.PEM, Name: name, host: r.URL}
+	r.mu.Lock()
+	r.actors["/users/"+name] = a
+	r.mu.Unlock()
+	return a
+}
+
 // KeyID is the actor's key id.
 func (a *RemoteActor) KeyID() string { return a.ID + "#main-key" }
 
