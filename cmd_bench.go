@@ -4,9 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +16,7 @@ import (
 	"herald/store"
 )
 
-const benchUsage = "usage: herald bench wake [--posts N] [--idle D] | herald bench fanout [--scenario a|b|c|all] [--hosts N] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--farm process|inprocess] [--engines sqlite,postgres,postgres2 --postgres URL] [--markdown] [--cpuprofile FILE] [--db DIR]"
+const benchUsage = "usage: herald bench wake [--posts N] [--idle D] | herald bench fanout [--scenario a|b|c|e|all] [--cavage-only F] [--hosts N[,N...]] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--farm process|inprocess] [--engines sqlite,postgres,postgres2 --postgres URL] [--markdown] [--cpuprofile FILE] [--memprofile FILE] [--db DIR]"
 
 // bench runs benchmarks against a loopback inbox farm, by default in a child
 // process (`herald bench farm`, not listed in the usage: only the benchmark
@@ -45,23 +47,25 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		return c.fail(usageError{benchUsage})
 	}
 	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
-	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), several of a, b and c comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
+	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), e (a after three warm-up activities taught the runner which hosts verify Ed25519), several of a, b, c and e comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
 	ingestFor := fs.Duration("ingest-for", 60*time.Second, "scenario d: the measured window")
 	ingestKeys := fs.String("ingest-keys", "rsa", "scenario d: the remote actors' keys, rsa (RSA-2048, requests pre-signed) or ed25519")
 	ingestConns := fs.Int("ingest-conns", 16, "scenario d: concurrent requests")
 	ingestRounds := fs.Int("ingest-rounds", 1, "scenario d: how many times to run it (each pre-signs its own pool)")
-	hosts := fs.Int("hosts", 3000, "farm hosts (one shared inbox each)")
-	followers := fs.Int("followers", 50000, "followers of the sending actor, spread over the hosts")
+	hostsFlag := fs.String("hosts", "3000", "farm hosts (one shared inbox each); several, comma-separated (300,3000,30000), run each scenario at each, the curve in one run")
+	followers := fs.Int("followers", 0, "followers of the sending actor, spread over the hosts (0: 50,000 per 3,000 hosts, so 500,000 at 30,000)")
 	blackhole := fs.Float64("blackhole", 0.1, "scenario c: fraction of hosts that never answer")
 	refuse := fs.Float64("refuse", 0.1, "scenario c: fraction of hosts that refuse connections")
 	burst := fs.Int("burst", 20, "scenario b: activities in the burst")
+	cavageOnly := fs.Float64("cavage-only", 0.1, "scenario e: fraction of hosts that refuse RFC 9421 (Mastodon-style); the others verify Ed25519 (Fedify-style)")
 	queued := fs.Int("queued", 0, "also run the backlog mode: enqueue this many rows with the runner stopped, then start it")
 	globalCap := fs.Int("global-cap", 0, "runner GlobalCap (0: the scheduler's default)")
 	perHost := fs.Int("per-host", 0, "runner PerHostCap and MaxConnsPerHost (0: the default, 4)")
 	rounds := fs.Int("rounds", 1, "run the scenarios this many times, interleaved, and report medians")
 	signFor := fs.Duration("sign-for", 2*time.Second, "how long each RSA signing-rate measurement runs")
 	markdown := fs.Bool("markdown", false, "print the table as Markdown")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the first scenario's measured window to FILE")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of each scenario's measured window in the first round to FILE (FILE.NAME when there are several)")
+	memprofile := fs.String("memprofile", "", "write a heap profile taken at the end of each scenario's window in the first round to FILE (FILE.NAME when there are several)")
 	dir := fs.String("db", "", "directory for the temporary databases (default: the system temp dir); they are removed afterwards")
 	verbose := fs.Bool("v", false, "log the runner's warnings and errors to stderr")
 	fedify := fs.String("fedify", "auto", "after each (a), run the same fan-out with Fedify (bench/fedify/fanout.mjs on the interop peer's Node): auto (when `bash interop/setup.sh` has been run), on or off")
@@ -77,6 +81,18 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
+	hostCounts, err := parseCounts(*hostsFlag)
+	if err != nil {
+		return c.fail(usageError{"--hosts: " + err.Error()})
+	}
+	hosts := &hostCounts[0]
+	followersFor := func(n int) int {
+		if *followers > 0 {
+			return max(*followers, n)
+		}
+		return n * 50 / 3
+	}
+	bench.RaiseFileLimit()
 	var farmCmd []string
 	switch *farmMode {
 	case "process":
@@ -95,15 +111,15 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	case "all":
 		names = []string{"a", "c", "b"} // (c) right after the (a) it is compared with
 		ingest = true
-	case "a", "b", "c":
+	case "a", "b", "c", "e":
 		names = []string{*scenario}
 	case "d":
 		ingest = true
 	case "none":
 	default:
 		for _, n := range strings.Split(*scenario, ",") {
-			if n != "a" && n != "b" && n != "c" {
-				return c.fail(usageError{"--scenario: want a, b, c (or several of them, comma-separated), d, all or none"})
+			if n != "a" && n != "b" && n != "c" && n != "e" {
+				return c.fail(usageError{"--scenario: want a, b, c, e (or several of them, comma-separated), d, all or none"})
 			}
 			names = append(names, n)
 		}
@@ -133,11 +149,18 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		}
 	}
 	bySuffix := map[string]engine{}
+	hostsOf := map[string]int{}
 	var withEngines []string
 	for _, n := range names {
 		for _, e := range engs {
-			bySuffix[n+e.suffix] = e
-			withEngines = append(withEngines, n+e.suffix)
+			for _, h := range hostCounts {
+				name := n + e.suffix
+				if len(hostCounts) > 1 {
+					name += "@" + strconv.Itoa(h)
+				}
+				bySuffix[name], hostsOf[name] = e, h
+				withEngines = append(withEngines, name)
+			}
 		}
 	}
 	names = withEngines
@@ -146,7 +169,7 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		node, modules, script, ok := bench.FedifyPaths(".")
 		switch {
 		case ok && farmCmd != nil:
-			fd = bench.Fedify{Node: node, Modules: modules, Script: script, Hosts: *hosts, Followers: *followers, FarmCmd: farmCmd, Dir: *dir}
+			fd = bench.Fedify{Node: node, Modules: modules, Script: script, Hosts: *hosts, Followers: followersFor(*hosts), FarmCmd: farmCmd, Dir: *dir}
 			i := slices.Index(names, "a")
 			names = slices.Insert(names, i+1, "fedify")
 		case *fedify == "on" && farmCmd == nil:
@@ -161,12 +184,15 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	var prof *os.File
-	if *cpuprofile != "" {
-		if prof, err = os.Create(*cpuprofile); err != nil {
-			return c.fail(err)
+	// profile opens the profile file of a scenario of the first round.
+	profile := func(path, name string, round int) (*os.File, error) {
+		if path == "" || round > 0 {
+			return nil, nil
 		}
-		defer prof.Close()
+		if len(names) > 1 {
+			path += "." + strings.ReplaceAll(name, "@", "-")
+		}
+		return os.Create(path)
 	}
 
 	rep := &bench.Report{}
@@ -191,7 +217,8 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		}
 		var results []*bench.Result
 		for _, name := range names {
-			sc := bench.Scenario{Name: name, Hosts: *hosts, Followers: *followers, Dir: *dir, Logger: logger,
+			h := hostsOf[name]
+			sc := bench.Scenario{Name: name, Hosts: h, Followers: followersFor(h), Dir: *dir, Logger: logger,
 				GlobalCap: *globalCap, PerHostCap: *perHost, FarmCmd: farmCmd}
 			if e := bySuffix[name]; e.postgres {
 				sc.Postgres, sc.Processes = *postgres, e.processes
@@ -199,14 +226,27 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 					sc.RunnerCmd = []string{exe, "bench", "runner"}
 				}
 			}
-			switch strings.TrimSuffix(strings.TrimSuffix(name, "-pg2"), "-pg") {
+			base, _, _ := strings.Cut(name, "@")
+			switch strings.TrimSuffix(strings.TrimSuffix(base, "-pg2"), "-pg") {
 			case "b":
 				sc.Activities = *burst
 			case "c":
 				sc.BlackHole, sc.Refuse = *blackhole, *refuse
+			case "e":
+				sc.Warmup, sc.CavageOnly = 3, *cavageOnly
 			}
-			if prof != nil {
-				sc.CPUProfile, prof = prof, nil
+			for _, p := range []struct {
+				path string
+				w    *io.Writer
+			}{{*cpuprofile, &sc.CPUProfile}, {*memprofile, &sc.MemProfile}} {
+				f, err := profile(p.path, name, round)
+				if err != nil {
+					return c.fail(err)
+				}
+				if f != nil {
+					defer f.Close()
+					*p.w = f
+				}
 			}
 			fmt.Fprintf(c.stderr, "round %d: scenario %s...\n", round+1, name)
 			var res *bench.Result
@@ -256,6 +296,19 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 		rep.WriteText(c.stdout)
 	}
 	return exitOK
+}
+
+// parseCounts parses a comma-separated list of positive counts.
+func parseCounts(list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("want positive numbers, comma-separated, not %q", list)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // benchFarm is `herald bench farm`, the inbox farm as a child process of

@@ -129,3 +129,25 @@ func TestLoopbackURL(t *testing.T) {
 		}
 	}
 }
+
+// TestFanoutEd25519 runs scenario (e) small, the farm in a child process:
+// after the warm-ups, the measured activity reaches the Fedify-style hosts
+// signed with Ed25519 and the cavage-only ones with draft-cavage, and no
+// cavage-only host is ever sent an Ed25519 signature.
+func TestFanoutEd25519(t *testing.T) {
+	t.Setenv("BENCH_FARM_CHILD", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := RunScenario(ctx, Scenario{Name: "e", Hosts: 20, Followers: 40, CavageOnly: 0.25, Warmup: 3, Dir: t.TempDir(),
+		Timeout: 10 * time.Second, FarmCmd: []string{os.Args[0]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := res.Knocks
+	if res.CavageOnly != 5 || res.Delivered != 20 || res.BadSignatures != 0 {
+		t.Fatalf("cavage-only %d, delivered %d, bad signatures %d", res.CavageOnly, res.Delivered, res.BadSignatures)
+	}
+	if k.Ed25519 != 15 || k.Cavage != 5 || k.RFC9421RSA != 0 || k.Refused9421 != 0 || k.Ed25519ToCavageOnly != 0 {
+		t.Errorf("measured activity's signatures %+v: want 15 Ed25519, 5 draft-cavage, nothing refused", k)
+	}
+}

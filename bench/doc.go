@@ -9,9 +9,13 @@
 // address, so a benchmark never sends a byte off the loopback interface.
 // Herald's production dialer is unchanged. Each farm request is read in
 // full and its HTTP signature parsed and verified with the sender's public
-// key, as a real receiver would; arrivals are counted per (host, activity).
-// Hosts can be made to black-hole requests (read, never answer), refuse
-// connections, answer slowly or answer 503.
+// key (its Ed25519 key for keyids ending in /ed25519-key), as a real
+// receiver would; arrivals are counted per (host, activity), and verified
+// signatures per kind. Hosts can be made to black-hole requests (read,
+// never answer), refuse connections, answer slowly, answer 503 or refuse
+// RFC 9421 (cavage-only, as Mastodon before 4.5). Each host's connections
+// come from a loopback source address of its own (HostSource), so tens of
+// thousands of hosts do not run out of one address's ephemeral ports.
 //
 // RunScenario drives a real delivery.Runner on a temporary SQLite database
 // through one fan-out and reports what it cost; SigningRate measures the

@@ -29,10 +29,14 @@ type Scenario struct {
 	Hosts      int
 	Followers  int
 	Activities int // default 1; more is a burst
+	// Warmup activities are fanned out first, each waited for, outside
+	// the measured window: the runner learns each host's signatures from
+	// them (three take a Fedify-style host from draft-cavage to Ed25519).
+	Warmup int
 
 	// Host behaviours, as fractions of Hosts (see FarmOptions).
-	BlackHole, Refuse, Slow, Fail5xx float64
-	SlowDelay                        time.Duration
+	BlackHole, Refuse, Slow, Fail5xx, CavageOnly float64
+	SlowDelay                                    time.Duration
 
 	// Runner caps; zero takes the scheduler's defaults.
 	GlobalCap, MaxInFlight, PerHostCap int
@@ -47,6 +51,9 @@ type Scenario struct {
 	// CPUProfile, if set, receives a CPU profile of the measured window,
 	// from the first enqueue to the last awaited arrival.
 	CPUProfile io.Writer
+	// MemProfile, if set, receives a heap profile taken at the end of the
+	// measured window, before the runner stops.
+	MemProfile io.Writer
 	// FarmCmd, if set, runs the farm as a child process with this command
 	// (`herald bench farm`; see ServeFarmProcess), so that CPU time and
 	// peak RSS are the sender's alone. Without it the farm runs in this
@@ -72,6 +79,7 @@ type Result struct {
 	Healthy     int // hosts that answer 2xx (Healthy and Slow)
 	Activities  int
 	Enqueue     time.Duration // the first activity's enqueue transaction, Enqueue to commit
+	EnqueueCPU  time.Duration // this process's CPU over it (the runner waits for the commit)
 	EnqueueRows int           // delivery rows the first activity's enqueue queued
 
 	Delivered     int // verified deliveries counted by the farm, duplicates included
@@ -92,7 +100,11 @@ type Result struct {
 	NewConns      int64         // TCP connections the farm accepted
 	Refusals      int64         // dials refused by the farm
 	RowsDone      int           // delivery rows in state done after the runner stopped
-	Engine        string        // "sqlite", or "postgres" with the number of processes
+	CavageOnly    int           // hosts that refuse RFC 9421 (among Healthy)
+	// Knocks are the farm's verified signatures by kind over the window,
+	// and the RFC 9421 knocks CavageOnly hosts refused (FarmStats).
+	Knocks FarmStats
+	Engine string // "sqlite", or "postgres" with the number of processes
 	// DBCPU is the PostgreSQL server's CPU over the window (0 on SQLite,
 	// whose CPU is the sender's).
 	DBCPU time.Duration
@@ -158,8 +170,12 @@ func newEnv(ctx context.Context, sc *Scenario) (_ *env, err error) {
 	if err = insertFollowers(ctx, e.db, e.actor.ID, sc.Hosts, sc.Followers); err != nil {
 		return nil, err
 	}
-	fo := FarmOptions{Hosts: sc.Hosts, PublicKey: e.pub, BlackHole: sc.BlackHole, Refuse: sc.Refuse,
-		Slow: sc.Slow, Fail5xx: sc.Fail5xx, SlowDelay: sc.SlowDelay, Seed: 1}
+	edPub, err := federation.ParsePublicKeyPEM(e.actor.Ed25519PublicKeyPEM)
+	if err != nil {
+		return nil, err
+	}
+	fo := FarmOptions{Hosts: sc.Hosts, PublicKey: e.pub, Ed25519Key: edPub, BlackHole: sc.BlackHole, Refuse: sc.Refuse,
+		Slow: sc.Slow, Fail5xx: sc.Fail5xx, CavageOnly: sc.CavageOnly, SlowDelay: sc.SlowDelay, Seed: 1}
 	if len(sc.FarmCmd) > 0 {
 		e.farm, err = StartRemoteFarm(ctx, sc.FarmCmd, fo, pubPEM, dir)
 		return e, err
@@ -258,6 +274,29 @@ func enqueue(ctx context.Context, db *store.DB, r *delivery.Runner, actorID int6
 	return res, err
 }
 
+// warmUp fans out one activity and waits until no delivery row is queued
+// or leased (every host answered, or its row failed).
+func warmUp(ctx context.Context, db *store.DB, r *delivery.Runner, actorID int64, iri string, timeout time.Duration) error {
+	if _, err := enqueue(ctx, db, r, actorID, iri); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	r.Wake()
+	deadline := time.Now().Add(timeout)
+	for {
+		counts, err := db.DeliveryCounts(ctx)
+		if err != nil {
+			return err
+		}
+		if counts[store.DeliveryQueued]+counts[store.DeliveryLeased] == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("warm-up %s: not done after %s", iri, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // RunScenario runs one fan-out on a fresh database, runner and farm, and
 // reports what it measured. Setup (the followers, the farm) is outside the
 // measured window.
@@ -325,8 +364,16 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 		}
 	}
 	for i := range sc.Hosts {
-		if b := farm.Behaviour(i); b == Healthy || b == Slow {
+		if b := farm.Behaviour(i); b.answers() {
 			res.Healthy++
+			if b == CavageOnly {
+				res.CavageOnly++
+			}
+		}
+	}
+	for w := range sc.Warmup {
+		if err := warmUp(ctx, e.db, runner, e.actor.ID, activityIRI(sc.Name+"-warmup", w), sc.Timeout); err != nil {
+			return nil, err
 		}
 	}
 	res.Expected = res.Healthy * sc.Activities
@@ -352,9 +399,12 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 		}
 	}
 	for k, iri := range iris {
-		start := time.Now()
+		start, cpu := time.Now(), CPUTime()
 		er, err := enqueue(ctx, e.db, runner, e.actor.ID, iri)
 		commits[k] = time.Now()
+		if k == 0 {
+			res.EnqueueCPU = CPUTime() - cpu
+		}
 		if err != nil {
 			if sc.CPUProfile != nil {
 				pprof.StopCPUProfile()
@@ -378,6 +428,11 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	if sc.CPUProfile != nil {
 		pprof.StopCPUProfile()
 	}
+	if sc.MemProfile != nil {
+		if err := pprof.Lookup("heap").WriteTo(sc.MemProfile, 0); err != nil {
+			return nil, err
+		}
+	}
 	if werr != nil {
 		if waitCtx.Err() == nil {
 			return nil, werr // the farm failed, not the wait
@@ -391,6 +446,8 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	if res.FarmProcess {
 		res.FarmCPU = st.CPU - farm0.CPU
 	}
+	res.Knocks = FarmStats{Cavage: st.Cavage - farm0.Cavage, RFC9421RSA: st.RFC9421RSA - farm0.RFC9421RSA, Ed25519: st.Ed25519 - farm0.Ed25519,
+		Refused9421: st.Refused9421 - farm0.Refused9421, Ed25519ToCavageOnly: st.Ed25519ToCavageOnly - farm0.Ed25519ToCavageOnly}
 
 	t0 := commits[0]
 	var lat []time.Duration
@@ -439,7 +496,8 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 	if res.HealthyDone > 0 {
 		res.PerSecond = float64(len(lat)) / res.HealthyDone.Seconds()
 	}
-	res.BadSignatures, res.NewConns, res.Refusals = st.BadSignatures, st.NewConns, st.Refusals
+	// Over the window: the warm-ups of (e) came before it.
+	res.BadSignatures, res.NewConns, res.Refusals = st.BadSignatures-farm0.BadSignatures, st.NewConns-farm0.NewConns, st.Refusals-farm0.Refusals
 
 	if err := stopRunner(); err != nil && !errors.Is(err, context.Canceled) {
 		return res, fmt.Errorf("runner: %w", err)

@@ -30,29 +30,40 @@ type Behaviour uint8
 
 // Host behaviours.
 const (
-	Healthy   Behaviour = iota // verify, count, answer 202
-	BlackHole                  // read the request, never answer
-	Refuse                     // connection refused at once
-	Slow                       // like Healthy, after FarmOptions.SlowDelay
-	Fail5xx                    // verify, answer 503
+	Healthy    Behaviour = iota // verify, count, answer 202
+	BlackHole                   // read the request, never answer
+	Refuse                      // connection refused at once
+	Slow                        // like Healthy, after FarmOptions.SlowDelay
+	Fail5xx                     // verify, answer 503
+	CavageOnly                  // like Healthy, but 401 to RFC 9421 (Mastodon before 4.5)
 )
 
 // String names the behaviour, as in reports.
 func (b Behaviour) String() string {
-	return [...]string{"healthy", "black-hole", "refuse", "slow", "5xx"}[b]
+	return [...]string{"healthy", "black-hole", "refuse", "slow", "5xx", "cavage-only"}[b]
 }
+
+// answers reports whether hosts of behaviour b take deliveries (2xx).
+func (b Behaviour) answers() bool { return b == Healthy || b == Slow || b == CavageOnly }
 
 // FarmOptions configures NewFarm. The fractions pick hosts at random (with
 // Seed), without overlap; the remaining hosts are Healthy.
 type FarmOptions struct {
 	Hosts     int
 	PublicKey crypto.PublicKey // the sender's key: every signature is verified with it
-	BlackHole float64          // fraction of hosts that never answer
-	Refuse    float64          // fraction of hosts that refuse connections
-	Slow      float64          // fraction of hosts that answer after SlowDelay
-	Fail5xx   float64          // fraction of hosts that answer 503
-	SlowDelay time.Duration    // default 500 ms
-	Seed      uint64
+	// Ed25519Key is the sender's Ed25519 key (FEP-521a), for signatures
+	// whose keyid ends in /ed25519-key; nil refuses them as bad.
+	Ed25519Key crypto.PublicKey
+	// CavageOnly is the fraction of hosts that refuse RFC 9421 (401), as
+	// Mastodon before 4.5 does; the others (Healthy) verify draft-cavage,
+	// RFC 9421 and Ed25519, as Fedify does.
+	CavageOnly float64
+	BlackHole  float64       // fraction of hosts that never answer
+	Refuse     float64       // fraction of hosts that refuse connections
+	Slow       float64       // fraction of hosts that answer after SlowDelay
+	Fail5xx    float64       // fraction of hosts that answer 503
+	SlowDelay  time.Duration // default 500 ms
+	Seed       uint64
 	// RefuseElsewhere says that refusals happen in a dialer in another
 	// process (RemoteFarm), which waits for them itself: Done does not.
 	RefuseElsewhere bool
@@ -75,6 +86,10 @@ type Farm struct {
 	refusals  atomic.Int64 // dials refused
 	unmatched atomic.Int64 // requests for an activity nobody expected
 
+	// Verified signatures by kind, and the RFC 9421 knocks CavageOnly
+	// hosts refused (of which signed with Ed25519: must stay 0).
+	cavage, rfc9421RSA, ed25519, refused9421, edToCavageOnly atomic.Int64
+
 	mu         sync.Mutex
 	acts       map[string]*activityLog
 	firstTouch []int64 // per host: ns since epoch of its first attempt (any kind), 0 if none
@@ -96,7 +111,7 @@ func NewFarm(opts FarmOptions) (*Farm, error) {
 	if opts.SlowDelay <= 0 {
 		opts.SlowDelay = 500 * time.Millisecond
 	}
-	if s := opts.BlackHole + opts.Refuse + opts.Slow + opts.Fail5xx; s > 1 {
+	if s := opts.BlackHole + opts.Refuse + opts.Slow + opts.Fail5xx + opts.CavageOnly; s > 1 {
 		return nil, fmt.Errorf("farm: host fractions add up to %.2f > 1", s)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -120,7 +135,7 @@ func NewFarm(opts FarmOptions) (*Farm, error) {
 	for _, k := range []struct {
 		b Behaviour
 		f float64
-	}{{BlackHole, opts.BlackHole}, {Refuse, opts.Refuse}, {Slow, opts.Slow}, {Fail5xx, opts.Fail5xx}} {
+	}{{BlackHole, opts.BlackHole}, {Refuse, opts.Refuse}, {Slow, opts.Slow}, {Fail5xx, opts.Fail5xx}, {CavageOnly, opts.CavageOnly}} {
 		n := int(k.f*float64(opts.Hosts) + 0.5)
 		for i := 0; i < n && next < len(perm); i++ {
 			f.kinds[perm[next]] = k.b
@@ -210,8 +225,19 @@ func (f *Farm) Dial(ctx context.Context, network, addr string) (net.Conn, error)
 		f.touch(i)
 		return nil, &net.OpError{Op: "dial", Net: network, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	}
-	var d net.Dialer
+	d := net.Dialer{LocalAddr: HostSource(i)}
 	return d.DialContext(ctx, "tcp", f.Addr())
+}
+
+// HostSource is the loopback address host i's connections come from
+// (127.16.0.1 for i = 0, then up, about 15 million of them): every host
+// gets its own 4-tuples, so tens of thousands of hosts do not exhaust the
+// one source address's ephemeral ports (28,000 here) or collide with its
+// TIME_WAIT sockets, as real senders and receivers on separate addresses
+// would not. It is always inside 127.0.0.0/8.
+func HostSource(i int) *net.TCPAddr {
+	n := i + 1
+	return &net.TCPAddr{IP: net.IPv4(127, byte(16+n>>16), byte(n>>8), byte(n))}
 }
 
 // Expect registers an activity id before it is enqueued. The farm's Done
@@ -223,7 +249,7 @@ func (f *Farm) Expect(activityID string) {
 	defer f.mu.Unlock()
 	f.acts[activityID] = &activityLog{first: make([]int64, len(f.kinds)), count: make([]uint32, len(f.kinds))}
 	for i, k := range f.kinds {
-		if k == Healthy || k == Slow {
+		if k.answers() {
 			f.remaining++
 		} else if k == Refuse && f.opts.RefuseElsewhere {
 			continue
@@ -246,7 +272,7 @@ func (f *Farm) touch(i int) {
 	defer f.mu.Unlock()
 	if f.firstTouch[i] == 0 {
 		f.firstTouch[i] = t
-		if k := f.kinds[i]; k != Healthy && k != Slow && len(f.acts) > 0 {
+		if k := f.kinds[i]; !k.answers() && len(f.acts) > 0 {
 			f.settle()
 		}
 	}
@@ -287,13 +313,33 @@ func (f *Farm) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s, err := signature.Parse(r, body, signature.Options{Scheme: "http"})
+	ed := err == nil && strings.HasSuffix(s.KeyID, "/ed25519-key")
 	if err == nil {
-		err = s.Verify(f.opts.PublicKey)
+		key := f.opts.PublicKey
+		if ed {
+			key = f.opts.Ed25519Key
+		}
+		err = s.Verify(key)
 	}
 	if err != nil {
 		f.badSigs.Add(1)
 		http.Error(w, "signature: "+err.Error(), http.StatusUnauthorized)
 		return
+	}
+	switch {
+	case f.kinds[i] == CavageOnly && s.Scheme != signature.Cavage:
+		f.refused9421.Add(1)
+		if ed {
+			f.edToCavageOnly.Add(1)
+		}
+		http.Error(w, "signature: only draft-cavage here", http.StatusUnauthorized)
+		return
+	case ed:
+		f.ed25519.Add(1)
+	case s.Scheme == signature.Cavage:
+		f.cavage.Add(1)
+	default:
+		f.rfc9421RSA.Add(1)
 	}
 	if f.kinds[i] == Fail5xx {
 		f.touch(i)
@@ -329,13 +375,18 @@ func (f *Farm) serve(w http.ResponseWriter, r *http.Request) {
 // process's own CPU time and peak RSS.
 type FarmStats struct {
 	NewConns, Requests, BadSignatures, Refusals, Unmatched int64
-	CPU                                                    time.Duration
-	PeakRSS                                                uint64
+	// Verified signatures: draft-cavage (RSA), RFC 9421 with RSA, RFC
+	// 9421 with Ed25519; RFC 9421 knocks refused by CavageOnly hosts, and
+	// of those the Ed25519 ones (never sent, if the sender is right).
+	Cavage, RFC9421RSA, Ed25519, Refused9421, Ed25519ToCavageOnly int64
+	CPU                                                           time.Duration
+	PeakRSS                                                       uint64
 }
 
 // Stats returns the farm's counters so far.
 func (f *Farm) Stats() FarmStats {
-	return FarmStats{NewConns: f.newConns.Load(), Requests: f.requests.Load(), BadSignatures: f.badSigs.Load(), Refusals: f.refusals.Load(), Unmatched: f.unmatched.Load()}
+	return FarmStats{NewConns: f.newConns.Load(), Requests: f.requests.Load(), BadSignatures: f.badSigs.Load(), Refusals: f.refusals.Load(), Unmatched: f.unmatched.Load(),
+		Cavage: f.cavage.Load(), RFC9421RSA: f.rfc9421RSA.Load(), Ed25519: f.ed25519.Load(), Refused9421: f.refused9421.Load(), Ed25519ToCavageOnly: f.edToCavageOnly.Load()}
 }
 
 // Arrivals returns, for an expected activity, the time of each host's first

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -177,10 +179,13 @@ func ServeFarmProcess(ctx context.Context, opts FarmOptions, in io.Reader, out i
 // FarmMain parses the flags FarmFlags makes and runs ServeFarmProcess:
 // the body of `herald bench farm`.
 func FarmMain(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
+	RaiseFileLimit()
 	fs := flag.NewFlagSet("bench farm", flag.ContinueOnError)
 	var o FarmOptions
 	fs.IntVar(&o.Hosts, "hosts", 3000, "virtual hosts")
 	pubFile := fs.String("pubkey", "", "PEM file with the sender's public key")
+	edFile := fs.String("ed25519-pubkey", "", "PEM file with the sender's Ed25519 public key (FEP-521a), if it has one")
+	fs.Float64Var(&o.CavageOnly, "cavage-only", 0, "fraction of hosts that refuse RFC 9421")
 	fs.Float64Var(&o.BlackHole, "blackhole", 0, "fraction of hosts that never answer")
 	fs.Float64Var(&o.Refuse, "refuse", 0, "fraction of hosts that refuse connections")
 	fs.Float64Var(&o.Slow, "slow", 0, "fraction of hosts that answer slowly")
@@ -196,6 +201,14 @@ func FarmMain(ctx context.Context, args []string, in io.Reader, out io.Writer) e
 	}
 	if o.PublicKey, err = federation.ParsePublicKeyPEM(string(pemText)); err != nil {
 		return err
+	}
+	if *edFile != "" {
+		if pemText, err = os.ReadFile(*edFile); err != nil {
+			return err
+		}
+		if o.Ed25519Key, err = federation.ParsePublicKeyPEM(string(pemText)); err != nil {
+			return err
+		}
 	}
 	// A profile of the farm itself, to see what the stand-in for the
 	// remote servers costs the machine.
@@ -258,6 +271,18 @@ func StartRemoteFarm(ctx context.Context, argv []string, opts FarmOptions, pubPE
 	}
 	pemFile.Close()
 	args := append(append([]string{}, argv[1:]...), FarmFlags(opts, pemFile.Name())...)
+	if opts.Ed25519Key != nil {
+		der, err := x509.MarshalPKIXPublicKey(opts.Ed25519Key)
+		if err != nil {
+			return nil, err
+		}
+		edFile := pemFile.Name() + ".ed25519"
+		if err := os.WriteFile(edFile, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
+			return nil, err
+		}
+		defer os.Remove(edFile)
+		args = append(args, "--ed25519-pubkey", edFile)
+	}
 	cmd := exec.Command(argv[0], args...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -319,7 +344,7 @@ func StartRemoteFarm(ctx context.Context, argv []string, opts FarmOptions, pubPE
 func FarmFlags(opts FarmOptions, pubFile string) []string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	return []string{"--hosts", strconv.Itoa(opts.Hosts), "--pubkey", pubFile,
-		"--blackhole", f(opts.BlackHole), "--refuse", f(opts.Refuse), "--slow", f(opts.Slow), "--fail5xx", f(opts.Fail5xx),
+		"--blackhole", f(opts.BlackHole), "--refuse", f(opts.Refuse), "--slow", f(opts.Slow), "--fail5xx", f(opts.Fail5xx), "--cavage-only", f(opts.CavageOnly),
 		"--slow-delay", opts.SlowDelay.String(), "--seed", strconv.FormatUint(opts.Seed, 10)}
 }
 
@@ -342,7 +367,7 @@ func (rf *RemoteFarm) Dial(ctx context.Context, network, addr string) (net.Conn,
 		}
 		return nil, &net.OpError{Op: "dial", Net: network, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	}
-	var d net.Dialer
+	d := net.Dialer{LocalAddr: HostSource(i)}
 	return d.DialContext(ctx, "tcp", rf.hello.Addr)
 }
 

@@ -138,6 +138,12 @@ func (r *Report) Table() [][]string {
 			}
 			return fsecs(median(r.each(n, func(_ int, s *Result) (float64, bool) { return dur(s.Enqueue), true })))
 		})
+		add("  its CPU time", "", func(n string) string {
+			if n == "fedify" {
+				return "–"
+			}
+			return fsecs(median(r.each(n, func(_ int, s *Result) (float64, bool) { return dur(s.EnqueueCPU), true })))
+		})
 		add("  rows queued by it", "one per host", func(n string) string {
 			if n == "fedify" {
 				return "–"
@@ -180,6 +186,29 @@ func (r *Report) Table() [][]string {
 		med("p50 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P50) }, fsecs)
 		med("p99 enqueue→delivery", "", func(s *Result) float64 { return dur(s.P99) }, fsecs)
 		med("CPU s per 1,000 deliveries", "", func(s *Result) float64 { return s.CPUPer1000() }, f2)
+		// What the sender would reach with the machine to itself, from its
+		// CPU time alone: the farm and the neighbours cannot blur it.
+		add(fmt.Sprintf("  %d cores ÷ CPU per delivery, ÷ signing rate", cores()), "", func(n string) string {
+			return spread(r.each(n, func(_ int, s *Result) (float64, bool) {
+				per := s.CPUPer1000() / 1000
+				return float64(cores()) / per / s.Sign.PerSecond, per > 0 && s.Sign.PerSecond > 0
+			}), f2)
+		})
+		// The curve (--hosts 300,3000,30000): each host count's CPU per
+		// delivery against that of the same scenario at 3,000 hosts.
+		if strings.Contains(names[0], "@") {
+			add("  ÷ that at 3,000 hosts, same round", "30,000: <= 1.10", func(n string) string {
+				base, _, _ := strings.Cut(n, "@")
+				return spread(r.each(n, func(i int, s *Result) (float64, bool) {
+					for _, o := range r.Rounds[i] {
+						if b, _, _ := strings.Cut(o.Name, "@"); b == base && o.Hosts == 3000 && o.CPUPer1000() > 0 {
+							return s.CPUPer1000() / o.CPUPer1000(), true
+						}
+					}
+					return 0, false
+				}), f2)
+			})
+		}
 		// The PostgreSQL server's own CPU, when it runs on this machine:
 		// what one database spends per delivery row, and so how many rows
 		// a second of one of its cores carries.
@@ -225,6 +254,24 @@ func (r *Report) Table() [][]string {
 			})
 			return fmt.Sprintf("%d / %d / %d", d, dup, bad)
 		})
+		add("farm: signatures cavage / RFC 9421 RSA / Ed25519", "", func(n string) string {
+			var k FarmStats
+			r.each(n, func(_ int, s *Result) (float64, bool) {
+				k.Cavage, k.RFC9421RSA, k.Ed25519 = k.Cavage+s.Knocks.Cavage, k.RFC9421RSA+s.Knocks.RFC9421RSA, k.Ed25519+s.Knocks.Ed25519
+				return 0, false
+			})
+			return fmt.Sprintf("%d / %d / %d", k.Cavage, k.RFC9421RSA, k.Ed25519)
+		})
+		if slices.ContainsFunc(r.Rounds[0], func(s *Result) bool { return s.CavageOnly > 0 }) {
+			add("cavage-only hosts: RFC 9421 refused / Ed25519 sent", "– / 0", func(n string) string {
+				var refused, ed int64
+				r.each(n, func(_ int, s *Result) (float64, bool) {
+					refused, ed = refused+s.Knocks.Refused9421, ed+s.Knocks.Ed25519ToCavageOnly
+					return 0, false
+				})
+				return fmt.Sprintf("%d of %d hosts: %d / %d", r.find(0, n).CavageOnly, r.find(0, n).Healthy, refused, ed)
+			})
+		}
 	}
 	// one adds a row with a single value, in the last scenario column.
 	one := func(metric, value, target string) {

@@ -119,3 +119,14 @@ func SigningRate(d time.Duration) (Signing, error) {
 
 // cores is how many goroutines SigningRate signs on.
 func cores() int { return runtime.GOMAXPROCS(0) }
+
+// RaiseFileLimit raises this process's soft limit on open files to its
+// hard limit (children inherit it): a fan-out to tens of thousands of
+// hosts holds thousands of sockets in the sender and in the farm.
+func RaiseFileLimit() {
+	var l syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
+		l.Cur = l.Max
+		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+	}
+}

@@ -333,3 +333,39 @@ func TestUserAgent(t *testing.T) {
 		t.Errorf("server saw %q", got)
 	}
 }
+
+// TestIdlePoolBounded: the idle pool is bounded across hosts, so a fan-out
+// to more hosts than MaxIdleConns keeps only the most recent ones warm:
+// revisiting the first hosts connects again, revisiting the last reuses.
+func TestIdlePoolBounded(t *testing.T) {
+	s := newCountingServer(t, okHandler("hi"))
+	addr := s.Listener.Addr().String()
+	override := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr) // every hN.invalid -> the one server
+	}
+	c := NewClient(ClientOptions{AllowHTTP: true, AllowPrivate: true, DialContext: override, MaxIdleConns: 2})
+	visit := func(i int) {
+		t.Helper()
+		resp, err := get(t, c, fmt.Sprintf("http://h%d.invalid/x", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	for i := range 5 {
+		visit(i)
+	}
+	if n := s.conns.Load(); n != 5 {
+		t.Fatalf("5 hosts: %d connections, want 5", n)
+	}
+	visit(4) // among the 2 kept
+	if n := s.conns.Load(); n != 5 {
+		t.Fatalf("a recent host connected again: %d connections", n)
+	}
+	visit(0) // closed when the pool was full
+	if n := s.conns.Load(); n != 6 {
+		t.Fatalf("the oldest host's connection was kept: %d connections, want 6", n)
+	}
+}

@@ -126,3 +126,15 @@ func IsLoopbackDomain(domain string) bool {
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
 }
+
+// Ed25519KeyID is the id of a local actor's Ed25519 key (FEP-521a): the
+// Multikey in its actor document's assertionMethod.
+func (i Instance) Ed25519KeyID(name string) string { return i.ActorID(name) + "#ed25519-key" }
+
+// Ed25519SigningKeyID is the keyid of a local actor's Ed25519 RFC 9421
+// signatures: a document of its own (a CryptographicKey owned by the
+// actor), not a fragment of the actor. Fedify verifies HTTP signatures
+// only with a CryptographicKey, found as the document the keyid names or
+// in the actor's publicKey, and publicKey stays the one RSA key every
+// server reads (Pleroma and Misskey take it as a single object).
+func (i Instance) Ed25519SigningKeyID(name string) string { return i.ActorID(name) + "/ed25519-key" }

@@ -19,7 +19,10 @@ func TestKeyRotationFedifyVerifies(t *testing.T) {
 	fetches := func() int {
 		n := 0
 		for _, o := range p.Outgoing(t) {
-			if o.Method == "GET" && strings.TrimSuffix(o.URL, "#main-key") == alice {
+			// The actor (RSA key) or its Ed25519 key document: after the
+			// Accept and the first post, deliveries to Fedify are signed
+			// with the Ed25519 key (FEP-521a), which a rotation replaces too.
+			if u := strings.TrimSuffix(o.URL, "#main-key"); o.Method == "GET" && (u == alice || u == alice+"/ed25519-key") {
 				n++
 			}
 		}

@@ -144,15 +144,69 @@ func TestHeraldPostReachesFedify(t *testing.T) {
 		t.Errorf("the Delete the peer received is of %v, want %s", o, noteID)
 	}
 
-	// One knock each: Herald's first scheme (draft-cavage) passed Fedify.
-	for _, id := range []string{createID, updateID, deleteID} {
-		if got := p.ReceivedByID(t, id); len(got) != 1 || got[0].Scheme != "draft-cavage" {
-			t.Errorf("%s reached the peer %d times (%+v), want once, draft-cavage", id, len(got), got)
+	// One knock each. The Accept of the Follow went out with draft-cavage,
+	// so the Create asks with RFC 9421 (RSA) once; Fedify took it, so the
+	// Update and the Delete are signed with alice's Ed25519 key, and
+	// Fedify verified those too.
+	for i, id := range []string{createID, updateID, deleteID} {
+		got := p.ReceivedByID(t, id)
+		if len(got) != 1 || got[0].Scheme != "rfc9421" {
+			t.Errorf("%s reached the peer %d times (%+v), want once, RFC 9421", id, len(got), got)
+			continue
+		}
+		if ed := strings.Contains(got[0].Headers["signature-input"], `alg="ed25519"`); ed != (i > 0) {
+			t.Errorf("%s: Signature-Input %q: Ed25519 %v, want %v", id, got[0].Headers["signature-input"], ed, i > 0)
 		}
 		rep := waitReport(t, h, "alice", id)
 		if len(rep.Targets) != 1 || rep.Targets[0].Inbox != p.URL+"/inbox" || rep.Targets[0].State != "delivered" || rep.Targets[0].Attempts != 1 {
 			t.Errorf("delivery report of %s: %+v, want delivered to %s/inbox in 1 attempt", id, rep, p.URL)
 		}
+	}
+}
+
+// TestFedifyVerifiesHeraldEd25519: a host that verified Herald's RFC 9421
+// signature is sent the next delivery signed with the actor's Ed25519 key
+// (FEP-521a; keyid its CryptographicKey document, alg="ed25519"), and
+// Fedify fetches that key and verifies it on the first knock. A peer that
+// refuses RFC 9421 never gets an Ed25519 signature.
+func TestFedifyVerifiesHeraldEd25519(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		schemes []string // what the peer's inbox lets through
+		want    []string // how the three Creates are signed
+	}{
+		{"fedify", nil, []string{"rfc9421", "ed25519", "ed25519"}},
+		{"cavage-only", []string{"draft-cavage"}, []string{"draft-cavage", "draft-cavage", "draft-cavage"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, p := setup(t, PeerOptions{})
+			alice := h.ActorID("alice")
+			followAccepted(t, h, p, "alice") // the Accept: draft-cavage, the first knock
+			if tc.schemes != nil {
+				p.AcceptSchemes(t, tc.schemes...)
+			}
+			for i, want := range tc.want {
+				id, _ := h.Publish(t, "alice", map[string]any{"type": "Note", "content": fmt.Sprintf("note %d", i)})
+				got := waitReceived(t, p, id)
+				r := checkVerified(t, got, "Create", alice, "/inbox")
+				input := r.Headers["signature-input"]
+				kind := r.Scheme
+				if strings.Contains(input, `alg="ed25519"`) {
+					kind = "ed25519"
+					if !strings.Contains(input, `keyid="`+alice+`/ed25519-key"`) {
+						t.Errorf("Create %d: Signature-Input %q: want keyid %s/ed25519-key", i+1, input, alice)
+					}
+				}
+				if kind != want {
+					t.Errorf("Create %d: accepted with %s (%q), want %s", i+1, kind, input, want)
+				}
+				for _, k := range got {
+					if strings.Contains(k.Headers["signature-input"], "ed25519") && tc.schemes != nil {
+						t.Errorf("Create %d: the cavage-only peer was sent an Ed25519 signature", i+1)
+					}
+				}
+			}
+		})
 	}
 }
 

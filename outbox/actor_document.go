@@ -1,6 +1,7 @@
 package outbox
 
 import (
+	"crypto/ed25519"
 	"html"
 	"mime"
 	"net/url"
@@ -13,11 +14,15 @@ import (
 )
 
 // Contexts every actor document carries: ActivityStreams, the security
-// vocabulary (Fedify refuses a key whose actor document lacks it), and the
-// few extension terms Mastodon reads from actors.
+// vocabulary (Fedify refuses a key whose actor document lacks it), the DID
+// and Multikey contexts that define FEP-521a's assertionMethod and
+// Multikey (in the order Fedify's own actors list them), and the few
+// extension terms Mastodon reads from actors.
 var actorContext = []any{
 	"https://www.w3.org/ns/activitystreams",
 	"https://w3id.org/security/v1",
+	federation.DIDContext,
+	federation.MultikeyContext,
 	map[string]any{
 		"manuallyApprovesFollowers": "as:manuallyApprovesFollowers",
 		"toot":                      "http://joinmastodon.org/ns#",
@@ -66,6 +71,9 @@ func ActorDocument(inst federation.Instance, a *store.Actor) map[string]any {
 		"featured":   inst.FeaturedURL(a.Name),
 		"attachment": profileFields(a.Fields),
 	}
+	if mk := ed25519Multikey(inst, a); mk != nil {
+		doc["assertionMethod"] = []any{mk}
+	}
 	if a.AvatarURL != "" {
 		doc["icon"] = imageRef(a.AvatarURL)
 	}
@@ -85,6 +93,43 @@ func ActorDocument(inst federation.Instance, a *store.Actor) map[string]any {
 		doc["movedTo"] = a.MovedTo
 	}
 	return doc
+}
+
+// ed25519Multikey is the actor's Ed25519 key as FEP-521a publishes it, a
+// Multikey controlled by the actor; nil if it has none (or it does not
+// parse, which store never writes).
+func ed25519Multikey(inst federation.Instance, a *store.Actor) map[string]any {
+	if a.Ed25519PublicKeyPEM == "" {
+		return nil
+	}
+	k, err := federation.ParsePublicKeyPEM(a.Ed25519PublicKeyPEM)
+	pub, ok := k.(ed25519.PublicKey)
+	if err != nil || !ok {
+		return nil
+	}
+	return map[string]any{
+		"id":                 inst.Ed25519KeyID(a.Name),
+		"type":               "Multikey",
+		"controller":         inst.ActorID(a.Name),
+		"publicKeyMultibase": federation.EncodeEd25519Multibase(pub),
+	}
+}
+
+// Ed25519KeyDocument is the document the keyid of the actor's Ed25519
+// RFC 9421 signatures names (Instance.Ed25519SigningKeyID): the key as a
+// CryptographicKey owned by the actor, the form Fedify verifies HTTP
+// signatures with. nil if the actor has no Ed25519 key.
+func Ed25519KeyDocument(inst federation.Instance, a *store.Actor) map[string]any {
+	if a.Ed25519PublicKeyPEM == "" {
+		return nil
+	}
+	return map[string]any{
+		"@context":     "https://w3id.org/security/v1",
+		"id":           inst.Ed25519SigningKeyID(a.Name),
+		"type":         "CryptographicKey",
+		"owner":        inst.ActorID(a.Name),
+		"publicKeyPem": a.Ed25519PublicKeyPEM,
+	}
 }
 
 // profileFields are the fields as Mastodon's PropertyValues: the value is

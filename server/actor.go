@@ -137,3 +137,25 @@ func (s *Server) instanceOutbox(w http.ResponseWriter, r *http.Request) {
 		"orderedItems": []any{},
 	})
 }
+
+// ed25519Key serves the CryptographicKey document that the keyid of the
+// actor's Ed25519 RFC 9421 signatures names. It is public, like the actor's
+// publicKey, even under authorized fetch: a key must be fetchable to
+// verify the signature that would authorize the fetch.
+func (s *Server) ed25519Key(w http.ResponseWriter, r *http.Request) {
+	a, err := s.db.ActorByName(r.Context(), chi.URLParam(r, "name"))
+	if errors.Is(err, store.ErrNotFound) {
+		s.writeError(w, r, http.StatusNotFound, "No such key.")
+		return
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	doc := outbox.Ed25519KeyDocument(s.inst, a)
+	if doc == nil {
+		s.writeError(w, r, http.StatusNotFound, "No such key.")
+		return
+	}
+	writeActivityJSON(w, http.StatusOK, doc)
+}

@@ -90,7 +90,7 @@ func (s *Server) secured(unknown string, pages bool, h http.HandlerFunc) http.Ha
 // what a server needs to verify Herald's signatures and deliver to it.
 func minimalActor(doc map[string]any) map[string]any {
 	out := map[string]any{}
-	for _, k := range []string{"@context", "id", "type", "preferredUsername", "inbox", "publicKey"} {
+	for _, k := range []string{"@context", "id", "type", "preferredUsername", "inbox", "publicKey", "assertionMethod"} {
 		if v, ok := doc[k]; ok {
 			out[k] = v
 		}

@@ -110,7 +110,7 @@ func TestAuthorizedFetch(t *testing.T) {
 		sort.Strings(out)
 		return strings.Join(out, " ")
 	}
-	const minimal = "@context endpoints id inbox preferredUsername publicKey type"
+	const minimal = "@context assertionMethod endpoints id inbox preferredUsername publicKey type"
 	for who, a := range map[string]*fedtest.RemoteActor{"unsigned": nil, "forged": forged} {
 		if code, body, _ := get(t, h, "/users/alice", a, signature.Cavage, ""); code != 200 || keys(body) != minimal {
 			t.Errorf("actor %s: %d, keys %q, want %q", who, code, keys(body), minimal)

@@ -140,6 +140,7 @@ func (s *Server) routes() chi.Router {
 
 	r.Get("/actor", s.instanceActor)
 	r.Get("/users/{name}", s.actor)
+	r.Get("/users/{name}/ed25519-key", s.ed25519Key)
 	r.Get("/@{name}", s.actor)
 	r.Get("/authorize_interaction", s.interact)
 

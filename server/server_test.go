@@ -5,6 +5,7 @@ import (
 	"crypto"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -196,6 +197,46 @@ func TestActorDocument(t *testing.T) {
 	signer, _ := federation.ParsePrivateKeyPEM(ts.alice.PrivateKeyPEM)
 	if !signer.Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(key) {
 		t.Error("served key is not alice's")
+	}
+	// FEP-521a: the Ed25519 key as a Multikey in assertionMethod, with
+	// the contexts that define those terms, and no private key anywhere.
+	if len(ctx) < 4 || ctx[2] != federation.DIDContext || ctx[3] != federation.MultikeyContext {
+		t.Errorf("@context %v: want the DID and Multikey contexts after security/v1", ctx)
+	}
+	am, _ := doc["assertionMethod"].([]any)
+	if len(am) != 1 {
+		t.Fatalf("assertionMethod %v", doc["assertionMethod"])
+	}
+	mk, _ := am[0].(map[string]any)
+	if mk["id"] != id+"#ed25519-key" || mk["type"] != "Multikey" || mk["controller"] != id {
+		t.Errorf("Multikey %v", mk)
+	}
+	edPub, err := federation.DecodeEd25519Multibase(fmt.Sprint(mk["publicKeyMultibase"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edSigner, err := federation.ParsePrivateKeyPEM(ts.alice.Ed25519PrivateKeyPEM)
+	if err != nil || !edSigner.Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(edPub) {
+		t.Errorf("served Ed25519 key is not alice's (%v)", err)
+	}
+	if strings.Contains(string(body), "PRIVATE KEY") {
+		t.Error("the actor document holds a private key")
+	}
+	// The keyid of Ed25519 signatures names a CryptographicKey document
+	// owned by alice, as Fedify verifies HTTP signatures with.
+	_, body = ts.get(t, "/users/alice/ed25519-key", as2)
+	kd := decode(t, body)
+	if kd["id"] != id+"/ed25519-key" || kd["type"] != "CryptographicKey" || kd["owner"] != id {
+		t.Errorf("key document %v", kd)
+	}
+	if k, err := federation.ParsePublicKeyPEM(fmt.Sprint(kd["publicKeyPem"])); err != nil || !edSigner.Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(k) {
+		t.Errorf("key document's key is not alice's Ed25519 key (%v)", err)
+	}
+	if strings.Contains(string(body), "PRIVATE KEY") {
+		t.Error("the key document holds a private key")
+	}
+	if res, _ := ts.get(t, "/users/nobody/ed25519-key", as2); res.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown actor's key: %d", res.StatusCode)
 	}
 }
 

@@ -22,7 +22,11 @@ type Actor struct {
 	ManualApproval bool
 	PrivateKeyPEM  string // never logged, never served
 	PublicKeyPEM   string
-	CreatedAt      time.Time
+	// The Ed25519 pair (FEP-521a), PKCS#8 and PKIX PEM: CreateActor and
+	// store.Open fill it in. The private key is never logged or served.
+	Ed25519PrivateKeyPEM string
+	Ed25519PublicKeyPEM  string
+	CreatedAt            time.Time
 	// Deleted is set once the operator deleted the actor: its documents
 	// answer 410, its token is revoked, and its name stays taken.
 	Deleted bool
@@ -54,7 +58,7 @@ type ProfileField struct {
 var ErrExists = errors.New("already exists")
 
 const actorColumns = `id, name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, created_at, deleted_at IS NOT NULL,
-	fields, avatar_url, header_url, memorial, also_known_as, coalesce(moved_to, '')`
+	fields, avatar_url, header_url, memorial, also_known_as, coalesce(moved_to, ''), ed25519_private_key_pem, ed25519_public_key_pem`
 
 // actorScan scans actorColumns (and then extra) into an Actor.
 type actorScan struct {
@@ -67,7 +71,8 @@ type actorScan struct {
 func (s *actorScan) dest(extra ...any) []any {
 	a := &s.a
 	return append([]any{&a.ID, &a.Name, &a.Type, &a.DisplayName, &a.Summary, &a.ManualApproval, &a.PrivateKeyPEM, &a.PublicKeyPEM,
-		&s.created, &a.Deleted, &s.fields, &a.AvatarURL, &a.HeaderURL, &a.Memorial, &s.aliases, &a.MovedTo}, extra...)
+		&s.created, &a.Deleted, &s.fields, &a.AvatarURL, &a.HeaderURL, &a.Memorial, &s.aliases, &a.MovedTo,
+		&a.Ed25519PrivateKeyPEM, &a.Ed25519PublicKeyPEM}, extra...)
 }
 
 func (s *actorScan) actor() (*Actor, error) {
@@ -133,10 +138,18 @@ func HashToken(token string) string {
 // ErrExists if the name is taken, and changes nothing in that case.
 func (db *DB) CreateActor(ctx context.Context, a *Actor, token string) error {
 	a.CreatedAt = db.Now().UTC().Truncate(time.Second)
+	if a.Ed25519PrivateKeyPEM == "" {
+		var err error
+		if a.Ed25519PrivateKeyPEM, a.Ed25519PublicKeyPEM, err = generateEd25519PEM(); err != nil {
+			return err
+		}
+	}
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO actors(name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, token_hash, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT(name) DO NOTHING RETURNING id`,
-			a.Name, a.Type, a.DisplayName, a.Summary, a.ManualApproval, a.PrivateKeyPEM, a.PublicKeyPEM, HashToken(token), a.CreatedAt.Unix()).Scan(&a.ID)
+		err := tx.QueryRowContext(ctx, `INSERT INTO actors(name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, token_hash, created_at,
+				ed25519_private_key_pem, ed25519_public_key_pem)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT(name) DO NOTHING RETURNING id`,
+			a.Name, a.Type, a.DisplayName, a.Summary, a.ManualApproval, a.PrivateKeyPEM, a.PublicKeyPEM, HashToken(token), a.CreatedAt.Unix(),
+			a.Ed25519PrivateKeyPEM, a.Ed25519PublicKeyPEM).Scan(&a.ID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("actor %q: %w", a.Name, ErrExists)
 		}

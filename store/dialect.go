@@ -36,3 +36,12 @@ func (db *DB) skipLocked() string {
 	}
 	return ""
 }
+
+// noIndex is col in a condition the planner must not use an index for: on
+// SQLite with the unary + that tells it so, on PostgreSQL as it is.
+func (db *DB) noIndex(col string) string {
+	if db.engine == PostgreSQL {
+		return col
+	}
+	return "+" + col
+}

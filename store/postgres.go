@@ -48,6 +48,10 @@ func openPostgres(ctx context.Context, target string, existing bool) (*DB, error
 		pool.Close()
 		return nil, err
 	}
+	if err := db.ensureEd25519Keys(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

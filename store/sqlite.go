@@ -71,5 +71,9 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	db.r = r
+	if err := db.ensureEd25519Keys(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return db, nil
 }

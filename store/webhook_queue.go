@@ -68,10 +68,12 @@ func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, webhookI
 	until := now.Add(lease).UnixMilli()
 	// As in ClaimDeliveries: on PostgreSQL the subquery locks the rows it
 	// picks and passes over those another process is claiming, and the
-	// outer state test leases a row only if it is still queued.
+	// outer state test leases a row only if it is still queued (and on
+	// SQLite must not pick the state index, or each claim walks every
+	// queued row of every webhook).
 	st, err := db.prepared(ctx, db.w, `UPDATE webhook_deliveries SET state = 'leased', lease_until = $1, lease_owner = $2, updated_at = $3
 		WHERE id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = $4 AND state = 'queued' AND next_at <= $3 ORDER BY next_at, id LIMIT $5`+db.skipLocked()+`)
-			AND state = 'queued'
+			AND `+db.noIndex("state")+` = 'queued'
 		RETURNING id, webhook_id, attempts, enqueued_at`)
 	if err != nil {
 		return nil, err

@@ -378,6 +378,13 @@ func (r *Remote) serve(w http.ResponseWriter, req *http.Request) {
 		var doc map[string]any
 		json.Unmarshal(body, &doc)
 		rec := Received{Path: req.URL.Path, Doc: doc, KeyID: signature.KeyIDOf(req), Header: req.Header.Clone(), Host: req.Host, Body: body}
+		if strings.HasSuffix(rec.KeyID, "/ed25519-key") {
+			// Like Mastodon, a Remote knows only an actor's publicKey: it
+			// refuses a signature made with the FEP-521a Ed25519 key (the
+			// sender falls back to RSA at once), and records nothing.
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
 		if req.Header.Get("Signature-Input") != "" {
 			rec.Scheme = signature.RFC9421
 		} else if req.Header.Get("Signature") != "" {
@@ -494,6 +501,17 @@ func (r *Remote) Actor(t testing.TB, name string) *RemoteActor {
 		t.Fatal(err)
 	}
 	a := &RemoteActor{ID: r.URL + "/users/" + name, Key: k.(*rsa.PrivateKey), PEM: pubPEM, Name: name, host: r.URL}
+	r.mu.Lock()
+	r.actors["/users/"+name] = a
+	r.mu.Unlock()
+	return a
+}
+
+// ActorSharingKey is Actor with the key pair of like, not a new one:
+// benchmarks that need thousands of distinct remote actors cannot make
+// thousands of RSA keys. Each actor still has its own id and key id.
+func (r *Remote) ActorSharingKey(name string, like *RemoteActor) *RemoteActor {
+	a := &RemoteActor{ID: r.URL + "/users/" + name, Key: like.Key, PEM: like.PEM, Name: name, host: r.URL}
 	r.mu.Lock()
 	r.actors["/users/"+name] = a
 	r.mu.Unlock()

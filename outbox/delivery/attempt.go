@@ -154,36 +154,41 @@ func (r *Runner) logGivenUp(c store.Claimed, status int, why string) {
 	r.cfg.Logger.Warn("delivery: given up", "host", c.Host, "status", status, "activity", activity, "inbox", c.Inbox, "error", why)
 }
 
-// attempt POSTs the activity, signed with the scheme that last worked for
-// the host (draft-cavage until one did). On a 400 or 401 it re-sends at
-// once with the other scheme before the attempt counts: some servers accept
-// only RFC 9421, others only draft-cavage. The scheme that succeeds is
-// remembered for the host.
+// attempt POSTs the activity, signed as the host's knock memory says
+// (knocks.go): draft-cavage until a scheme worked, RFC 9421 once the host
+// showed it verifies it, and RFC 9421 with the actor's Ed25519 key once it
+// showed it verifies that. On a 400 or 401 it re-sends at once with the
+// fallback before the attempt counts (some servers accept only RFC 9421,
+// others only draft-cavage, many no Ed25519), and remembers what worked.
 func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retryAfter string, err error) {
 	act, err := r.bodies.get(ctx, c.ActivityID)
 	if err != nil {
 		return 0, "", fmt.Errorf("load activity: %w", err)
 	}
-	key, err := r.keys.get(ctx, act.actorID)
+	rsaKey, edKey, err := r.keys.get(ctx, act.actorID)
 	if err != nil {
 		return 0, "", fmt.Errorf("load signing key: %w", err)
 	}
 	r.mu.Lock()
-	scheme, known := r.schemes[c.Host]
+	k := r.knocks[c.Host]
 	r.mu.Unlock()
-	if !known {
-		scheme = signature.Cavage
+	first, fallback := k.plan(edKey.Private != nil)
+	keyFor := func(s knockSig) signature.Key {
+		if s.ed25519 {
+			return edKey
+		}
+		return rsaKey
 	}
 	hdrName, hdrValue := r.followersHeader(ctx, act, c.Inbox)
-	status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme, hdrName, hdrValue)
+	status, retryAfter, err = r.post(ctx, c.Inbox, act.body, keyFor(first), first.scheme, hdrName, hdrValue)
+	used, refused := first, false
 	if err == nil && (status == http.StatusBadRequest || status == http.StatusUnauthorized) {
-		scheme = other(scheme)
-		status, retryAfter, err = r.post(ctx, c.Inbox, act.body, key, scheme, hdrName, hdrValue)
+		refused, used = true, fallback
+		status, retryAfter, err = r.post(ctx, c.Inbox, act.body, keyFor(fallback), fallback.scheme, hdrName, hdrValue)
 	}
-
 	if err == nil && status >= 200 && status < 300 {
 		r.mu.Lock()
-		r.schemes[c.Host] = scheme
+		r.knocks[c.Host] = r.knocks[c.Host].learn(first, used, refused)
 		r.mu.Unlock()
 	}
 	return status, retryAfter, err
@@ -198,13 +203,6 @@ func (r *Runner) followersHeader(ctx context.Context, act activityBody, inbox st
 		return "", ""
 	}
 	return r.cfg.FollowersHeader(ctx, act.actorID, act.actorName, inbox)
-}
-
-func other(s signature.Scheme) signature.Scheme {
-	if s == signature.Cavage {
-		return signature.RFC9421
-	}
-	return signature.Cavage
 }
 
 // errStopping ends an attempt that was still waiting for a worker slot when

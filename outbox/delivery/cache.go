@@ -29,7 +29,10 @@ type keyCache struct {
 
 type cachedKey struct {
 	key signature.Key
-	at  time.Time
+	// ed is the actor's Ed25519 key (FEP-521a); its Private is nil for
+	// the instance actor, which has none.
+	ed signature.Key
+	at time.Time
 }
 
 // keyTTL is how long a parsed key is used before it is read again.
@@ -43,41 +46,49 @@ func (k *keyCache) forget(actorID int64) {
 	k.mu.Unlock()
 }
 
-func (k *keyCache) get(ctx context.Context, actorID int64) (signature.Key, error) {
+// get returns the actor's RSA key and its Ed25519 key (whose Private is
+// nil when it has none).
+func (k *keyCache) get(ctx context.Context, actorID int64) (rsaKey, edKey signature.Key, err error) {
 	now := k.now()
 	k.mu.Lock()
 	c, ok := k.keys[actorID]
 	epoch := k.epoch[actorID]
 	k.mu.Unlock()
 	if ok && now.Sub(c.at) < keyTTL {
-		return c.key, nil
+		return c.key, c.ed, nil
 	}
-	var key signature.Key
-	var pemText, keyID string
+	var pemText, keyID, edPEM, edID string
 	if actorID == 0 {
 		ik, err := k.db.InstanceActorKey(ctx, federation.GenerateKeyPEM)
 		if err != nil {
-			return key, err
+			return rsaKey, edKey, err
 		}
 		pemText, keyID = ik.PrivateKeyPEM, k.inst.InstanceKeyID()
 	} else {
 		a, err := k.db.ActorByID(ctx, actorID)
 		if err != nil {
-			return key, err
+			return rsaKey, edKey, err
 		}
 		pemText, keyID = a.PrivateKeyPEM, k.inst.KeyID(a.Name)
+		edPEM, edID = a.Ed25519PrivateKeyPEM, k.inst.Ed25519SigningKeyID(a.Name)
 	}
 	priv, err := federation.ParsePrivateKeyPEM(pemText)
 	if err != nil {
-		return key, err
+		return rsaKey, edKey, err
 	}
-	key = signature.Key{ID: keyID, Private: priv}
+	rsaKey = signature.Key{ID: keyID, Private: priv}
+	if edPEM != "" {
+		// An unreadable Ed25519 key only costs the speed-up: sign with RSA.
+		if p, err := federation.ParsePrivateKeyPEM(edPEM); err == nil {
+			edKey = signature.Key{ID: edID, Private: p}
+		}
+	}
 	k.mu.Lock()
 	if k.epoch[actorID] == epoch {
-		k.keys[actorID] = cachedKey{key, now}
+		k.keys[actorID] = cachedKey{key: rsaKey, ed: edKey, at: now}
 	}
 	k.mu.Unlock()
-	return key, nil
+	return rsaKey, edKey, nil
 }
 
 // bodyCache holds activity bodies by row id, so a fan-out to thousands of

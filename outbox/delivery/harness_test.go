@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,6 +34,7 @@ type env struct {
 	inst   federation.Instance
 	alice  *store.Actor
 	pub    crypto.PublicKey
+	edPub  crypto.PublicKey // alice's Ed25519 key (keyid .../ed25519-key)
 	time   *fedtest.Clock
 	seq    int
 }
@@ -59,6 +61,9 @@ func newEnv(t testing.TB, configure func(*delivery.Config)) *env {
 		t.Fatal(err)
 	}
 	e.pub, _ = federation.ParsePublicKeyPEM(pub)
+	if e.edPub, err = federation.ParsePublicKeyPEM(e.alice.Ed25519PublicKeyPEM); err != nil {
+		t.Fatal(err)
+	}
 	cfg := delivery.Config{
 		DB:       db,
 		Client:   federation.NewClient(federation.ClientOptions{AllowPrivate: true, AllowHTTP: true}),
@@ -139,7 +144,8 @@ func (e *env) step(t *testing.T) int {
 }
 
 // inbox is a loopback inbox server on its own address. It verifies every
-// signature with alice's key and answers as scripted.
+// signature with alice's key its keyid names (RSA or Ed25519), as Fedify
+// does, and answers as scripted.
 type inbox struct {
 	*httptest.Server
 	host string // host:port
@@ -149,7 +155,10 @@ type inbox struct {
 	answers     []int // statuses to give, in order; then 202
 	retryAfter  string
 	rfc9421Only bool
+	cavageOnly  bool               // refuses RFC 9421 (Mastodon before 4.5)
+	noEd25519   bool               // refuses Ed25519 (knows only publicKey)
 	schemes     []signature.Scheme // scheme of every request received
+	ed25519     []bool             // whether each was signed with the Ed25519 key
 	gate        chan struct{}      // if set, requests wait for it to close
 
 	inFlight, maxInFlight, received atomic.Int64
@@ -174,19 +183,27 @@ func newInbox(t testing.TB, e *env, ip string) *inbox {
 		in.received.Add(1)
 		body, _ := io.ReadAll(r.Body)
 		s, err := signature.Parse(r, body, signature.Options{Now: e.clock(), Scheme: "http"})
+		ed := s != nil && strings.HasSuffix(s.KeyID, "/ed25519-key")
 		if err == nil {
-			err = s.Verify(e.pub)
+			key := e.pub
+			if ed {
+				key = e.edPub
+			}
+			err = s.Verify(key)
 		}
 		in.mu.Lock()
 		if s != nil {
 			in.schemes = append(in.schemes, s.Scheme)
+			in.ed25519 = append(in.ed25519, ed)
 		}
 		gate := in.gate
 		status := http.StatusAccepted
 		switch {
 		case err != nil:
 			status = http.StatusUnauthorized
-		case in.rfc9421Only && s.Scheme != signature.RFC9421:
+		case in.rfc9421Only && s.Scheme != signature.RFC9421,
+			in.cavageOnly && s.Scheme != signature.Cavage,
+			in.noEd25519 && ed:
 			status = http.StatusUnauthorized
 		case len(in.answers) > 0:
 			status, in.answers = in.answers[0], in.answers[1:]
@@ -214,6 +231,25 @@ func (in *inbox) script(statuses ...int) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.answers = append(in.answers, statuses...)
+}
+
+// receivedKnocks names each request received: "cavage", "rfc9421" (RSA)
+// or "ed25519" (RFC 9421 with the Ed25519 key).
+func (in *inbox) receivedKnocks() []string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	var out []string
+	for i, s := range in.schemes {
+		switch {
+		case in.ed25519[i]:
+			out = append(out, "ed25519")
+		case s == signature.Cavage:
+			out = append(out, "cavage")
+		default:
+			out = append(out, "rfc9421")
+		}
+	}
+	return out
 }
 
 func (in *inbox) receivedSchemes() []signature.Scheme {

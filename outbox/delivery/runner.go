@@ -4,7 +4,8 @@
 //
 // A Runner claims due rows in batches with a lease, runs them on a worker
 // pool with a global and a per-host concurrency cap, signs each attempt
-// afresh (draft-cavage, and RFC 9421 on a 400 or 401: "double-knocking"),
+// afresh (draft-cavage, and RFC 9421 on a 400 or 401: "double-knocking";
+// RFC 9421 with Ed25519 for hosts that showed they verify it, knocks.go),
 // classifies the answer as Mastodon does, and writes results back in
 // batches. Failing hosts are shed twice over: a per-host circuit breaker
 // reacts in seconds, the unavailable-domain tracker in days. A crash loses
@@ -21,7 +22,6 @@ import (
 	"time"
 
 	"herald/federation"
-	"herald/federation/signature"
 	"herald/store"
 )
 
@@ -133,11 +133,11 @@ type Runner struct {
 	low         int                      // of which in the low lane
 	perHost     map[string]int           // claimed rows not yet finished, by host
 	hostSlots   map[string]chan struct{} // per-host concurrency slots
-	schemes     map[string]signature.Scheme
-	skipped     map[string]bool // unavailable hosts (not on probation)
-	policy      *store.Policy   // the federation policy (blocks, allowlist)
-	paused      map[string]bool // hosts an operator paused (host[:port])
-	policyAt    time.Time       // when policy and paused were last read
+	knocks      map[string]knock         // per host: which signatures it verifies (knocks.go)
+	skipped     map[string]bool          // unavailable hosts (not on probation)
+	policy      *store.Policy            // the federation policy (blocks, allowlist)
+	paused      map[string]bool          // hosts an operator paused (host[:port])
+	policyAt    time.Time                // when policy and paused were last read
 	pending     []store.DeliveryResult
 	workers     sync.WaitGroup
 	flushSignal chan struct{}
@@ -159,7 +159,7 @@ func New(cfg Config) *Runner {
 		perHost:     map[string]int{},
 		claimed:     map[int64]bool{},
 		hostSlots:   map[string]chan struct{}{},
-		schemes:     map[string]signature.Scheme{},
+		knocks:      map[string]knock{},
 		skipped:     map[string]bool{},
 		paused:      map[string]bool{},
 		flushSignal: make(chan struct{}, 1),

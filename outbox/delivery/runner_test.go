@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"herald/federation/signature"
 	"herald/internal/fedtest"
 	"herald/outbox/delivery"
 	"herald/store"
@@ -162,26 +161,43 @@ func TestPermanentAndGone(t *testing.T) {
 	}
 }
 
-func TestDoubleKnock(t *testing.T) {
-	e := newEnv(t, nil)
-	in := newInbox(t, e, "127.0.2.7")
-	in.rfc9421Only = true
-	id := e.enqueue(t, store.LaneNormal, in.url)[in.url]
-	e.step(t)
-	if r := e.row(t, id); r.State != "done" || r.Attempts != 1 {
-		t.Fatalf("double knock: %+v", r)
-	}
-	if got := in.receivedSchemes(); len(got) != 2 || got[0] != signature.Cavage || got[1] != signature.RFC9421 {
-		t.Fatalf("schemes %v", got)
-	}
-	// The host is remembered: the next delivery leads with RFC 9421.
-	id = e.enqueue(t, store.LaneNormal, in.url)[in.url]
-	e.step(t)
-	if got := in.receivedSchemes(); len(got) != 3 || got[2] != signature.RFC9421 {
-		t.Fatalf("schemes %v", got)
-	}
-	if r := e.row(t, id); r.State != "done" {
-		t.Fatalf("second: %+v", r)
+// TestKnocks: what each kind of host receives over four deliveries, the
+// knock memory learning from its answers (knocks.go). Every delivery
+// succeeds in one attempt; only a host that accepted RSA RFC 9421 from us
+// is ever sent an Ed25519 signature.
+func TestKnocks(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(*inbox)
+		want  string
+	}{
+		// Fedify: verifies both schemes and FEP-521a keys. Draft-cavage,
+		// then RFC 9421 asked once, then Ed25519 from the third on.
+		{"fedify", func(*inbox) {}, "cavage rfc9421 ed25519 ed25519"},
+		// Mastodon before 4.5: asked once with RFC 9421, refuses (and gets
+		// draft-cavage in the same attempt), never sent Ed25519.
+		{"cavage-only", func(in *inbox) { in.cavageOnly = true }, "cavage rfc9421 cavage cavage cavage"},
+		// RFC 9421 only (a double knock on the first delivery), no
+		// Ed25519: refused once, then RSA RFC 9421 for good.
+		{"rfc9421-only-rsa", func(in *inbox) { in.rfc9421Only, in.noEd25519 = true, true }, "cavage rfc9421 ed25519 rfc9421 rfc9421 rfc9421"},
+		// RFC 9421 only, with Ed25519: the second delivery already uses it.
+		{"rfc9421-only", func(in *inbox) { in.rfc9421Only = true }, "cavage rfc9421 ed25519 ed25519 ed25519"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, nil)
+			in := newInbox(t, e, "127.0.2.7")
+			tc.setup(in)
+			for i := range 4 {
+				id := e.enqueue(t, store.LaneNormal, in.url)[in.url]
+				e.step(t)
+				if r := e.row(t, id); r.State != "done" || r.Attempts != 1 {
+					t.Fatalf("delivery %d: %+v", i+1, r)
+				}
+			}
+			if got := strings.Join(in.receivedKnocks(), " "); got != tc.want {
+				t.Errorf("received %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 
