@@ -4,30 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 )
 
 // FailedDeliveriesOf lists the failed deliveries of a local actor's
 // activities, newest first, at most limit: what its app may requeue.
 func (db *DB) FailedDeliveriesOf(ctx context.Context, actorID int64, limit int) ([]FailedDelivery, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT d.id, a.iri, d.inbox, d.host, d.attempts, coalesce(d.last_status, 0), coalesce(d.last_error, ''), d.updated_at
+	rows, err := db.r.QueryContext(ctx, `SELECT `+failedColumns+`
 		FROM deliveries d JOIN activities a ON a.id = d.activity_id
 		WHERE d.state = 'failed' AND a.actor_id = $1 ORDER BY d.updated_at DESC, d.id DESC LIMIT $2`, actorID, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []FailedDelivery{}
-	for rows.Next() {
-		var f FailedDelivery
-		var at int64
-		if err := rows.Scan(&f.ID, &f.Activity, &f.Inbox, &f.Host, &f.Attempts, &f.LastStatus, &f.LastError, &at); err != nil {
-			return nil, err
-		}
-		f.FailedAt = time.UnixMilli(at).UTC()
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return scanFailedDeliveries(rows, err)
 }
 
 // RequeueFailedOf puts a local actor's failed deliveries back in the queue,

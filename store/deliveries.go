@@ -568,20 +568,30 @@ type FailedDelivery struct {
 	FailedAt   time.Time
 }
 
+// failedColumns are what scanFailedDeliveries reads, from deliveries d
+// joined with activities a.
+const failedColumns = `d.id, a.iri, d.inbox, d.host, d.attempts, coalesce(d.last_status, 0), coalesce(d.last_error, ''), d.updated_at`
+
 // FailedDeliveries lists failed deliveries, newest first, at most limit
 // (0 for all), optionally for one host.
 func (db *DB) FailedDeliveries(ctx context.Context, host string, limit int) ([]FailedDelivery, error) {
 	if limit <= 0 {
 		limit = math.MaxInt32
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT d.id, a.iri, d.inbox, d.host, d.attempts, coalesce(d.last_status, 0), coalesce(d.last_error, ''), d.updated_at
+	rows, err := db.r.QueryContext(ctx, `SELECT `+failedColumns+`
 		FROM deliveries d JOIN activities a ON a.id = d.activity_id
 		WHERE d.state = 'failed' AND ($1 = '' OR d.host = $2) ORDER BY d.updated_at DESC, d.id DESC LIMIT $3`, host, host, limit)
+	return scanFailedDeliveries(rows, err)
+}
+
+// scanFailedDeliveries reads the rows of a query of failedColumns: an
+// empty list, not nil, when there are none (apps get [] in JSON).
+func scanFailedDeliveries(rows *sql.Rows, err error) ([]FailedDelivery, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []FailedDelivery
+	out := []FailedDelivery{}
 	for rows.Next() {
 		var f FailedDelivery
 		var at int64
