@@ -20,7 +20,7 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 	if local == nil {
 		return DropUnaddressed, nil
 	}
-	remote, err := h.Keys.CachedActor(ctx, a.actor)
+	inbox, sharedInbox, err := h.Keys.CachedInboxes(ctx, a.actor)
 	if err != nil {
 		// The key fetch just cached the signer; without its inbox there is
 		// nowhere to send the Accept.
@@ -33,7 +33,7 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 	// An actor that moved takes no new followers: Mastodon rejects a
 	// Follow of a moved account (app/lib/activitypub/activity/follow.rb).
 	if blocked || local.MovedTo != "" {
-		_, _, err = h.Publisher.AnswerFollow(ctx, tx, local, false, a.id, a.actor, remote.Inbox, a.now)
+		_, _, err = h.Publisher.AnswerFollow(ctx, tx, local, false, a.id, a.actor, inbox, a.now)
 		return "", err
 	}
 	state := store.StateAccepted
@@ -41,14 +41,14 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 		state = store.StatePending
 	}
 	state, created, err := store.UpsertFollower(ctx, tx, store.Follower{
-		ActorID: local.ID, Follower: a.actor, Inbox: remote.Inbox, SharedInbox: remote.SharedInbox,
+		ActorID: local.ID, Follower: a.actor, Inbox: inbox, SharedInbox: sharedInbox,
 		FollowID: a.id, State: state,
 	}, a.now)
 	if err != nil {
 		return "", err
 	}
 	if state == store.StateAccepted {
-		if _, _, err = h.Publisher.AnswerFollow(ctx, tx, local, true, a.id, a.actor, remote.Inbox, a.now); err != nil {
+		if _, _, err = h.Publisher.AnswerFollow(ctx, tx, local, true, a.id, a.actor, inbox, a.now); err != nil {
 			return "", err
 		}
 	}

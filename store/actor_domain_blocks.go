@@ -85,7 +85,7 @@ func WithoutBlockers(ctx context.Context, tx *sql.Tx, ids []int64, remote string
 		return ids, nil
 	}
 	host, _ := HostOf(remote)
-	blockers, err := column[int64](ctx, tx, `SELECT actor_id FROM actor_blocks WHERE target = $1
+	blockers, err := column[int64](ctx, preparedTx{tx}, `SELECT actor_id FROM actor_blocks WHERE target = $1
 		UNION SELECT actor_id FROM actor_domain_blocks WHERE domain = $2`, remote, host)
 	if err != nil || len(blockers) == 0 {
 		return ids, err
@@ -102,7 +102,7 @@ func WithoutBlockers(ctx context.Context, tx *sql.Tx, ids []int64, remote string
 // ActorBlockedDomains returns the set of domains a local actor blocks, for
 // leaving them out of its deliveries.
 func ActorBlockedDomains(ctx context.Context, tx *sql.Tx, actorID int64) (map[string]bool, error) {
-	list, err := column[string](ctx, tx, `SELECT domain FROM actor_domain_blocks WHERE actor_id = $1`, actorID)
+	list, err := column[string](ctx, preparedTx{tx}, `SELECT domain FROM actor_domain_blocks WHERE actor_id = $1`, actorID)
 	if err != nil {
 		return nil, err
 	}

@@ -166,7 +166,7 @@ func (db *DB) ActorByName(ctx context.Context, name string) (*Actor, error) {
 // ActorByNameWithDeleted is ActorByName that also returns a deleted actor
 // (with Deleted set), for the endpoints that answer 410 Gone for it.
 func (db *DB) ActorByNameWithDeleted(ctx context.Context, name string) (*Actor, error) {
-	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE name = $1`, name))
+	return scanActor(db.queryRow(ctx, db.r, `SELECT `+actorColumns+` FROM actors WHERE name = $1`, name))
 }
 
 // ActorByToken returns the actor whose bearer token this is, or ErrNotFound.

@@ -215,11 +215,15 @@ func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return db.classify(err)
 	}
+	end := db.beginTxState(tx)
 	if err := fn(tx); err != nil {
 		tx.Rollback()
+		end(ctx)
 		return db.classify(err)
 	}
-	if err := db.classify(tx.Commit()); err != nil {
+	err = db.classify(tx.Commit())
+	end(ctx)
+	if err != nil {
 		return err
 	}
 	if db.onCommit != nil {

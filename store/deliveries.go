@@ -93,7 +93,7 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	// Two requests with one Idempotency-Key may race here (on PostgreSQL,
 	// from two processes): the second waits for the first to commit and
 	// inserts nothing; its caller rolls back and answers with the first.
-	err := tx.QueryRowContext(ctx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, sync_followers, created_at)
+	err := txQueryRow(ctx, tx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, sync_followers, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (actor_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id`,
 		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), a.SyncFollowers, now.Unix()).Scan(&res.ActivityID)
@@ -103,7 +103,7 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	if err != nil {
 		return res, fmt.Errorf("store activity %s: %w", a.IRI, err)
 	}
-	check, err := tx.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM hosts WHERE host = $1 AND unavailable_since IS NOT NULL AND NOT probation)`)
+	check, err := txPrepare(ctx, tx, `SELECT EXISTS (SELECT 1 FROM hosts WHERE host = $1 AND unavailable_since IS NOT NULL AND NOT probation)`)
 	if err != nil {
 		return res, err
 	}
@@ -113,7 +113,7 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	// A skipped inbox is recorded as a failed row that was never
 	// attempted, so the activity's delivery report shows where it did not
 	// go and why.
-	skipped, err := tx.PrepareContext(ctx, `INSERT INTO deliveries(activity_id, inbox, host, lane, state, next_at, enqueued_at, updated_at, last_error)
+	skipped, err := txPrepare(ctx, tx, `INSERT INTO deliveries(activity_id, inbox, host, lane, state, next_at, enqueued_at, updated_at, last_error)
 		VALUES ($1, $2, $3, $4, 'failed', $5, $6, $7, $8) ON CONFLICT(activity_id, inbox) DO NOTHING`)
 	if err != nil {
 		return res, err
@@ -237,7 +237,14 @@ func insertDeliveries(ctx context.Context, tx *sql.Tx, activity int64, lane int,
 	if len(pairs) == 0 {
 		return 0, nil
 	}
-	r, err := tx.ExecContext(ctx, insertDeliveriesSQL(len(pairs)/2), deliveryArgs(activity, lane, ms, pairs)...)
+	n := len(pairs) / 2
+	exec := tx.ExecContext
+	if n <= fewDeliveries {
+		exec = func(ctx context.Context, q string, args ...any) (sql.Result, error) {
+			return txExec(ctx, tx, q, args...)
+		}
+	}
+	r, err := exec(ctx, insertDeliveriesSQL(n), deliveryArgs(activity, lane, ms, pairs)...)
 	return affected(r, err)
 }
 
@@ -246,6 +253,12 @@ func execDeliveries(ctx context.Context, st *sql.Stmt, activity int64, lane int,
 	r, err := st.ExecContext(ctx, deliveryArgs(activity, lane, ms, pairs)...)
 	return affected(r, err)
 }
+
+// fewDeliveries is the most rows an INSERT of deliveries has for the DB to
+// keep its statement prepared: an answer to one Follow, a reply to a few
+// followers. Keeping every size up to deliveryBatch would keep 200
+// statements, the largest parsed once a fan-out in any case.
+const fewDeliveries = 8
 
 // insertDeliveriesSQL is the INSERT of n delivery rows: $1 the activity,
 // $2 the lane, $3 the time, then an inbox and a host per row.

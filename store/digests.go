@@ -53,7 +53,7 @@ func addFollowerDigests(ctx context.Context, tx *sql.Tx, toggles []followerToggl
 	var zero Digest
 	for _, k := range keys {
 		var cur []byte
-		err := tx.QueryRowContext(ctx, `INSERT INTO follower_digests(actor_id, origin, digest) VALUES ($1, $2, $3)
+		err := txQueryRow(ctx, tx, `INSERT INTO follower_digests(actor_id, origin, digest) VALUES ($1, $2, $3)
 			ON CONFLICT(actor_id, origin) DO UPDATE SET digest = follower_digests.digest RETURNING digest`, k.actorID, k.origin, zero[:]).Scan(&cur)
 		if err != nil {
 			return err
@@ -75,10 +75,10 @@ func addFollowerDigests(ctx context.Context, tx *sql.Tx, toggles []followerToggl
 // putFollowerDigest stores one digest; the empty set's is no row.
 func putFollowerDigest(ctx context.Context, tx *sql.Tx, actorID int64, origin string, d Digest) error {
 	if d == (Digest{}) {
-		_, err := tx.ExecContext(ctx, `DELETE FROM follower_digests WHERE actor_id = $1 AND origin = $2`, actorID, origin)
+		_, err := txExec(ctx, tx, `DELETE FROM follower_digests WHERE actor_id = $1 AND origin = $2`, actorID, origin)
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO follower_digests(actor_id, origin, digest) VALUES ($1, $2, $3)
+	_, err := txExec(ctx, tx, `INSERT INTO follower_digests(actor_id, origin, digest) VALUES ($1, $2, $3)
 		ON CONFLICT(actor_id, origin) DO UPDATE SET digest = excluded.digest`, actorID, origin, d[:])
 	return err
 }

@@ -39,7 +39,7 @@ func UpsertFollower(ctx context.Context, tx *sql.Tx, f Follower, now time.Time) 
 	// Follow at once (two ids for one follow) cannot both insert, and the
 	// second waits for the first and updates its row.
 	for range 2 {
-		r, err := tx.ExecContext(ctx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, follow_id, state, created_at)
+		r, err := txExec(ctx, tx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, follow_id, state, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT(actor_id, follower) DO NOTHING`,
 			f.ActorID, f.Follower, host, origin, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.State, now.Unix())
 		if err != nil {
@@ -51,7 +51,7 @@ func UpsertFollower(ctx context.Context, tx *sql.Tx, f Follower, now time.Time) 
 			}
 			return f.State, true, err
 		}
-		err = tx.QueryRowContext(ctx, `UPDATE followers SET inbox = $1, shared_inbox = $2, follow_id = coalesce($3, follow_id)
+		err = txQueryRow(ctx, tx, `UPDATE followers SET inbox = $1, shared_inbox = $2, follow_id = coalesce($3, follow_id)
 			WHERE actor_id = $4 AND follower = $5 RETURNING state`, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.ActorID, f.Follower).Scan(&state)
 		if !errors.Is(err, sql.ErrNoRows) {
 			return state, false, err

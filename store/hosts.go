@@ -13,7 +13,7 @@ import (
 // (Mastodon clears everything on any inbound request, so a server that can
 // send but not receive is retried forever: mastodon/mastodon#31118.)
 func RecordInbound(ctx context.Context, tx *sql.Tx, host string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, last_inbound_at) VALUES ($1, $2)
+	_, err := txExec(ctx, tx, `INSERT INTO hosts(host, last_inbound_at) VALUES ($1, $2)
 		ON CONFLICT(host) DO UPDATE SET last_inbound_at = excluded.last_inbound_at,
 			probation = CASE WHEN hosts.unavailable_since IS NOT NULL THEN true ELSE hosts.probation END`, host, now.Unix())
 	return err

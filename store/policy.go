@@ -133,7 +133,12 @@ func (p *policyCheck) refuses(ctx context.Context, host string) (bool, error) {
 	s := p.stmts[len(args)]
 	if s == nil {
 		var err error
-		if s, err = p.tx.PrepareContext(ctx, policyQuery(len(args))); err != nil {
+		prepare := p.tx.PrepareContext
+		if len(args) < len(policyQueries) {
+			// One of the fixed texts: the DB keeps it prepared.
+			prepare = func(ctx context.Context, q string) (*sql.Stmt, error) { return txPrepare(ctx, p.tx, q) }
+		}
+		if s, err = prepare(ctx, policyQuery(len(args))); err != nil {
 			return false, err
 		}
 		p.stmts[len(args)] = s

@@ -16,7 +16,7 @@ const ProcessedRetention = 30 * 24 * time.Hour
 // answered without side effects. Concurrent identical deliveries serialize on
 // the single writer, so exactly one of them sees true.
 func MarkProcessed(ctx context.Context, tx *sql.Tx, id string, now time.Time) (bool, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO processed_activities(id, received_at) VALUES ($1, $2) ON CONFLICT(id) DO NOTHING`, id, now.Unix())
+	res, err := txExec(ctx, tx, `INSERT INTO processed_activities(id, received_at) VALUES ($1, $2) ON CONFLICT(id) DO NOTHING`, id, now.Unix())
 	if err != nil {
 		return false, err
 	}

@@ -228,7 +228,7 @@ func (db *DB) WebhookDeliveries(ctx context.Context, webhookID int64, state stri
 // how many deliveries it queued. The payload has Standard Webhooks' shape:
 // {"type", "timestamp", "data"}.
 func RecordEvent(ctx context.Context, tx *sql.Tx, actorID int64, typ string, now time.Time, data func() (any, error)) (int, error) {
-	hooks, err := column2[int64, string](ctx, tx, `SELECT id, events FROM webhooks WHERE actor_id = $1 AND disabled_at IS NULL`, actorID)
+	hooks, err := column2[int64, string](ctx, preparedTx{tx}, `SELECT id, events FROM webhooks WHERE actor_id = $1 AND disabled_at IS NULL`, actorID)
 	if err != nil {
 		return 0, err
 	}
@@ -256,12 +256,12 @@ func RecordEvent(ctx context.Context, tx *sql.Tx, actorID int64, typ string, now
 	}
 	ms := now.UnixMilli()
 	var eventID int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO webhook_events(msg_id, actor_id, type, body, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+	if err := txQueryRow(ctx, tx, `INSERT INTO webhook_events(msg_id, actor_id, type, body, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
 		newMsgID(now), actorID, typ, string(body), ms).Scan(&eventID); err != nil {
 		return 0, err
 	}
 	for _, id := range targets {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_deliveries(event_id, webhook_id, next_at, enqueued_at, updated_at) VALUES ($1, $2, $3, $3, $3)`,
+		if _, err := txExec(ctx, tx, `INSERT INTO webhook_deliveries(event_id, webhook_id, next_at, enqueued_at, updated_at) VALUES ($1, $2, $3, $3, $3)`,
 			eventID, id, ms); err != nil {
 			return 0, err
 		}
@@ -290,8 +290,8 @@ type pair[A, B any] struct {
 }
 
 // column2 runs a query returning two columns.
-func column2[A, B any](ctx context.Context, tx *sql.Tx, query string, args ...any) ([]pair[A, B], error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
+func column2[A, B any](ctx context.Context, q querier, query string, args ...any) ([]pair[A, B], error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
