@@ -13,8 +13,9 @@ import (
 // db is `herald db copy --from FILE --to postgres://...`: the move of an
 // instance from its SQLite file to PostgreSQL, with every server stopped.
 func (c *cli) db(ctx context.Context, args []string) int {
+	const usage = "usage: herald db copy --from herald.db --to postgres://USER@HOST/DB"
 	if len(args) == 0 || args[0] != "copy" {
-		return c.fail(usageError{"usage: herald db copy --from herald.db --to postgres://USER@HOST/DB"})
+		return c.fail(usageError{usage})
 	}
 	fs := flag.NewFlagSet("db copy", flag.ContinueOnError)
 	from := fs.String("from", "herald.db", "the SQLite database file to copy")
@@ -24,6 +25,8 @@ func (c *cli) db(ctx context.Context, args []string) int {
 	case err != nil:
 	case len(pos) > 0:
 		err = usageError{fmt.Sprintf("db copy takes no arguments, got %q", pos[0])}
+	case *to == "":
+		err = usageError{usage}
 	case store.IsPostgresURL(*from):
 		err = usageError{"--from is the SQLite file; copying out of PostgreSQL is pg_dump's job"}
 	case !store.IsPostgresURL(*to):
@@ -32,9 +35,12 @@ func (c *cli) db(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	src, err := openDB(ctx, *from)
+	src, err := store.OpenExisting(ctx, *from)
+	if errors.Is(err, store.ErrNoDatabase) {
+		return c.fail(fmt.Errorf("no database at %s: give --from the file `herald serve` uses", *from))
+	}
 	if err != nil {
-		return c.fail(err)
+		return c.fail(fmt.Errorf("database: %w", err))
 	}
 	defer src.Close()
 	// Holding the source's serve lock keeps a server off it while it is

@@ -51,3 +51,24 @@ func TestRolesNeedPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestDBCopyRefusals: what `herald db copy` says to a wrong invocation,
+// before it touches either database.
+func TestDBCopyRefusals(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.db")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"db"}, 2, "usage: herald db copy --from herald.db --to postgres://"},
+		{[]string{"db", "copy"}, 2, "usage: herald db copy --from herald.db --to postgres://"},
+		{[]string{"db", "copy", "--to", "notpg"}, 2, `invalid --to "notpg": want a postgres:// URL`},
+		{[]string{"db", "copy", "--from", "postgres://u@127.0.0.1/db", "--to", "postgres://u@127.0.0.1/db2"}, 2, "pg_dump"},
+		{[]string{"db", "copy", "--from", missing, "--to", "postgres://u@127.0.0.1:1/db"}, 1, "no database at " + missing + ": give --from"},
+	} {
+		if code, _, errs := runCLI(t, nil, c.args...); code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("herald %v: exit %d, %q; want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
