@@ -255,6 +255,26 @@ type RemoteFarm struct {
 	refuseOnce sync.Once
 }
 
+// startChild starts a child process of the bench with piped stdin and
+// stdout (its stderr is the bench's): the bench's second processes take
+// their orders on stdin and answer on stdout.
+func startChild(name string, args []string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	return cmd, stdin, stdout, nil
+}
+
 // StartRemoteFarm starts argv (a command that runs ServeFarmProcess, such
 // as `herald bench farm`) with the options as flags (FarmFlags), and waits
 // for it to listen. The sender's public key goes in a PEM file the child
@@ -283,17 +303,8 @@ func StartRemoteFarm(ctx context.Context, argv []string, opts FarmOptions, pubPE
 		defer os.Remove(edFile)
 		args = append(args, "--ed25519-pubkey", edFile)
 	}
-	cmd := exec.Command(argv[0], args...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	cmd, stdin, stdout, err := startChild(argv[0], args)
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	rf := &RemoteFarm{cmd: cmd, stdin: stdin, exited: make(chan struct{}), refusedAll: make(chan struct{}),

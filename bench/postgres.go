@@ -113,17 +113,8 @@ type runnerProc struct {
 func startRunner(argv []string, url, addr string, sc *Scenario) (*runnerProc, error) {
 	args := append(append([]string{}, argv[1:]...), "--db", url, "--farm-addr", addr, "--hosts", strconv.Itoa(sc.Hosts),
 		"--per-host", strconv.Itoa(sc.PerHostCap), "--global-cap", strconv.Itoa(sc.GlobalCap))
-	cmd := exec.Command(argv[0], args...)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	cmd, stdin, stdout, err := startChild(argv[0], args)
 	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	p := &runnerProc{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}
