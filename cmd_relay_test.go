@@ -60,3 +60,19 @@ func TestCLIRelays(t *testing.T) {
 		t.Errorf("relay list after remove:\n%s", out)
 	}
 }
+
+// TestRelayAtAPrivateAddress: with the outbound guard on (no
+// --allow-private-network), a relay on loopback is refused with the reason,
+// not with advice to try again.
+func TestRelayAtAPrivateAddress(t *testing.T) {
+	path := t.TempDir() + "/h.db"
+	serveInProcess(t, path, "--allow-private-network=false")
+	relay := fedtest.NewRemote(t, "127.0.9.32")
+	code, out, errOut := runCLI(t, nil, "relay", "add", relay.URL+"/inbox", "--db", path)
+	if code != 1 || !strings.Contains(errOut, "loopback or private address") || strings.Contains(errOut, "try again") {
+		t.Errorf("relay add on loopback: exit %d, %q %q", code, out, errOut)
+	}
+	if n := len(relay.Received()) + len(relay.Fetches()); n != 0 {
+		t.Errorf("the guarded server sent %d requests to loopback", n)
+	}
+}

@@ -73,6 +73,10 @@ func (r *Runner) detectRelay(ctx context.Context, target, style string) (string,
 		return store.RelayLitePub, a.Inbox, a.ID, nil
 	case style == store.RelayLitePub:
 		return "", "", "", fmt.Errorf("%s is not an actor (%v): a LitePub relay is subscribed to by its actor's URL", target, err)
+	case federation.IsForbiddenAddress(err):
+		// Waiting or another style would not help: the guard refuses the
+		// address each time, and relays are public servers.
+		return "", "", "", fmt.Errorf("%s is at a loopback or private address, which Herald does not reach: a relay must be a public server", target)
 	case style == store.RelayMastodon || answeredOtherwise(err):
 		return store.RelayMastodon, target, "", nil
 	}
