@@ -67,7 +67,7 @@ func (db *DB) CopyTo(ctx context.Context, to *DB) ([]TableCount, error) {
 				return fmt.Errorf("%s: %w (is it the same Herald's schema?)", t, err)
 			}
 			if n > 0 {
-				return fmt.Errorf("%s already holds data (%d rows in %s): copy into a new, empty database", to.shown, n, t)
+				return fmt.Errorf("%s already holds data (its %s table is not empty): copy into a new, empty database", to.shown, t)
 			}
 		}
 		counts = counts[:0]
