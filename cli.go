@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 
@@ -144,6 +145,23 @@ func useMediaDir(db *store.DB, dir string) {
 	if dir != "" {
 		db.SetMediaDir(dir)
 	}
+}
+
+// writableDir checks that the server can keep files in dir (made if
+// missing), by writing one and removing it; "" (no folder given) passes.
+func writableDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".herald-probe-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // openDB opens the database a command works on. It never creates one: a

@@ -110,6 +110,10 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	}
 	defer db.Close()
 	useMediaDir(db, *mediaDir)
+	if err := writableDir(*mediaDir); err != nil {
+		// Said now, not at the first upload hours later.
+		return c.fail(fmt.Errorf("--media-dir: %w", err))
+	}
 	lock, err := db.LockServe()
 	if errors.Is(err, store.ErrServing) {
 		return c.fail(c.alreadyServing(ctx, db))

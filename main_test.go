@@ -405,3 +405,25 @@ func TestCLIActorDelete(t *testing.T) {
 		t.Errorf("a deleted actor is listed: %q", out)
 	}
 }
+
+// TestServeRefusesAMediaDirItCannotWrite: a --media-dir the server cannot
+// make or write stops it at start (exit 1, the folder's error), instead of
+// failing the first upload; a new folder it can make is made.
+func TestServeRefusesAMediaDirItCannotWrite(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "h.db")
+	mustCLI(t, "init", "--db", path, "--domain", "localhost:1", "--scheme", "http")
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, nil, "serve", "--db", path, "--listen", "127.0.0.1:0", "--media-dir", filepath.Join(file, "media"))
+	if code != 1 || !strings.Contains(errs, "--media-dir:") || !strings.Contains(errs, "not a directory") {
+		t.Errorf("serve with a media dir under a file: exit %d, %q", code, errs)
+	}
+	media := filepath.Join(dir, "new", "media")
+	serveInProcess(t, path, "--media-dir", media)
+	if st, err := os.Stat(media); err != nil || !st.IsDir() {
+		t.Errorf("the media folder was not made: %v", err)
+	}
+}
