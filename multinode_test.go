@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,10 +46,10 @@ func TestNodesShareOnePostgres(t *testing.T) {
 	if err := db.CreateActor(ctx, alice, "tok"); err != nil {
 		t.Fatal(err)
 	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+	err = db.Write(ctx, func(tx *store.Tx) error {
 		for _, in := range inboxes {
 			id := in[:len(in)-len("/inbox")]
-			if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: in, State: store.StateAccepted}, time.Now()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: in, State: store.StateAccepted}, time.Now()); err != nil {
 				return err
 			}
 		}

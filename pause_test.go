@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,9 +26,9 @@ func addFollowers(t *testing.T, path, name string, followers ...*fedtest.RemoteA
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+	err = db.Write(ctx, func(tx *store.Tx) error {
 		for _, f := range followers {
-			if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: a.ID, Follower: f.ID, Inbox: f.Inbox(), State: store.StateAccepted}, db.Now()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: a.ID, Follower: f.ID, Inbox: f.Inbox(), State: store.StateAccepted}, db.Now()); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,6 @@ package admin_test
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -44,9 +43,9 @@ func newConsole(t *testing.T) *console {
 	}
 	c := &console{Herald: h, failing: fedtest.NewRemote(t, "127.0.4.1"), fine: fedtest.NewRemote(t, "127.0.4.2")}
 	c.failing.Close() // refuses connections
-	err = h.DB.Write(ctx, func(tx *sql.Tx) error {
+	err = h.DB.Write(ctx, func(tx *store.Tx) error {
 		for _, f := range []*fedtest.RemoteActor{c.failing.Actor(t, "bob"), c.fine.Actor(t, "carol")} {
-			if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: h.Alice.ID, Follower: f.ID, Inbox: f.Inbox(), State: store.StateAccepted}, h.Clock()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: h.Alice.ID, Follower: f.ID, Inbox: f.Inbox(), State: store.StateAccepted}, h.Clock()); err != nil {
 				return err
 			}
 		}

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"crypto"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -203,23 +202,15 @@ func (e *env) close() {
 // insertFollowers adds n accepted followers of actorID, follower k on host
 // k mod hosts, each with its host's shared inbox, in one transaction.
 func insertFollowers(ctx context.Context, db *store.DB, actorID int64, hosts, n int) error {
-	now := time.Now().Unix()
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, state, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
+	return db.AddFollowers(ctx, func(yield func(store.Follower) bool) {
 		for k := range n {
 			h := k % hosts
 			id := FollowerID(h, k)
-			if _, err := st.ExecContext(ctx, actorID, id, HostName(h), "http://"+HostName(h), id+"/inbox", SharedInbox(h), store.StateAccepted, now); err != nil {
-				return err
+			if !yield(store.Follower{ActorID: actorID, Follower: id, Inbox: id + "/inbox", SharedInbox: SharedInbox(h), State: store.StateAccepted}) {
+				return
 			}
 		}
-		return nil
-	})
+	}, time.Now())
 }
 
 // activityIRI and activityBody make the k-th Create of a run: a Note of
@@ -265,7 +256,7 @@ func (sc *Scenario) runnerConfig(db *store.DB, dial func(ctx context.Context, ne
 // enqueue queues one Create to all followers and wakes the runner.
 func enqueue(ctx context.Context, db *store.DB, r *delivery.Runner, actorID int64, iri string) (store.EnqueueResult, error) {
 	var res store.EnqueueResult
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+	err := db.Write(ctx, func(tx *store.Tx) error {
 		var err error
 		res, err = r.Enqueue(ctx, tx, store.OutActivity{IRI: iri, Type: "Create", ActorID: actorID, Body: activityBody(iri)},
 			delivery.Audience{FollowersOf: actorID}, time.Now())

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -217,8 +216,8 @@ func setUpWake(ctx context.Context, db *store.DB, domain, inboxBase string) (*st
 		return nil, err
 	}
 	follower := store.Follower{ActorID: alice.ID, Follower: inboxBase + "/users/bob", Inbox: inboxBase + "/inbox", State: store.StateAccepted}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		_, _, err := store.UpsertFollower(ctx, tx, follower, time.Now())
+	err = db.Write(ctx, func(tx *store.Tx) error {
+		_, _, err := tx.UpsertFollower(ctx, follower, time.Now())
 		return err
 	})
 	return alice, err

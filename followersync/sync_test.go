@@ -3,7 +3,6 @@ package followersync_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -214,13 +213,13 @@ func driftSetup(t *testing.T, listed []string) (*fedtest.Herald, *fedtest.Remote
 	r := fedtest.NewRemote(t, "127.0.8.5")
 	bob := r.Actor(t, "bob")
 	ctx := context.Background()
-	err := h.DB.Write(ctx, func(tx *sql.Tx) error {
+	err := h.DB.Write(ctx, func(tx *store.Tx) error {
 		for i, id := range []int64{h.Alice.ID, zed.ID} {
 			f := store.Following{ActorID: id, Target: bob.ID, FollowID: fmt.Sprintf("%s/follows/%d", h.URL, i), State: store.StatePending}
-			if err := store.AddFollowing(ctx, tx, f, h.Clock()); err != nil {
+			if err := tx.AddFollowing(ctx, f, h.Clock()); err != nil {
 				return err
 			}
-			if _, err := store.ResolveFollowing(ctx, tx, f.FollowID, id, bob.ID, true); err != nil {
+			if _, err := tx.ResolveFollowing(ctx, f.FollowID, id, bob.ID, true); err != nil {
 				return err
 			}
 		}
@@ -298,8 +297,8 @@ func TestDriftIsRepairedBothWays(t *testing.T) {
 	h, r, bob := driftSetup(t, nil)
 	// wes asked to follow bob; bob's server lists him: the Accept was lost.
 	wes, _ := h.AddActor(t, "wes", false)
-	if err := h.DB.Write(context.Background(), func(tx *sql.Tx) error {
-		return store.AddFollowing(context.Background(), tx, store.Following{ActorID: wes.ID, Target: bob.ID, FollowID: h.URL + "/wes-follow", State: store.StatePending}, h.Clock())
+	if err := h.DB.Write(context.Background(), func(tx *store.Tx) error {
+		return tx.AddFollowing(context.Background(), store.Following{ActorID: wes.ID, Target: bob.ID, FollowID: h.URL + "/wes-follow", State: store.StatePending}, h.Clock())
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package followersync
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -151,7 +150,7 @@ func (s *Syncer) check(ctx context.Context, raw []string, signed *signature.Sign
 	if actor.Followers == "" || h.CollectionID != actor.Followers || !sameOrigin(h.URL, actor.ID) {
 		return ResultIgnoredForeign, nil
 	}
-	ours, _, err := s.localDigest(ctx, s.DB.Reader(), signer)
+	ours, _, err := s.localDigest(ctx, s.DB.Queries, signer)
 	if err != nil {
 		return "", err
 	}
@@ -159,8 +158,8 @@ func (s *Syncer) check(ctx context.Context, raw []string, signed *signature.Sign
 		return ResultMatch, nil
 	}
 	var queued bool
-	err = s.DB.Write(ctx, func(tx *sql.Tx) error {
-		queued, err = store.RequestFollowersSync(ctx, tx, signer, h.URL, h.Digest, s.now(), MinInterval)
+	err = s.DB.Write(ctx, func(tx *store.Tx) error {
+		queued, err = tx.RequestFollowersSync(ctx, signer, h.URL, h.Digest, s.now(), MinInterval)
 		return err
 	})
 	if err != nil {
@@ -176,9 +175,9 @@ func (s *Syncer) check(ctx context.Context, raw []string, signed *signature.Sign
 // localDigest is our side of the comparison: the digest of the ids of the
 // local actors whose follow of remote was accepted. It also returns every
 // local follow of remote (pending ones too), for the reconciliation.
-func (s *Syncer) localDigest(ctx context.Context, q store.Querier, remote string) (store.Digest, []store.LocalFollow, error) {
+func (s *Syncer) localDigest(ctx context.Context, q *store.Queries, remote string) (store.Digest, []store.LocalFollow, error) {
 	var d store.Digest
-	follows, err := store.LocalFollowsOf(ctx, q, remote)
+	follows, err := q.LocalFollowsOf(ctx, remote)
 	if err != nil {
 		return d, nil, err
 	}

@@ -13,7 +13,6 @@ package inbox
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -291,9 +290,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// tell) is not recorded as seen: its transaction is rolled back, so a
 	// later copy that can be applied is applied (Misskey sends an Undo to
 	// the shared inbox and again to the personal one).
-	err = h.DB.Write(ctx, func(tx *sql.Tx) error {
+	err = h.DB.Write(ctx, func(tx *store.Tx) error {
 		outcome = ""
-		fresh, err := store.MarkProcessed(ctx, tx, dedupID, now)
+		fresh, err := tx.MarkProcessed(ctx, dedupID, now)
 		if err != nil {
 			return err
 		}
@@ -301,7 +300,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			outcome = DropDuplicate
 			return nil
 		}
-		if err := store.RecordInbound(ctx, tx, hostPort(keyID), now); err != nil {
+		if err := tx.RecordInbound(ctx, hostPort(keyID), now); err != nil {
 			return err
 		}
 		if outcome, err = h.dispatch(ctx, tx, a); err == nil && outcome != "" {
@@ -312,7 +311,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if errors.Is(err, errDropped) {
 		// The sender spoke, correctly signed: that the host is alive still
 		// counts for the delivery tracker.
-		err = h.DB.Write(ctx, func(tx *sql.Tx) error { return store.RecordInbound(ctx, tx, hostPort(keyID), now) })
+		err = h.DB.Write(ctx, func(tx *store.Tx) error { return tx.RecordInbound(ctx, hostPort(keyID), now) })
 	}
 	if err != nil {
 		h.fail(w, r, err)

@@ -2,7 +2,6 @@ package inbox_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -337,8 +336,8 @@ func TestAcceptWithEmbeddedFollow(t *testing.T) {
 	r := fedtest.NewRemote(t, "127.0.1.1")
 	bob := r.Actor(t, "bob")
 	followID := h.Inst.ActorID("alice") + "/follows/1"
-	err := h.DB.Write(context.Background(), func(tx *sql.Tx) error {
-		return store.AddFollowing(context.Background(), tx, store.Following{ActorID: h.Alice.ID, Target: bob.ID, FollowID: followID, State: store.StatePending}, h.Clock())
+	err := h.DB.Write(context.Background(), func(tx *store.Tx) error {
+		return tx.AddFollowing(context.Background(), store.Following{ActorID: h.Alice.ID, Target: bob.ID, FollowID: followID, State: store.StatePending}, h.Clock())
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"net/url"
 	"strings"
@@ -30,10 +29,10 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 		fine, failing := fedtest.NewRemote(t, "127.0.3.1"), fedtest.NewRemote(t, "127.0.3.2")
 		failing.Close()
 		var inboxes []string
-		err := h.DB.Write(ctx, func(tx *sql.Tx) error {
+		err := h.DB.Write(ctx, func(tx *store.Tx) error {
 			for _, f := range []*fedtest.RemoteActor{fine.Actor(t, "frank_private"), failing.Actor(t, "gina_private")} {
 				inboxes = append(inboxes, f.Inbox())
-				if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: h.Alice.ID, Follower: f.ID, Inbox: f.Inbox(), State: store.StateAccepted}, h.Clock()); err != nil {
+				if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: h.Alice.ID, Follower: f.ID, Inbox: f.Inbox(), State: store.StateAccepted}, h.Clock()); err != nil {
 					return err
 				}
 			}

@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"crypto"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -484,8 +483,8 @@ func TestReportPageRendersTargets(t *testing.T) {
 	}
 	dead := "http://" + ln.Addr().String() + "/inbox" // refuses connections once closed
 	ln.Close()
-	err = ts.db.Write(ctx, func(tx *sql.Tx) error {
-		_, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: ts.alice.ID, Follower: "http://" + ln.Addr().String() + "/users/bob",
+	err = ts.db.Write(ctx, func(tx *store.Tx) error {
+		_, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: ts.alice.ID, Follower: "http://" + ln.Addr().String() + "/users/bob",
 			Inbox: dead, State: store.StateAccepted}, time.Now())
 		return err
 	})
@@ -530,7 +529,7 @@ func TestProfileListsPublicPostsAndDeletedActorsHaveAPage(t *testing.T) {
 	if !strings.Contains(page, "<p>hello all</p>") || strings.Contains(page, "psst") || strings.Contains(page, "<b>") {
 		t.Errorf("profile posts:\n%s", page)
 	}
-	if err := ts.db.Write(ctx, func(tx *sql.Tx) error { return store.MarkActorDeleted(ctx, tx, ts.alice.ID, time.Now()) }); err != nil {
+	if err := ts.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkActorDeleted(ctx, ts.alice.ID, time.Now()) }); err != nil {
 		t.Fatal(err)
 	}
 	res, page := ts.get(t, "/@alice", "text/html")

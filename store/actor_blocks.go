@@ -2,19 +2,18 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
 // AddActorBlock records that a local actor blocks a remote one: its Follows
 // are refused from then on.
-func AddActorBlock(ctx context.Context, tx *sql.Tx, actorID int64, remote string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO actor_blocks(actor_id, target, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, actorID, remote, now.Unix())
+func (q *Queries) AddActorBlock(ctx context.Context, actorID int64, remote string, now time.Time) error {
+	_, err := q.w.ExecContext(ctx, `INSERT INTO actor_blocks(actor_id, target, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, actorID, remote, now.Unix())
 	return err
 }
 
 // RemoveActorBlock lifts a local actor's block of a remote one.
-func RemoveActorBlock(ctx context.Context, tx *sql.Tx, actorID int64, remote string) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM actor_blocks WHERE actor_id = $1 AND target = $2`, actorID, remote)
+func (q *Queries) RemoveActorBlock(ctx context.Context, actorID int64, remote string) error {
+	_, err := q.w.ExecContext(ctx, `DELETE FROM actor_blocks WHERE actor_id = $1 AND target = $2`, actorID, remote)
 	return err
 }

@@ -42,7 +42,7 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 	name := tmp.Name()
 	tmp.Close() // CreateTemp made it 0600; VACUUM INTO accepts an empty file
 	defer os.Remove(name)
-	if _, err := db.w.ExecContext(ctx, `VACUUM INTO $1`, name); err != nil {
+	if _, err := db.writer.ExecContext(ctx, `VACUUM INTO $1`, name); err != nil {
 		return fmt.Errorf("back up to %s: %w", path, err)
 	}
 	if err := syncFile(name); err != nil {

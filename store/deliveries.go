@@ -84,7 +84,12 @@ func hostname(hostport string) string {
 // policy refuses (Refuses: blocked, or not allowed in allowlist mode) and on
 // unavailable hosts are not queued: they get a failed row saying why, and
 // are counted. Each host is looked up once, however many inboxes it has.
-func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []string, now time.Time) (EnqueueResult, error) {
+func (q *Queries) EnqueueActivity(ctx context.Context, a OutActivity, inboxes []string, now time.Time) (EnqueueResult, error) {
+	return inTx(ctx, q, func(tx *Tx) (EnqueueResult, error) { return tx.enqueueActivity(ctx, a, inboxes, now) })
+}
+
+// enqueueActivity is EnqueueActivity inside tx.
+func (tx *Tx) enqueueActivity(ctx context.Context, a OutActivity, inboxes []string, now time.Time) (EnqueueResult, error) {
 	var res EnqueueResult
 	var actor any
 	if a.ActorID != 0 {
@@ -93,7 +98,7 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	// Two requests with one Idempotency-Key may race here (on PostgreSQL,
 	// from two processes): the second waits for the first to commit and
 	// inserts nothing; its caller rolls back and answers with the first.
-	err := txQueryRow(ctx, tx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, sync_followers, created_at)
+	err := tx.w.queryRowPrepared(ctx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, sync_followers, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (actor_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id`,
 		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), a.SyncFollowers, now.Unix()).Scan(&res.ActivityID)
@@ -103,17 +108,17 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	if err != nil {
 		return res, fmt.Errorf("store activity %s: %w", a.IRI, err)
 	}
-	check, err := txPrepare(ctx, tx, `SELECT EXISTS (SELECT 1 FROM hosts WHERE host = $1 AND unavailable_since IS NOT NULL AND NOT probation)`)
+	check, err := tx.prepare(ctx, `SELECT EXISTS (SELECT 1 FROM hosts WHERE host = $1 AND unavailable_since IS NOT NULL AND NOT probation)`)
 	if err != nil {
 		return res, err
 	}
 	defer check.Close()
-	policy := newPolicyCheck(tx)
+	policy := tx.newPolicyCheck()
 	defer policy.close()
 	// A skipped inbox is recorded as a failed row that was never
 	// attempted, so the activity's delivery report shows where it did not
 	// go and why.
-	skipped, err := txPrepare(ctx, tx, `INSERT INTO deliveries(activity_id, inbox, host, lane, state, next_at, enqueued_at, updated_at, last_error)
+	skipped, err := tx.prepare(ctx, `INSERT INTO deliveries(activity_id, inbox, host, lane, state, next_at, enqueued_at, updated_at, last_error)
 		VALUES ($1, $2, $3, $4, 'failed', $5, $6, $7, $8) ON CONFLICT(activity_id, inbox) DO NOTHING`)
 	if err != nil {
 		return res, err
@@ -131,10 +136,10 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	var whole *Policy
 	var unavailable map[string]bool
 	if len(inboxes) > wideFanOut {
-		if whole, err = readPolicy(ctx, tx); err != nil {
+		if whole, err = readPolicy(ctx, tx.r); err != nil {
 			return res, err
 		}
-		if unavailable, err = stringSet(ctx, tx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`); err != nil {
+		if unavailable, err = tx.stringSet(ctx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`); err != nil {
 			return res, err
 		}
 	}
@@ -154,13 +159,13 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 			// it: a fan-out to 30,000 inboxes prepares it once, not 150
 			// times.
 			if full == nil {
-				if full, err = tx.PrepareContext(ctx, insertDeliveriesSQL(deliveryBatch)); err != nil {
+				if full, err = tx.w.PrepareContext(ctx, insertDeliveriesSQL(deliveryBatch)); err != nil {
 					return err
 				}
 			}
 			n, err = execDeliveries(ctx, full, res.ActivityID, a.Lane, ms, queue)
 		} else {
-			n, err = insertDeliveries(ctx, tx, res.ActivityID, a.Lane, ms, queue)
+			n, err = tx.insertDeliveries(ctx, res.ActivityID, a.Lane, ms, queue)
 		}
 		res.Queued += n
 		queue = queue[:0]
@@ -215,8 +220,8 @@ const wideFanOut = 64
 
 // stringSet runs a query of one text column and returns its values as a
 // set.
-func stringSet(ctx context.Context, tx *sql.Tx, query string) (map[string]bool, error) {
-	list, err := column[string](ctx, tx, query)
+func (tx *Tx) stringSet(ctx context.Context, query string) (map[string]bool, error) {
+	list, err := column[string](ctx, tx.w, query)
 	if err != nil {
 		return nil, err
 	}
@@ -233,16 +238,14 @@ const deliveryBatch = 200
 
 // insertDeliveries inserts queued deliveries of activity for the (inbox,
 // host) pairs in pairs, due at ms, and returns how many rows are new.
-func insertDeliveries(ctx context.Context, tx *sql.Tx, activity int64, lane int, ms int64, pairs []string) (int, error) {
+func (tx *Tx) insertDeliveries(ctx context.Context, activity int64, lane int, ms int64, pairs []string) (int, error) {
 	if len(pairs) == 0 {
 		return 0, nil
 	}
 	n := len(pairs) / 2
-	exec := tx.ExecContext
+	exec := tx.w.ExecContext
 	if n <= fewDeliveries {
-		exec = func(ctx context.Context, q string, args ...any) (sql.Result, error) {
-			return txExec(ctx, tx, q, args...)
-		}
+		exec = tx.w.execPrepared
 	}
 	r, err := exec(ctx, insertDeliveriesSQL(n), deliveryArgs(activity, lane, ms, pairs)...)
 	return affected(r, err)
@@ -311,7 +314,7 @@ type Claimed struct {
 // lease expires; when the owner dies, the next process to start hands it back
 // at once (ReclaimLeases), and expiry (ExpireLeases) is the last resort, so
 // nothing is lost.
-func (db *DB) ClaimDeliveries(ctx context.Context, owner string, lane, limit int, exclude []string, now time.Time, lease time.Duration) ([]Claimed, error) {
+func (q *Queries) ClaimDeliveries(ctx context.Context, owner string, lane, limit int, exclude []string, now time.Time, lease time.Duration) ([]Claimed, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -326,16 +329,16 @@ func (db *DB) ClaimDeliveries(ctx context.Context, owner string, lane, limit int
 	// queued row (the index on state) to find the few the subquery chose,
 	// so each claim cost the length of the queue, and a 30,000-host
 	// fan-out spent 9% of its CPU claiming (docs/PERFORMANCE.md).
-	st, err := db.prepared(ctx, db.w, `UPDATE deliveries SET state = 'leased', lease_until = $1, updated_at = $2, lease_owner = $6
+	st, err := q.db.prepared(ctx, q.w.pool, `UPDATE deliveries SET state = 'leased', lease_until = $1, updated_at = $2, lease_owner = $6
 		WHERE id IN (SELECT id FROM deliveries
-			WHERE state = 'queued' AND lane = $3 AND next_at <= $2 AND NOT (`+db.inList("host", "$4")+`)
+			WHERE state = 'queued' AND lane = $3 AND next_at <= $2 AND NOT (`+q.db.inList("host", "$4")+`)
 				AND host NOT IN (`+pausedHosts+`$7)
-			ORDER BY next_at LIMIT $5`+db.skipLocked()+`) AND `+db.noIndex("state")+` = 'queued'
+			ORDER BY next_at LIMIT $5`+q.db.skipLocked()+`) AND `+q.db.noIndex("state")+` = 'queued'
 		RETURNING id, activity_id, inbox, host, lane, attempts, enqueued_at, coalesce(first_attempt_at, 0)`)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, until, ms, lane, db.listArg(exclude), limit, owner, now.Unix())
+	rows, err := st.QueryContext(ctx, until, ms, lane, q.db.listArg(exclude), limit, owner, now.Unix())
 	if err != nil {
 		return nil, err
 	}
@@ -353,8 +356,8 @@ func (db *DB) ClaimDeliveries(ctx context.Context, owner string, lane, limit int
 
 // ExpireLeases returns deliveries whose lease ran out (their runner died)
 // to the queue, due at once. It returns how many came back.
-func (db *DB) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
-	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
+func (q *Queries) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
+	r, err := q.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
 		WHERE state = 'leased' AND lease_until < $1`, now.UnixMilli())
 	if err != nil {
 		return 0, err
@@ -364,20 +367,20 @@ func (db *DB) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
 
 // RenewLeases extends the leases owner still holds on the rows ids. A row
 // another process reclaimed meanwhile is left alone.
-func (db *DB) RenewLeases(ctx context.Context, owner string, ids []int64, until time.Time) error {
+func (q *Queries) RenewLeases(ctx context.Context, owner string, ids []int64, until time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := db.w.ExecContext(ctx, `UPDATE deliveries SET lease_until = $1 WHERE state = 'leased' AND lease_owner = $2 AND `+db.inList("id", "$3"),
-		until.UnixMilli(), owner, db.listArg(ids))
+	_, err := q.w.ExecContext(ctx, `UPDATE deliveries SET lease_until = $1 WHERE state = 'leased' AND lease_owner = $2 AND `+q.db.inList("id", "$3"),
+		until.UnixMilli(), owner, q.db.listArg(ids))
 	return err
 }
 
 // HoldHost moves every queued delivery to host that is due before until to
 // until, without spending an attempt: what an open circuit breaker does.
 // It returns how many rows it moved.
-func (db *DB) HoldHost(ctx context.Context, host string, until, now time.Time) (int64, error) {
-	r, err := db.w.ExecContext(ctx, `UPDATE deliveries SET next_at = $1, updated_at = $2 WHERE host = $3 AND state = 'queued' AND next_at < $4`,
+func (q *Queries) HoldHost(ctx context.Context, host string, until, now time.Time) (int64, error) {
+	r, err := q.w.ExecContext(ctx, `UPDATE deliveries SET next_at = $1, updated_at = $2 WHERE host = $3 AND state = 'queued' AND next_at < $4`,
 		until.UnixMilli(), now.UnixMilli(), host, until.UnixMilli())
 	if err != nil {
 		return 0, err
@@ -387,10 +390,10 @@ func (db *DB) HoldHost(ctx context.Context, host string, until, now time.Time) (
 
 // NextDue returns when the earliest queued delivery of a lane not held by
 // a pause is due, or ok=false when there is none.
-func (db *DB) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err error) {
+func (q *Queries) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err error) {
 	var ms sql.NullInt64
-	err = db.queryRow(ctx, db.w, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = $1 AND host NOT IN (`+pausedHosts+`$2)`,
-		lane, db.Now().Unix()).Scan(&ms)
+	err = q.w.queryRowPrepared(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = $1 AND host NOT IN (`+pausedHosts+`$2)`,
+		lane, q.db.Now().Unix()).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
 	}
@@ -408,13 +411,13 @@ type DeliveryActivity struct {
 
 // DeliveryActivity returns what the runner needs to send an activity, or
 // ErrNotFound.
-func (db *DB) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActivity, error) {
+func (q *Queries) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActivity, error) {
 	var actor sql.NullInt64
 	var name sql.NullString
 	var s string
 	var sync bool
 	var iri string
-	err := db.r.QueryRowContext(ctx, `SELECT a.iri, a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
+	err := q.r.QueryRowContext(ctx, `SELECT a.iri, a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
 		WHERE a.id = $1`, id).Scan(&iri, &actor, &name, &s, &sync)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
@@ -426,8 +429,8 @@ func (db *DB) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActivity
 }
 
 // DeliveryCounts returns how many deliveries are in each state.
-func (db *DB) DeliveryCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT state, count(*) FROM deliveries GROUP BY state`)
+func (q *Queries) DeliveryCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT state, count(*) FROM deliveries GROUP BY state`)
 	if err != nil {
 		return nil, err
 	}
@@ -472,10 +475,10 @@ type DeliveryResult struct {
 // longer holds (another process reclaimed it) keeps its new state: the other
 // process sends it again, which receivers dedupe. It returns the hosts that
 // became unavailable in this batch.
-func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []DeliveryResult, now time.Time) (newlyUnavailable []string, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+func (q *Queries) ApplyDeliveryResults(ctx context.Context, owner string, results []DeliveryResult, now time.Time) (newlyUnavailable []string, err error) {
+	err = q.write(ctx, func(tx *Tx) error {
 		newlyUnavailable = newlyUnavailable[:0]
-		upd, err := tx.PrepareContext(ctx, `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_until = NULL, lease_owner = NULL,
+		upd, err := tx.w.PrepareContext(ctx, `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_until = NULL, lease_owner = NULL,
 			last_status = $4, last_error = $5, updated_at = $6,
 			first_attempt_at = CASE WHEN $7 THEN coalesce(first_attempt_at, $8) ELSE first_attempt_at END
 			WHERE id = $9 AND state = 'leased' AND lease_owner = $10`)
@@ -498,7 +501,7 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []
 				return err
 			}
 			if r.Gone {
-				if err := RemoveFollowersByInbox(ctx, tx, r.Inbox); err != nil {
+				if err := tx.RemoveFollowersByInbox(ctx, r.Inbox); err != nil {
 					return err
 				}
 			}
@@ -516,10 +519,10 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []
 				e.lastError = r.Error
 			}
 		}
-		if err := recordHistory(ctx, tx, results, now); err != nil {
+		if err := tx.recordHistory(ctx, results, now); err != nil {
 			return err
 		}
-		if err := recordDeliveryFailures(ctx, tx, results, now); err != nil {
+		if err := tx.recordDeliveryFailures(ctx, results, now); err != nil {
 			return err
 		}
 		// Hosts in order: two processes writing batches that share hosts
@@ -528,12 +531,12 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []
 			e := hosts[host]
 			// One success in a batch outweighs failures to the same host.
 			if e.succeeded {
-				if err := hostSucceeded(ctx, tx, host); err != nil {
+				if err := tx.hostSucceeded(ctx, host); err != nil {
 					return err
 				}
 				continue
 			}
-			became, err := hostFailed(ctx, tx, host, e.lastError, now)
+			became, err := tx.hostFailed(ctx, host, e.lastError, now)
 			if err != nil {
 				return err
 			}
@@ -554,11 +557,11 @@ const (
 
 // SweepDeliveries deletes done deliveries older than DoneRetention and failed
 // ones older than FailedRetention.
-func (db *DB) SweepDeliveries(ctx context.Context) (int64, error) {
+func (q *Queries) SweepDeliveries(ctx context.Context) (int64, error) {
 	var n int64
-	now := db.Now()
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
+	now := q.db.Now()
+	err := q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
 			now.Add(-DoneRetention).UnixMilli(), now.Add(-FailedRetention).UnixMilli())
 		if err != nil {
 			return err
@@ -587,11 +590,11 @@ const failedColumns = `d.id, a.iri, d.inbox, d.host, d.attempts, coalesce(d.last
 
 // FailedDeliveries lists failed deliveries, newest first, at most limit
 // (0 for all), optionally for one host.
-func (db *DB) FailedDeliveries(ctx context.Context, host string, limit int) ([]FailedDelivery, error) {
+func (q *Queries) FailedDeliveries(ctx context.Context, host string, limit int) ([]FailedDelivery, error) {
 	if limit <= 0 {
 		limit = math.MaxInt32
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT `+failedColumns+`
+	rows, err := q.r.QueryContext(ctx, `SELECT `+failedColumns+`
 		FROM deliveries d JOIN activities a ON a.id = d.activity_id
 		WHERE d.state = 'failed' AND ($1 = '' OR d.host = $2) ORDER BY d.updated_at DESC, d.id DESC LIMIT $3`, host, host, limit)
 	return scanFailedDeliveries(rows, err)
@@ -620,11 +623,11 @@ func scanFailedDeliveries(rows *sql.Rows, err error) ([]FailedDelivery, error) {
 // RequeueFailed puts failed deliveries back in the queue, due now, with a
 // fresh retry budget: those of one host, or one delivery by id (host ""),
 // or all of them (host "" and id 0). It returns how many.
-func (db *DB) RequeueFailed(ctx context.Context, host string, id int64) (int64, error) {
+func (q *Queries) RequeueFailed(ctx context.Context, host string, id int64) (int64, error) {
 	var n int64
-	now := db.Now().UnixMilli()
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
+	now := q.db.Now().UnixMilli()
+	err := q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
 			WHERE state = 'failed' AND ($2 = '' OR host = $2) AND ($3 = 0 OR id = $3)`, now, host, id)
 		if err != nil {
 			return err
@@ -638,9 +641,9 @@ func (db *DB) RequeueFailed(ctx context.Context, host string, id int64) (int64, 
 // OldestDue returns the due time of the longest-waiting queued delivery
 // (rows a pause holds are the operator's choice, not a delay, and left
 // out), or ok=false when none is queued.
-func (db *DB) OldestDue(ctx context.Context) (t time.Time, ok bool, err error) {
+func (q *Queries) OldestDue(ctx context.Context) (t time.Time, ok bool, err error) {
 	var ms sql.NullInt64
-	err = db.r.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND host NOT IN (`+pausedHosts+`$1)`, db.Now().Unix()).Scan(&ms)
+	err = q.r.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND host NOT IN (`+pausedHosts+`$1)`, q.db.Now().Unix()).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
 	}

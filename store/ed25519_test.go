@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/x509"
-	"database/sql"
 	"encoding/pem"
 	"path/filepath"
 	"testing"
@@ -39,7 +38,7 @@ func TestEd25519KeysGivenAtOpen(t *testing.T) {
 	}
 	check(a)
 	// As a database migrated from before 0081 holds it.
-	if err := db.Write(ctx, func(tx *sql.Tx) error {
+	if err := db.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE actors SET ed25519_private_key_pem = '', ed25519_public_key_pem = ''`)
 		return err
 	}); err != nil {
@@ -56,7 +55,7 @@ func TestEd25519KeysGivenAtOpen(t *testing.T) {
 	if err != nil || again.Ed25519PublicKeyPEM != got.Ed25519PublicKeyPEM {
 		t.Fatalf("reopening changed the key (%v)", err)
 	}
-	if err := db.Write(ctx, func(tx *sql.Tx) error { return store.SetActorKeys(ctx, tx, got.ID, "x2", "y2") }); err != nil {
+	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.SetActorKeys(ctx, got.ID, "x2", "y2") }); err != nil {
 		t.Fatal(err)
 	}
 	rotated, err := db.ActorByName(ctx, "alice")

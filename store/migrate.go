@@ -25,7 +25,7 @@ const migrationLock = 0x6865_7261_6c64 // "herald"
 // applied but unrecorded. It refuses a database that has a migration this
 // binary does not know, before changing anything.
 func (db *DB) migrate(ctx context.Context) error {
-	conn, err := db.w.Conn(ctx)
+	conn, err := db.writer.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -96,6 +96,6 @@ func applyMigration(ctx context.Context, conn *sql.Conn, name, body string, now 
 }
 
 // Migrations lists the applied migrations in order.
-func (db *DB) Migrations(ctx context.Context) ([]string, error) {
-	return column[string](ctx, db.r, `SELECT name FROM schema_migrations ORDER BY name`)
+func (q *Queries) Migrations(ctx context.Context) ([]string, error) {
+	return column[string](ctx, q.r, `SELECT name FROM schema_migrations ORDER BY name`)
 }

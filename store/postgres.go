@@ -32,7 +32,7 @@ func openPostgres(ctx context.Context, target string, existing bool) (*DB, error
 		pool.Close()
 		return nil, fmt.Errorf("open %s: %w", shown, err)
 	}
-	db := &DB{engine: PostgreSQL, w: pool, r: pool, path: target, shown: shown, Now: time.Now}
+	db := (&DB{engine: PostgreSQL, writer: pool, reader: pool, path: target, shown: shown, Now: time.Now}).bind()
 	if existing {
 		var ok bool
 		if err := pool.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&ok); err != nil {
@@ -89,7 +89,7 @@ func (db *DB) pgConn(ctx context.Context, fn func(*pgx.Conn) error) error {
 	if db.engine != PostgreSQL {
 		return errors.New("not a PostgreSQL database")
 	}
-	c, err := db.w.Conn(ctx)
+	c, err := db.writer.Conn(ctx)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -134,16 +133,16 @@ func (db *DB) dirFull() bool {
 // so that a database that ran out of space notices when space is back
 // even if nothing else writes. Its error, if any, is a write's.
 func (db *DB) ProbeSpace(ctx context.Context) error {
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO space_probe(id, pad) VALUES (1, $1)
+	err := db.Write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `INSERT INTO space_probe(id, pad) VALUES (1, $1)
 			ON CONFLICT(id) DO UPDATE SET pad = excluded.pad`, make([]byte, 64<<10))
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM space_probe`)
+	return db.Write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `DELETE FROM space_probe`)
 		return err
 	})
 }

@@ -40,15 +40,15 @@ func TestSpaceState(t *testing.T) {
 	}
 	defer db.Close()
 	var pages int
-	db.w.QueryRow(`PRAGMA page_count`).Scan(&pages)
-	db.w.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages))
+	db.writer.QueryRow(`PRAGMA page_count`).Scan(&pages)
+	db.writer.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages))
 	if err := db.ProbeSpace(ctx); !errors.Is(err, ErrOutOfSpace) || !IsOutOfSpace(err) {
 		t.Fatalf("probe on a full database: %v", err)
 	}
 	if st := db.Space(); !st.Full || st.Refused != 1 || st.Since.IsZero() {
 		t.Errorf("state while full: %+v", st)
 	}
-	db.w.Exec(`PRAGMA max_page_count = 1073741823`)
+	db.writer.Exec(`PRAGMA max_page_count = 1073741823`)
 	if err := db.ProbeSpace(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{engine: SQLite, w: w, path: path, shown: path, mediaDir: path + "-media", Now: time.Now}
+	db := &DB{engine: SQLite, writer: w, path: path, shown: path, mediaDir: path + "-media", Now: time.Now}
 	if err := db.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -70,7 +70,8 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	n := runtime.GOMAXPROCS(0) * 2
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
-	db.r = r
+	db.reader = r
+	db.bind()
 	if err := db.ensureEd25519Keys(ctx); err != nil {
 		db.Close()
 		return nil, err

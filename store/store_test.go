@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -125,9 +124,9 @@ func testSweepProcessed(t *testing.T, engine store.Engine) {
 	db := pgtest.Open(t, engine)
 	now := time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return now }
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+	err := db.Write(ctx, func(tx *store.Tx) error {
 		for i, age := range []time.Duration{31 * 24 * time.Hour, 29 * 24 * time.Hour} {
-			if _, err := store.MarkProcessed(ctx, tx, fmt.Sprint("id", i), now.Add(-age)); err != nil {
+			if _, err := tx.MarkProcessed(ctx, fmt.Sprint("id", i), now.Add(-age)); err != nil {
 				return err
 			}
 		}
@@ -141,8 +140,8 @@ func testSweepProcessed(t *testing.T, engine store.Engine) {
 		t.Fatalf("swept %d %v", n, err)
 	}
 	// The younger id still blocks a replay.
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		fresh, err := store.MarkProcessed(ctx, tx, "id1", now)
+	err = db.Write(ctx, func(tx *store.Tx) error {
+		fresh, err := tx.MarkProcessed(ctx, "id1", now)
 		if fresh {
 			t.Error("a 29-day-old id was forgotten")
 		}
@@ -161,8 +160,8 @@ func testEnqueueSkipsBlockedDomains(t *testing.T, engine store.Engine) {
 	if _, err := db.BlockDomain(ctx, "bad.example", ""); err != nil {
 		t.Fatal(err)
 	}
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: "https://h.example/a/1", Type: "Create", Body: []byte("{}")},
+	err := db.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.EnqueueActivity(ctx, store.OutActivity{IRI: "https://h.example/a/1", Type: "Create", Body: []byte("{}")},
 			[]string{"https://good.example/inbox", "https://bad.example:8443/inbox", "https://good.example/inbox"}, time.Now())
 		return err
 	})

@@ -3,7 +3,6 @@ package delivery_test
 import (
 	"context"
 	"crypto"
-	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -88,7 +87,7 @@ func (e *env) enqueue(t testing.TB, lane int, inboxes ...string) map[string]int6
 	iri := fmt.Sprintf("%s/activities/%d", e.inst.ActorID("alice"), e.seq)
 	body := fmt.Sprintf(`{"@context":"https://www.w3.org/ns/activitystreams","id":%q,"type":"Create","actor":%q,"object":{"type":"Note","content":"hi"}}`, iri, e.inst.ActorID("alice"))
 	var res store.EnqueueResult
-	err := e.db.Write(ctx, func(tx *sql.Tx) error {
+	err := e.db.Write(ctx, func(tx *store.Tx) error {
 		var err error
 		res, err = e.runner.Enqueue(ctx, tx, store.OutActivity{IRI: iri, Type: "Create", ActorID: e.alice.ID, Body: []byte(body), Lane: lane},
 			delivery.Audience{Inboxes: inboxes}, e.clock())

@@ -2,7 +2,6 @@ package delivery_test
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +53,7 @@ func TestUnavailableAfterSevenDaysAndProbation(t *testing.T) {
 	// It sends us a signed request: probation. Deliveries resume; the
 	// first failure makes it unavailable again at once.
 	inbound := func() {
-		err := e.db.Write(ctx, func(tx *sql.Tx) error { return store.RecordInbound(ctx, tx, in.host, e.clock()) })
+		err := e.db.Write(ctx, func(tx *store.Tx) error { return tx.RecordInbound(ctx, in.host, e.clock()) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package delivery_test
 
 import (
 	"context"
-	"database/sql"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -99,12 +98,12 @@ func TestPermanentAndGone(t *testing.T) {
 	shared := newInbox(t, e, "127.0.2.5")
 	ctx := context.Background()
 	// bob's personal inbox; carol and dan share a shared inbox.
-	err := e.db.Write(ctx, func(tx *sql.Tx) error {
+	err := e.db.Write(ctx, func(tx *store.Tx) error {
 		for _, f := range []store.Follower{
 			{ActorID: e.alice.ID, Follower: "http://" + personal.host + "/users/bob", Inbox: personal.url, State: store.StateAccepted},
 			{ActorID: e.alice.ID, Follower: "http://" + shared.host + "/users/carol", Inbox: "http://" + shared.host + "/users/carol/inbox", SharedInbox: shared.url, State: store.StateAccepted},
 		} {
-			if _, _, err := store.UpsertFollower(ctx, tx, f, e.clock()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, f, e.clock()); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"testing"
 	"time"
@@ -21,12 +20,12 @@ func TestTxStatements(t *testing.T) {
 	defer db.Close()
 	const q = `INSERT INTO processed_activities(id, received_at) VALUES ($1, $2) ON CONFLICT(id) DO NOTHING`
 	isPrepared := func() bool {
-		_, ok := db.stmts.Load(stmtKey{db.w, q})
+		_, ok := db.stmts.Load(stmtKey{db.writer, q})
 		return ok
 	}
 	mark := func(id string) (fresh bool, err error) {
-		err = db.Write(ctx, func(tx *sql.Tx) error {
-			fresh, err = MarkProcessed(ctx, tx, id, time.Unix(1, 0))
+		err = db.Write(ctx, func(tx *Tx) error {
+			fresh, err = tx.MarkProcessed(ctx, id, time.Unix(1, 0))
 			return err
 		})
 		return fresh, err
@@ -46,11 +45,11 @@ func TestTxStatements(t *testing.T) {
 		}
 	}
 	rollback := errors.New("rollback")
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		if txStmt(ctx, tx, q) == nil {
+	err = db.Write(ctx, func(tx *Tx) error {
+		if tx.stmt(ctx, q) == nil {
 			t.Error("no prepared statement inside the transaction")
 		}
-		if fresh, err := MarkProcessed(ctx, tx, "c", time.Unix(1, 0)); !fresh || err != nil {
+		if fresh, err := tx.MarkProcessed(ctx, "c", time.Unix(1, 0)); !fresh || err != nil {
 			t.Errorf("mark c: %v %v", fresh, err)
 		}
 		return rollback
@@ -61,12 +60,13 @@ func TestTxStatements(t *testing.T) {
 	if fresh, err := mark("c"); !fresh || err != nil {
 		t.Errorf("c after the rollback: %v %v, want fresh", fresh, err)
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	err = db.Read(ctx, func(tx *Tx) error {
+		if tx.stmt(ctx, q) != nil {
+			t.Error("a prepared statement for a transaction that is not a Write")
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if txStmt(ctx, tx, q) != nil {
-		t.Error("a prepared statement for a transaction that is not a Write")
 	}
 }
