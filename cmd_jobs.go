@@ -16,16 +16,8 @@ import (
 // noServer says why a job will not run now, or "" when a process that
 // runs jobs is there (and, on SQLite, was woken).
 func (c *cli) noServer(ctx context.Context, db *store.DB) string {
-	if db.Engine() == store.SQLite {
-		if db.NotifyServer() {
-			return ""
-		}
-		return fmt.Sprintf("no herald serve is running on %s; it runs when the server starts", db.Path())
-	}
-	// On PostgreSQL the commit woke every listening process; is one of
-	// them a worker?
-	if n, err := db.WorkersAlive(ctx, time.Now().Add(-node.StaleAfter)); err == nil && n == 0 {
-		return fmt.Sprintf("no worker is running on %s; it runs when a herald serve (or serve --role worker) starts", db.Path())
+	if err := db.WakeWorker(ctx, time.Now().Add(-node.StaleAfter)); errors.Is(err, store.ErrNoWorker) {
+		return err.Error()
 	}
 	return ""
 }

@@ -30,7 +30,7 @@ type TableCount struct {
 // BOOLEAN, a BLOB a BYTEA). Identity columns continue after the largest
 // copied id.
 func (db *DB) CopyTo(ctx context.Context, to *DB) ([]TableCount, error) {
-	if db.engine != SQLite || to.engine != PostgreSQL {
+	if db.Engine() != SQLite || to.Engine() != PostgreSQL {
 		return nil, errors.New("copy goes from an SQLite file to a PostgreSQL database")
 	}
 	from, err := db.Migrations(ctx)

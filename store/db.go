@@ -6,8 +6,8 @@
 // follows.go, remote_actors.go, ...).
 //
 // The SQL is written once, with $N placeholders (which SQLite binds by
-// number too), in the subset both engines accept; dialect.go holds the few
-// statements that truly differ. Transactions are a *sql.Tx on both.
+// number too), in the subset both engines accept; what truly differs is the
+// dialect, implemented once per engine in sqlite.go and postgres.go. Transactions are a *sql.Tx on both.
 //
 // SQLite runs in WAL mode with one writer connection and a separate pool of
 // read-only connections, so readers never wait for the writer and writers
@@ -51,7 +51,8 @@ func IsPostgresURL(s string) bool {
 type DB struct {
 	// Queries are the DB's query methods, bound to its pools.
 	*Queries
-	engine Engine
+	// dialect is what differs between the engines (dialect.go).
+	dialect dialect
 	// On SQLite: the one writer connection (transactions begin
 	// IMMEDIATE) and read-only connections for queries outside
 	// transactions. On PostgreSQL both are the same pool.
@@ -143,7 +144,7 @@ func OpenExisting(ctx context.Context, target string) (*DB, error) {
 }
 
 // Engine is the engine the database runs on.
-func (db *DB) Engine() Engine { return db.engine }
+func (db *DB) Engine() Engine { return db.dialect.engine() }
 
 // SetMediaDir names the folder the media files live in, instead of the
 // one beside an SQLite file (herald.db-media). Several nodes on one

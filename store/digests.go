@@ -118,8 +118,8 @@ func (q *Queries) RecomputeFollowerDigests(ctx context.Context) (int64, error) {
 	var fixed int64
 	err := q.write(ctx, func(tx *Tx) error {
 		fixed = 0
-		if q.db.engine == PostgreSQL {
-			if _, err := tx.w.ExecContext(ctx, `LOCK TABLE followers IN SHARE MODE`); err != nil {
+		if lock := q.db.dialect.lockFollowers(); lock != "" {
+			if _, err := tx.w.ExecContext(ctx, lock); err != nil {
 				return err
 			}
 		}

@@ -30,20 +30,15 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	defer conn.Close()
-	if db.engine == PostgreSQL {
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
-	}
-	create := `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`
-	if db.engine == PostgreSQL {
-		create = `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`
-	}
-	if _, err := conn.ExecContext(ctx, create); err != nil {
+	unlock, err := db.dialect.lockMigrations(ctx, conn)
+	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	dir := "migrations/" + string(db.engine)
+	defer unlock()
+	if _, err := conn.ExecContext(ctx, db.dialect.migrationTable()); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	dir := "migrations/" + string(db.Engine())
 	names, err := fs.Glob(migrationFiles, dir+"/*.sql")
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -88,6 +89,34 @@ func (q *Queries) WorkersAlive(ctx context.Context, since time.Time) (int, error
 	var n int
 	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM processes WHERE role IN ('all', 'worker') AND heartbeat_at >= $1`, since.UnixMilli()).Scan(&n)
 	return n, err
+}
+
+// WorkerMissing reports whether, as far as a page served by this process
+// can tell, no process does the background work: on PostgreSQL, when no
+// worker beat at or after since (the page may come from a web node); on
+// SQLite never, since the one process serving the file does that work.
+func (db *DB) WorkerMissing(ctx context.Context, since time.Time) (bool, error) {
+	return db.dialect.workerMissing(ctx, db, since)
+}
+
+// ErrNoWorker is returned by WakeWorker when no process runs the jobs.
+var ErrNoWorker = errors.New("no process runs the jobs")
+
+// noWorker is an ErrNoWorker that says where and what to start, for the
+// operator.
+type noWorker string
+
+func (e noWorker) Error() string        { return string(e) }
+func (e noWorker) Is(target error) bool { return target == ErrNoWorker }
+
+// WakeWorker wakes a process that runs jobs, for a command that just
+// queued one: on SQLite the herald serve of the file, through its wake
+// pipe; on PostgreSQL the commit already woke every listening process, and
+// a worker that beat at or after since is there to take it. When there is
+// none it returns an error wrapping ErrNoWorker whose text tells the
+// operator what to start.
+func (db *DB) WakeWorker(ctx context.Context, since time.Time) error {
+	return db.dialect.wakeWorker(ctx, db, since)
 }
 
 // ForgetProcessesExcept removes every process row but id's. On SQLite only

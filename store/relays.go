@@ -179,8 +179,8 @@ func (q *Queries) MarkRelayed(ctx context.Context, itemID int64) error {
 // the first's commit and then sees its row; SQLite writes one at a time.
 func (q *Queries) RelayedObject(ctx context.Context, object string) (bool, error) {
 	return inTx(ctx, q, func(tx *Tx) (bool, error) {
-		if q.db.engine == PostgreSQL {
-			if _, err := tx.w.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, object); err != nil {
+		if lock := q.db.dialect.lockObject(); lock != "" {
+			if _, err := tx.w.ExecContext(ctx, lock, object); err != nil {
 				return false, err
 			}
 		}

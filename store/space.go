@@ -89,11 +89,9 @@ func (db *DB) Space() SpaceState {
 
 // classify turns a failed write into one wrapping ErrOutOfSpace when it
 // failed for lack of space, and records it; a nil err records a success.
-// SQLite reports ENOSPC as SQLITE_FULL, but a quota (EDQUOT) only as an
-// I/O error whose errno modernc does not expose: for those, a small file
-// written beside the database tells whether the disk is full.
+// The dialect recognises what IsOutOfSpace cannot (SQLite's quota errors).
 func (db *DB) classify(err error) error {
-	full := IsOutOfSpace(err) || db.engine == SQLite && sqliteCode(err) == sqliteIOErr && db.dirFull()
+	full := IsOutOfSpace(err) || db.dialect.ioFull(db, err)
 	db.space.mu.Lock()
 	defer db.space.mu.Unlock()
 	switch {

@@ -94,7 +94,7 @@ func (tx *Tx) end(ctx context.Context) {
 func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := db.write(ctx, fn)
-		if attempt < maxWriteAttempts && db.engine == PostgreSQL && pgRetryable(err) {
+		if attempt < maxWriteAttempts && db.dialect.retryable(err) {
 			continue
 		}
 		return err
@@ -110,7 +110,7 @@ func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return db.classify(err)
 	}
-	tx := db.newTx(sqlTx, db.engine == SQLite)
+	tx := db.newTx(sqlTx, db.dialect.reuseStatements())
 	if err := fn(tx); err != nil {
 		sqlTx.Rollback()
 		tx.end(ctx)
@@ -128,10 +128,10 @@ func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 // Read runs fn in one read-only transaction, on the read pool: its queries
-// see the database as of one moment on SQLite (on PostgreSQL each
-// statement sees what was committed when it began), and a write in it fails. It commits nothing.
+// see the database as of one moment (on PostgreSQL it is REPEATABLE READ),
+// and a write in it fails. It commits nothing.
 func (db *DB) Read(ctx context.Context, fn func(tx *Tx) error) error {
-	sqlTx, err := db.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	sqlTx, err := db.reader.BeginTx(ctx, db.dialect.readOptions())
 	if err != nil {
 		return err
 	}
