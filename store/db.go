@@ -2,8 +2,9 @@
 // (the embedded default) or a PostgreSQL database that several Herald
 // processes share. It opens the database, applies the embedded migrations
 // of its engine in order (migrations/sqlite, migrations/postgres: the same
-// names), and offers typed queries, one file per table family (actors.go,
-// follows.go, remote_actors.go, ...).
+// names, both generated from the one source in schema/), and offers typed
+// queries, one file per table family (actors.go, follows.go,
+// remote_actors.go, ...).
 //
 // The SQL is written once, with $N placeholders (which SQLite binds by
 // number too), in the subset both engines accept; what truly differs is the

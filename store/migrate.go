@@ -10,6 +10,8 @@ import (
 	"strings"
 )
 
+//go:generate go run ./internal/schema/gen
+
 // ErrNewerDatabase is returned by Open for a database that a newer Herald
 // migrated: it records a migration this binary does not have, so its
 // schema is not one this binary knows how to use.
