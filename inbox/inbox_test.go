@@ -399,7 +399,7 @@ func TestInboxRecordsLiveness(t *testing.T) {
 	r := fedtest.NewRemote(t, "127.0.1.1")
 	bob := r.Actor(t, "bob")
 	h.Deliver(t, "/users/alice/inbox", bob, fedtest.Activity(bob, "Follow", h.Inst.ActorID("alice")))
-	if n := h.Count(t, `SELECT count(*) FROM hosts WHERE host = $1 AND last_inbound_at = $2`, r.Host, h.Clock().Unix()); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM hosts WHERE host = $1 AND last_inbound_at = $2`, r.Host, h.Clock().Unix()*1000); n != 1 {
 		t.Errorf("host liveness rows %d", n)
 	}
 }

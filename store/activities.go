@@ -29,7 +29,7 @@ func scanActivity(row interface{ Scan(...any) error }) (*Activity, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
-	a.CreatedAt = time.Unix(created, 0).UTC()
+	a.CreatedAt = time.UnixMilli(created).UTC()
 	return &a, err
 }
 
@@ -115,7 +115,7 @@ type DeliveryView struct {
 func (q *Queries) ActivityDeliveries(ctx context.Context, activityID int64) ([]DeliveryView, error) {
 	rows, err := q.r.QueryContext(ctx, `SELECT inbox, state, attempts, next_at, updated_at, coalesce(last_status, 0), coalesce(last_error, ''),
 		host, id, host IN (`+pausedHosts+`$2)
-		FROM deliveries WHERE activity_id = $1 ORDER BY inbox`, activityID, q.db.Now().Unix())
+		FROM deliveries WHERE activity_id = $1 ORDER BY inbox`, activityID, wholeSeconds(q.db.Now()))
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 // AddActorBlock records that a local actor blocks a remote one: its Follows
 // are refused from then on.
 func (q *Queries) AddActorBlock(ctx context.Context, actorID int64, remote string, now time.Time) error {
-	_, err := q.w.ExecContext(ctx, `INSERT INTO actor_blocks(actor_id, target, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, actorID, remote, now.Unix())
+	_, err := q.w.ExecContext(ctx, `INSERT INTO actor_blocks(actor_id, target, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, actorID, remote, wholeSeconds(now))
 	return err
 }
 

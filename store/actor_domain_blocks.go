@@ -36,7 +36,7 @@ func (q *Queries) actorBlockList(ctx context.Context, query string, actorID int6
 		if err := rows.Scan(&b.Target, &at); err != nil {
 			return nil, err
 		}
-		b.CreatedAt = time.Unix(at, 0).UTC()
+		b.CreatedAt = time.UnixMilli(at).UTC()
 		out = append(out, b)
 	}
 	return out, rows.Err()
@@ -46,7 +46,7 @@ func (q *Queries) actorBlockList(ctx context.Context, query string, actorID int6
 // name as ParseHost gives it), and reports whether it is new.
 func (q *Queries) AddActorDomainBlock(ctx context.Context, actorID int64, domain string, now time.Time) (bool, error) {
 	res, err := q.w.ExecContext(ctx, `INSERT INTO actor_domain_blocks(actor_id, domain, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-		actorID, domain, now.Unix())
+		actorID, domain, wholeSeconds(now))
 	if err != nil {
 		return false, err
 	}

@@ -76,7 +76,7 @@ func (s *actorScan) dest(extra ...any) []any {
 }
 
 func (s *actorScan) actor() (*Actor, error) {
-	s.a.CreatedAt = time.Unix(s.created, 0).UTC()
+	s.a.CreatedAt = time.UnixMilli(s.created).UTC()
 	if err := json.Unmarshal([]byte(s.fields), &s.a.Fields); err != nil {
 		return nil, fmt.Errorf("actor %s: fields: %w", s.a.Name, err)
 	}
@@ -148,7 +148,7 @@ func (q *Queries) CreateActor(ctx context.Context, a *Actor, token string) error
 		err := tx.w.QueryRowContext(ctx, `INSERT INTO actors(name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, token_hash, created_at,
 				ed25519_private_key_pem, ed25519_public_key_pem)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT(name) DO NOTHING RETURNING id`,
-			a.Name, a.Type, a.DisplayName, a.Summary, a.ManualApproval, a.PrivateKeyPEM, a.PublicKeyPEM, HashToken(token), a.CreatedAt.Unix(),
+			a.Name, a.Type, a.DisplayName, a.Summary, a.ManualApproval, a.PrivateKeyPEM, a.PublicKeyPEM, HashToken(token), wholeSeconds(a.CreatedAt),
 			a.Ed25519PrivateKeyPEM, a.Ed25519PublicKeyPEM).Scan(&a.ID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("actor %q: %w", a.Name, ErrExists)
@@ -251,7 +251,7 @@ func (q *Queries) InstanceActorKey(ctx context.Context, gen func() (privPEM, pub
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrNotFound
 		}
-		k.CreatedAt = time.Unix(created, 0).UTC()
+		k.CreatedAt = time.UnixMilli(created).UTC()
 		return &k, err
 	}
 	k, err := get()
@@ -264,7 +264,7 @@ func (q *Queries) InstanceActorKey(ctx context.Context, gen func() (privPEM, pub
 	}
 	err = q.write(ctx, func(tx *Tx) error {
 		_, err := tx.w.ExecContext(ctx, `INSERT INTO instance_actor(id, private_key_pem, public_key_pem, created_at) VALUES (1, $1, $2, $3) ON CONFLICT(id) DO NOTHING`,
-			priv, pub, q.db.Now().Unix())
+			priv, pub, wholeSeconds(q.db.Now()))
 		return err
 	})
 	if err != nil {
@@ -292,7 +292,7 @@ func (q *Queries) ActorByID(ctx context.Context, id int64) (*Actor, error) {
 // Delete that tells other servers, and its name is never reused.
 func (q *Queries) MarkActorDeleted(ctx context.Context, id int64, now time.Time) error {
 	return q.write(ctx, func(tx *Tx) error {
-		res, err := tx.w.ExecContext(ctx, `UPDATE actors SET deleted_at = $1, token_hash = NULL WHERE id = $2 AND deleted_at IS NULL`, now.Unix(), id)
+		res, err := tx.w.ExecContext(ctx, `UPDATE actors SET deleted_at = $1, token_hash = NULL WHERE id = $2 AND deleted_at IS NULL`, wholeSeconds(now), id)
 		if err != nil {
 			return err
 		}

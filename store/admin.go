@@ -29,7 +29,7 @@ func ValidActorName(name string) bool { return validActorName.MatchString(name) 
 func (q *Queries) SetAdminPassword(ctx context.Context, hash string) error {
 	return q.write(ctx, func(tx *Tx) error {
 		if _, err := tx.w.ExecContext(ctx, `INSERT INTO admin(id, password_hash, set_at) VALUES (1, $1, $2)
-			ON CONFLICT(id) DO UPDATE SET password_hash = $1, set_at = $2`, hash, q.db.Now().Unix()); err != nil {
+			ON CONFLICT(id) DO UPDATE SET password_hash = $1, set_at = $2`, hash, wholeSeconds(q.db.Now())); err != nil {
 			return err
 		}
 		_, err := tx.w.ExecContext(ctx, `DELETE FROM admin_sessions`)
@@ -60,12 +60,12 @@ type AdminSession struct {
 func (q *Queries) CreateAdminSession(ctx context.Context, expires time.Time) (token, csrf string, err error) {
 	token, csrf = NewToken(), NewToken()
 	err = q.write(ctx, func(tx *Tx) error {
-		now := q.db.Now().Unix()
+		now := wholeSeconds(q.db.Now())
 		if _, err := tx.w.ExecContext(ctx, `DELETE FROM admin_sessions WHERE expires_at <= $1`, now); err != nil {
 			return err
 		}
 		_, err := tx.w.ExecContext(ctx, `INSERT INTO admin_sessions(token_hash, csrf, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-			HashToken(token), csrf, now, expires.Unix())
+			HashToken(token), csrf, now, wholeSeconds(expires))
 		return err
 	})
 	return token, csrf, err
@@ -77,11 +77,11 @@ func (q *Queries) AdminSessionByToken(ctx context.Context, token string) (*Admin
 	var s AdminSession
 	var exp int64
 	err := q.r.QueryRowContext(ctx, `SELECT csrf, expires_at FROM admin_sessions WHERE token_hash = $1 AND expires_at > $2`,
-		HashToken(token), q.db.Now().Unix()).Scan(&s.CSRF, &exp)
+		HashToken(token), wholeSeconds(q.db.Now())).Scan(&s.CSRF, &exp)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
-	s.Expires = time.Unix(exp, 0).UTC()
+	s.Expires = time.UnixMilli(exp).UTC()
 	return &s, err
 }
 

@@ -35,7 +35,7 @@ func (q *Queries) BlockDomain(ctx context.Context, domain, reason string) (remov
 func (tx *Tx) blockDomain(ctx context.Context, domain, reason string, now time.Time) (removed int64, err error) {
 	domain = NormalizeDomain(domain)
 	if _, err := tx.w.ExecContext(ctx, `INSERT INTO blocked_domains(domain, reason, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, domain, reason, now.Unix()); err != nil {
+		ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, domain, reason, wholeSeconds(now)); err != nil {
 		return 0, err
 	}
 	// The subdomains too: "%.example.com", its LIKE wildcards escaped (a

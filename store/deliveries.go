@@ -101,7 +101,7 @@ func (tx *Tx) enqueueActivity(ctx context.Context, a OutActivity, inboxes []stri
 	err := tx.w.queryRowPrepared(ctx, `INSERT INTO activities(iri, actor_id, type, body, object_iri, public, in_outbox, idempotency_key, sync_followers, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (actor_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id`,
-		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), a.SyncFollowers, now.Unix()).Scan(&res.ActivityID)
+		a.IRI, actor, a.Type, string(a.Body), nullString(a.ObjectIRI), a.Public, a.InOutbox, nullString(a.IdempotencyKey), a.SyncFollowers, wholeSeconds(now)).Scan(&res.ActivityID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return res, ErrIdempotencyKeyTaken
 	}
@@ -338,7 +338,7 @@ func (q *Queries) ClaimDeliveries(ctx context.Context, owner string, lane, limit
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, until, ms, lane, q.db.listArg(exclude), limit, owner, now.Unix())
+	rows, err := st.QueryContext(ctx, until, ms, lane, q.db.listArg(exclude), limit, owner, wholeSeconds(now))
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +393,7 @@ func (q *Queries) HoldHost(ctx context.Context, host string, until, now time.Tim
 func (q *Queries) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err error) {
 	var ms sql.NullInt64
 	err = q.w.queryRowPrepared(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND lane = $1 AND host NOT IN (`+pausedHosts+`$2)`,
-		lane, q.db.Now().Unix()).Scan(&ms)
+		lane, wholeSeconds(q.db.Now())).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
 	}
@@ -643,7 +643,7 @@ func (q *Queries) RequeueFailed(ctx context.Context, host string, id int64) (int
 // out), or ok=false when none is queued.
 func (q *Queries) OldestDue(ctx context.Context) (t time.Time, ok bool, err error) {
 	var ms sql.NullInt64
-	err = q.r.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND host NOT IN (`+pausedHosts+`$1)`, q.db.Now().Unix()).Scan(&ms)
+	err = q.r.QueryRowContext(ctx, `SELECT min(next_at) FROM deliveries WHERE state = 'queued' AND host NOT IN (`+pausedHosts+`$1)`, wholeSeconds(q.db.Now())).Scan(&ms)
 	if err != nil || !ms.Valid {
 		return time.Time{}, false, err
 	}

@@ -17,3 +17,8 @@ func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	return tx.w.QueryRowContext(ctx, query, args...)
 }
+
+// QueryContext runs a query in tx.
+func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return tx.w.QueryContext(ctx, query, args...)
+}

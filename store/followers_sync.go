@@ -110,7 +110,7 @@ func (q *Queries) RequestFollowersSync(ctx context.Context, remote, url, digest 
 		ON CONFLICT(remote_actor) DO UPDATE SET url = $2, digest = $3,
 			requested_at = CASE WHEN followers_sync_jobs.done_at IS NULL THEN followers_sync_jobs.requested_at ELSE $4 END, done_at = NULL, result = NULL
 		WHERE followers_sync_jobs.done_at IS NULL OR followers_sync_jobs.requested_at <= $5`,
-		remote, url, digest, now.Unix(), now.Add(-interval).Unix())
+		remote, url, digest, wholeSeconds(now), wholeSeconds(now.Add(-interval)))
 	if err != nil {
 		return false, err
 	}
@@ -133,7 +133,7 @@ func (q *Queries) DueFollowersSyncs(ctx context.Context, limit int) ([]Followers
 		if err := rows.Scan(&j.RemoteActor, &j.URL, &j.Digest, &at); err != nil {
 			return nil, err
 		}
-		j.RequestedAt = time.Unix(at, 0).UTC()
+		j.RequestedAt = time.UnixMilli(at).UTC()
 		out = append(out, j)
 	}
 	return out, rows.Err()
@@ -142,7 +142,7 @@ func (q *Queries) DueFollowersSyncs(ctx context.Context, limit int) ([]Followers
 // FinishFollowersSync marks a sync done with a one-line result. The row
 // stays, so that the next request within the hour is refused.
 func (q *Queries) FinishFollowersSync(ctx context.Context, remote, result string, now time.Time) error {
-	_, err := q.w.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = $1, result = $2 WHERE remote_actor = $3`, now.Unix(), result, remote)
+	_, err := q.w.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = $1, result = $2 WHERE remote_actor = $3`, wholeSeconds(now), result, remote)
 	return err
 }
 
@@ -151,7 +151,7 @@ func (q *Queries) FinishFollowersSync(ctx context.Context, remote, result string
 func (q *Queries) SweepFollowersSyncs(ctx context.Context, cutoff time.Time) (int64, error) {
 	var n int64
 	err := q.write(ctx, func(tx *Tx) error {
-		r, err := tx.w.ExecContext(ctx, `DELETE FROM followers_sync_jobs WHERE done_at IS NOT NULL AND requested_at < $1`, cutoff.Unix())
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM followers_sync_jobs WHERE done_at IS NOT NULL AND requested_at < $1`, wholeSeconds(cutoff))
 		if err != nil {
 			return err
 		}

@@ -43,7 +43,7 @@ func (q *Queries) UpsertFollower(ctx context.Context, f Follower, now time.Time)
 		for range 2 {
 			r, err := tx.w.execPrepared(ctx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, follow_id, state, created_at)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT(actor_id, follower) DO NOTHING`,
-				f.ActorID, f.Follower, host, origin, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.State, now.Unix())
+				f.ActorID, f.Follower, host, origin, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.State, wholeSeconds(now))
 			if err != nil {
 				return err
 			}
@@ -89,7 +89,7 @@ func (q *Queries) AddFollowers(ctx context.Context, fs iter.Seq[Follower], now t
 				return err
 			}
 			origin, _ := OriginOf(f.Follower)
-			r, err := st.ExecContext(ctx, f.ActorID, f.Follower, host, origin, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.State, now.Unix())
+			r, err := st.ExecContext(ctx, f.ActorID, f.Follower, host, origin, f.Inbox, nullString(f.SharedInbox), nullString(f.FollowID), f.State, wholeSeconds(now))
 			if err != nil {
 				return err
 			}
@@ -148,7 +148,7 @@ func (q *Queries) FollowerRow(ctx context.Context, actorID int64, follower strin
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
-	f.SharedInbox, f.FollowID, f.CreatedAt = shared.String, followID.String, time.Unix(created, 0).UTC()
+	f.SharedInbox, f.FollowID, f.CreatedAt = shared.String, followID.String, time.UnixMilli(created).UTC()
 	return &f, err
 }
 
@@ -195,7 +195,7 @@ func (q *Queries) Followers(ctx context.Context, actorID int64, state string) ([
 		if err := rows.Scan(&f.Follower, &f.Inbox, &shared, &followID, &f.State, &created); err != nil {
 			return nil, err
 		}
-		f.SharedInbox, f.FollowID, f.CreatedAt = shared.String, followID.String, time.Unix(created, 0).UTC()
+		f.SharedInbox, f.FollowID, f.CreatedAt = shared.String, followID.String, time.UnixMilli(created).UTC()
 		out = append(out, f)
 	}
 	return out, rows.Err()
@@ -217,7 +217,7 @@ func (q *Queries) AddFollowing(ctx context.Context, f Following, now time.Time) 
 	}
 	_, err = q.w.ExecContext(ctx, `INSERT INTO following(actor_id, target, host, follow_id, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT(actor_id, target) DO UPDATE SET follow_id = excluded.follow_id`,
-		f.ActorID, f.Target, host, f.FollowID, f.State, now.Unix())
+		f.ActorID, f.Target, host, f.FollowID, f.State, wholeSeconds(now))
 	return err
 }
 

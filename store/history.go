@@ -37,7 +37,7 @@ func (tx *Tx) recordHistory(ctx context.Context, results []DeliveryResult, now t
 			counts[SeriesFailed]++
 		}
 	}
-	minute := now.Unix() / 60
+	minute := minuteStart(now)
 	// Series in order: two processes writing batches in one minute lock
 	// the same rows in the same order, so they never deadlock.
 	for _, series := range slices.Sorted(maps.Keys(counts)) {
@@ -55,7 +55,7 @@ func (q *Queries) SampleQueueDepth(ctx context.Context, now time.Time) error {
 	return q.write(ctx, func(tx *Tx) error {
 		_, err := tx.w.ExecContext(ctx, `INSERT INTO delivery_history(minute, series, n)
 			SELECT CAST($1 AS BIGINT), 'depth', count(*) FROM deliveries WHERE state IN ('queued', 'leased')
-			ON CONFLICT(minute, series) DO UPDATE SET n = excluded.n`, now.Unix()/60)
+			ON CONFLICT(minute, series) DO UPDATE SET n = excluded.n`, minuteStart(now))
 		return err
 	})
 }
@@ -79,7 +79,7 @@ func (q *Queries) History(ctx context.Context, since, now time.Time, step time.D
 		out[i].Start = first.Add(time.Duration(i) * step)
 	}
 	rows, err := q.r.QueryContext(ctx, `SELECT minute, series, n FROM delivery_history WHERE minute >= $1 AND minute <= $2`,
-		first.Unix()/60, now.Unix()/60)
+		minuteStart(first), minuteStart(now))
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (q *Queries) History(ctx context.Context, since, now time.Time, step time.D
 		if err := rows.Scan(&minute, &series, &v); err != nil {
 			return nil, err
 		}
-		i := int(time.Unix(minute*60, 0).Sub(first) / step)
+		i := int(time.UnixMilli(minute).Sub(first) / step)
 		if i < 0 || i >= n {
 			continue
 		}
@@ -114,7 +114,7 @@ func (q *Queries) History(ctx context.Context, since, now time.Time, step time.D
 func (q *Queries) SweepHistory(ctx context.Context) (int64, error) {
 	var n int64
 	err := q.write(ctx, func(tx *Tx) error {
-		r, err := tx.w.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < $1`, q.db.Now().Add(-HistoryRetention).Unix()/60)
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < $1`, minuteStart(q.db.Now().Add(-HistoryRetention)))
 		if err != nil {
 			return err
 		}

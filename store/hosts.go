@@ -15,7 +15,7 @@ import (
 func (q *Queries) RecordInbound(ctx context.Context, host string, now time.Time) error {
 	_, err := q.w.execPrepared(ctx, `INSERT INTO hosts(host, last_inbound_at) VALUES ($1, $2)
 		ON CONFLICT(host) DO UPDATE SET last_inbound_at = excluded.last_inbound_at,
-			probation = CASE WHEN hosts.unavailable_since IS NOT NULL THEN true ELSE hosts.probation END`, host, now.Unix())
+			probation = CASE WHEN hosts.unavailable_since IS NOT NULL THEN true ELSE hosts.probation END`, host, wholeSeconds(now))
 	return err
 }
 
@@ -38,13 +38,13 @@ func (tx *Tx) hostSucceeded(ctx context.Context, host string) error {
 // probation becomes unavailable again at the first failure. It reports
 // whether the host became unavailable now.
 func (tx *Tx) hostFailed(ctx context.Context, host, lastErr string, now time.Time) (bool, error) {
-	day := now.UTC().Unix() / 86400
+	day := dayStart(now)
 	if _, err := tx.w.ExecContext(ctx, `INSERT INTO host_failures(host, day) VALUES ($1, $2) ON CONFLICT DO NOTHING`, host, day); err != nil {
 		return false, err
 	}
 	if _, err := tx.w.ExecContext(ctx, `INSERT INTO hosts(host, last_error, last_failure_at) VALUES ($1, $2, $3)
 		ON CONFLICT(host) DO UPDATE SET last_error = excluded.last_error, last_failure_at = excluded.last_failure_at`,
-		host, nullString(lastErr), now.Unix()); err != nil {
+		host, nullString(lastErr), wholeSeconds(now)); err != nil {
 		return false, err
 	}
 	var days int
@@ -62,7 +62,7 @@ func (tx *Tx) hostFailed(ctx context.Context, host, lastErr string, now time.Tim
 	case probation:
 		r, err = tx.w.ExecContext(ctx, `UPDATE hosts SET probation = false WHERE host = $1 AND probation`, host)
 	case !unavailable && days >= UnavailableAfterDays:
-		r, err = tx.w.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2 AND unavailable_since IS NULL`, now.Unix(), host)
+		r, err = tx.w.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2 AND unavailable_since IS NULL`, wholeSeconds(now), host)
 	default:
 		return false, nil
 	}
@@ -100,9 +100,9 @@ func (q *Queries) UnavailableHosts(ctx context.Context) ([]HostStatus, error) {
 		if err := rows.Scan(&h.Host, &since, &h.Probation, &h.LastError, &failure, &h.FailingDays); err != nil {
 			return nil, err
 		}
-		h.UnavailableSince = time.Unix(since, 0).UTC()
+		h.UnavailableSince = time.UnixMilli(since).UTC()
 		if failure > 0 {
-			h.LastFailureAt = time.Unix(failure, 0).UTC()
+			h.LastFailureAt = time.UnixMilli(failure).UTC()
 		}
 		out = append(out, h)
 	}

@@ -60,7 +60,7 @@ func (q *Queries) HostOverviews(ctx context.Context, now time.Time) ([]HostOverv
 		return nil, err
 	}
 	rows, err = q.r.QueryContext(ctx, `SELECT host, coalesce(last_error, ''), coalesce(last_failure_at, 0), coalesce(unavailable_since, 0), probation,
-		paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > $1, coalesce(paused_until, 0) FROM hosts`, now.Unix())
+		paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > $1, coalesce(paused_until, 0) FROM hosts`, wholeSeconds(now))
 	if err != nil {
 		return nil, err
 	}
@@ -75,13 +75,13 @@ func (q *Queries) HostOverviews(ctx context.Context, now time.Time) ([]HostOverv
 		p := get(h)
 		p.LastError, p.Probation, p.Paused = lastErr, probation, paused
 		if failure > 0 {
-			p.LastFailureAt = time.Unix(failure, 0).UTC()
+			p.LastFailureAt = time.UnixMilli(failure).UTC()
 		}
 		if since > 0 {
-			p.UnavailableSince = time.Unix(since, 0).UTC()
+			p.UnavailableSince = time.UnixMilli(since).UTC()
 		}
 		if paused && until > 0 {
-			p.PausedUntil = time.Unix(until, 0).UTC()
+			p.PausedUntil = time.UnixMilli(until).UTC()
 		}
 	}
 	rows.Close()

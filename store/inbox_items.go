@@ -28,7 +28,7 @@ func (q *Queries) AddInboxItem(ctx context.Context, it InboxItem, recipients []i
 	return inTx(ctx, q, func(tx *Tx) (int64, error) {
 		var id int64
 		err := tx.w.QueryRowContext(ctx, `INSERT INTO inbox_items(iri, type, actor, object, body, received_at, history) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-			nullString(it.IRI), it.Type, it.Actor, nullString(it.Object), it.Body, it.ReceivedAt.Unix(), it.History).Scan(&id)
+			nullString(it.IRI), it.Type, it.Actor, nullString(it.Object), it.Body, wholeSeconds(it.ReceivedAt), it.History).Scan(&id)
 		if err != nil {
 			return 0, err
 		}
@@ -44,7 +44,7 @@ func (q *Queries) AddInboxItem(ctx context.Context, it InboxItem, recipients []i
 // MarkObjectDeleted marks the items whose object is object, and which actor
 // sent, as deleted: a Delete only removes its sender's own things.
 func (q *Queries) MarkObjectDeleted(ctx context.Context, object, actor string, now time.Time) (int64, error) {
-	res, err := q.w.ExecContext(ctx, `UPDATE inbox_items SET deleted_at = $1 WHERE object = $2 AND actor = $3 AND deleted_at IS NULL`, now.Unix(), object, actor)
+	res, err := q.w.ExecContext(ctx, `UPDATE inbox_items SET deleted_at = $1 WHERE object = $2 AND actor = $3 AND deleted_at IS NULL`, wholeSeconds(now), object, actor)
 	if err != nil {
 		return 0, err
 	}
@@ -100,7 +100,7 @@ func (q *Queries) InboxPage(ctx context.Context, actorID, maxID, minID int64, li
 		if err := rows.Scan(&it.ID, &it.IRI, &it.Type, &it.Actor, &it.Object, &it.Body, &received, &it.History, &it.Undone, &it.Deleted); err != nil {
 			return nil, err
 		}
-		it.ReceivedAt = time.Unix(received, 0).UTC()
+		it.ReceivedAt = time.UnixMilli(received).UTC()
 		out = append(out, it)
 	}
 	return out, rows.Err()
@@ -143,7 +143,7 @@ func (q *Queries) ItemRecipients(ctx context.Context, iri, actor string) ([]int6
 // UndoItems marks actor's items whose id is iri undone, and returns how
 // many.
 func (q *Queries) UndoItems(ctx context.Context, iri, actor string, now time.Time) (int64, error) {
-	res, err := q.w.ExecContext(ctx, `UPDATE inbox_items SET undone_at = $1 WHERE iri = $2 AND actor = $3 AND undone_at IS NULL AND NOT history`, now.Unix(), iri, actor)
+	res, err := q.w.ExecContext(ctx, `UPDATE inbox_items SET undone_at = $1 WHERE iri = $2 AND actor = $3 AND undone_at IS NULL AND NOT history`, wholeSeconds(now), iri, actor)
 	if err != nil {
 		return 0, err
 	}

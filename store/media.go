@@ -36,7 +36,7 @@ func scanMedia(row rowScanner) (*Media, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
-	m.CreatedAt = time.Unix(created, 0).UTC()
+	m.CreatedAt = time.UnixMilli(created).UTC()
 	return &m, err
 }
 
@@ -55,7 +55,7 @@ func (q *Queries) AddMedia(ctx context.Context, m *Media) error {
 	return q.write(ctx, func(tx *Tx) error {
 		return tx.w.QueryRowContext(ctx, `INSERT INTO media(actor_id, file, media_type, kind, size, width, height, blurhash, description, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-			m.ActorID, m.File, m.MediaType, m.Kind, m.Size, m.Width, m.Height, m.Blurhash, m.Description, m.CreatedAt.Unix()).Scan(&m.ID)
+			m.ActorID, m.File, m.MediaType, m.Kind, m.Size, m.Width, m.Height, m.Blurhash, m.Description, wholeSeconds(m.CreatedAt)).Scan(&m.ID)
 	})
 }
 
@@ -94,7 +94,7 @@ func (q *Queries) MediaToRemove(ctx context.Context, limit int) ([]Media, error)
 		OR EXISTS (SELECT 1 FROM objects o WHERE o.id = media.object_id AND o.deleted_at IS NOT NULL AND NOT EXISTS (
 			SELECT 1 FROM activities a JOIN deliveries d ON d.activity_id = a.id
 			WHERE a.object_iri = o.iri AND a.type = 'Delete' AND d.state IN ('queued', 'leased'))))
-		LIMIT $2`, q.db.Now().Add(-MediaUnattachedFor).Unix(), limit)
+		LIMIT $2`, wholeSeconds(q.db.Now().Add(-MediaUnattachedFor)), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func (q *Queries) MediaToRemove(ctx context.Context, limit int) ([]Media, error)
 // MarkMediaRemoved records that a file was deleted from the folder.
 func (q *Queries) MarkMediaRemoved(ctx context.Context, id int64) error {
 	return q.write(ctx, func(tx *Tx) error {
-		_, err := tx.w.ExecContext(ctx, `UPDATE media SET removed_at = $1 WHERE id = $2`, q.db.Now().Unix(), id)
+		_, err := tx.w.ExecContext(ctx, `UPDATE media SET removed_at = $1 WHERE id = $2`, wholeSeconds(q.db.Now()), id)
 		return err
 	})
 }

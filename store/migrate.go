@@ -70,7 +70,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := applyMigration(ctx, conn, name, string(body), db.Now().Unix()); err != nil {
+		if err := applyMigration(ctx, conn, name, string(body), wholeSeconds(db.Now())); err != nil {
 			return fmt.Errorf("migration %s: %w", name, db.classify(err))
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// pausedHosts is the SQL of the hosts paused at a time (unix seconds) the
+// pausedHosts is the SQL of the hosts paused at a time (unix milliseconds) the
 // caller appends as a placeholder ($N), for the queries that must pass over
 // their rows: a pause that has run out holds nothing, whether or not anyone
 // lifted it.
@@ -26,11 +26,11 @@ type Pause struct {
 func (q *Queries) PauseHost(ctx context.Context, host string, until time.Time) (held int64, err error) {
 	var end any
 	if !until.IsZero() {
-		end = until.Unix()
+		end = wholeSeconds(until)
 	}
 	err = q.write(ctx, func(tx *Tx) error {
 		if _, err := tx.w.ExecContext(ctx, `INSERT INTO hosts(host, paused_at, paused_until) VALUES ($1, $2, $3)
-			ON CONFLICT(host) DO UPDATE SET paused_at = coalesce(hosts.paused_at, $2), paused_until = $3`, host, q.db.Now().Unix(), end); err != nil {
+			ON CONFLICT(host) DO UPDATE SET paused_at = coalesce(hosts.paused_at, $2), paused_until = $3`, host, wholeSeconds(q.db.Now()), end); err != nil {
 			return err
 		}
 		return tx.w.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE host = $1 AND state IN ('queued', 'leased')`, host).Scan(&held)
@@ -44,7 +44,7 @@ func (q *Queries) PauseHost(ctx context.Context, host string, until time.Time) (
 func (q *Queries) ResumeHost(ctx context.Context, host string) (queued int64, err error) {
 	err = q.write(ctx, func(tx *Tx) error {
 		r, err := tx.w.ExecContext(ctx, `UPDATE hosts SET paused_at = NULL, paused_until = NULL WHERE host = $1 AND paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > $2`,
-			host, q.db.Now().Unix())
+			host, wholeSeconds(q.db.Now()))
 		if err != nil {
 			return err
 		}
@@ -61,7 +61,7 @@ func (q *Queries) ResumeHost(ctx context.Context, host string) (queued int64, er
 func (q *Queries) Pauses(ctx context.Context, now time.Time) ([]Pause, error) {
 	rows, err := q.r.QueryContext(ctx, `SELECT h.host, h.paused_at, coalesce(h.paused_until, 0),
 		(SELECT count(*) FROM deliveries d WHERE d.host = h.host AND d.state IN ('queued', 'leased'))
-		FROM hosts h WHERE h.host IN (`+pausedHosts+`$1) ORDER BY h.host`, now.Unix())
+		FROM hosts h WHERE h.host IN (`+pausedHosts+`$1) ORDER BY h.host`, wholeSeconds(now))
 	if err != nil {
 		return nil, err
 	}
@@ -73,9 +73,9 @@ func (q *Queries) Pauses(ctx context.Context, now time.Time) ([]Pause, error) {
 		if err := rows.Scan(&p.Host, &since, &until, &p.Queued); err != nil {
 			return nil, err
 		}
-		p.Since = time.Unix(since, 0).UTC()
+		p.Since = time.UnixMilli(since).UTC()
 		if until > 0 {
-			p.Until = time.Unix(until, 0).UTC()
+			p.Until = time.UnixMilli(until).UTC()
 		}
 		out = append(out, p)
 	}
@@ -85,7 +85,7 @@ func (q *Queries) Pauses(ctx context.Context, now time.Time) ([]Pause, error) {
 // PausedHostSet returns the hosts paused at now, for the delivery
 // scheduler's check of rows it claimed before a pause began.
 func (q *Queries) PausedHostSet(ctx context.Context, now time.Time) (map[string]bool, error) {
-	list, err := column[string](ctx, q.r, pausedHosts+`$1`, now.Unix())
+	list, err := column[string](ctx, q.r, pausedHosts+`$1`, wholeSeconds(now))
 	if err != nil {
 		return nil, err
 	}

@@ -253,7 +253,7 @@ func (q *Queries) AllowDomain(ctx context.Context, domain, reason string) (added
 		}
 		added = n == 0
 		_, err := tx.w.ExecContext(ctx, `INSERT INTO allowed_domains(domain, reason, created_at) VALUES ($1, $2, $3)
-			ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, NormalizeDomain(domain), reason, q.db.Now().Unix())
+			ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, NormalizeDomain(domain), reason, wholeSeconds(q.db.Now()))
 		return err
 	})
 	return added, err
@@ -300,7 +300,7 @@ func domainList(ctx context.Context, q querier, table string) ([]BlockedDomain, 
 		if err := rows.Scan(&b.Domain, &b.Reason, &created); err != nil {
 			return nil, err
 		}
-		b.CreatedAt = time.Unix(created, 0).UTC()
+		b.CreatedAt = time.UnixMilli(created).UTC()
 		out = append(out, b)
 	}
 	return out, rows.Err()

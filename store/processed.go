@@ -15,7 +15,7 @@ const ProcessedRetention = 30 * 24 * time.Hour
 // answered without side effects. Concurrent identical deliveries serialize on
 // the single writer, so exactly one of them sees true.
 func (q *Queries) MarkProcessed(ctx context.Context, id string, now time.Time) (bool, error) {
-	res, err := q.w.execPrepared(ctx, `INSERT INTO processed_activities(id, received_at) VALUES ($1, $2) ON CONFLICT(id) DO NOTHING`, id, now.Unix())
+	res, err := q.w.execPrepared(ctx, `INSERT INTO processed_activities(id, received_at) VALUES ($1, $2) ON CONFLICT(id) DO NOTHING`, id, wholeSeconds(now))
 	if err != nil {
 		return false, err
 	}
@@ -27,7 +27,7 @@ func (q *Queries) MarkProcessed(ctx context.Context, id string, now time.Time) (
 func (q *Queries) SweepProcessed(ctx context.Context) (int64, error) {
 	var n int64
 	err := q.write(ctx, func(tx *Tx) error {
-		res, err := tx.w.ExecContext(ctx, `DELETE FROM processed_activities WHERE received_at < $1`, q.db.Now().Add(-ProcessedRetention).Unix())
+		res, err := tx.w.ExecContext(ctx, `DELETE FROM processed_activities WHERE received_at < $1`, wholeSeconds(q.db.Now().Add(-ProcessedRetention)))
 		if err != nil {
 			return err
 		}

@@ -43,7 +43,7 @@ func (q *Queries) PutRemoteActor(ctx context.Context, a *RemoteActor, keys []Rem
 			ON CONFLICT(id) DO UPDATE SET inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
 				followers = excluded.followers, preferred_username = excluded.preferred_username,
 				type = excluded.type, document = excluded.document, fetched_at = excluded.fetched_at`,
-			a.ID, a.Inbox, a.SharedInbox, a.Followers, a.PreferredUsername, a.Type, string(a.Document), a.FetchedAt.Unix())
+			a.ID, a.Inbox, a.SharedInbox, a.Followers, a.PreferredUsername, a.Type, string(a.Document), wholeSeconds(a.FetchedAt))
 		if err != nil {
 			return err
 		}
@@ -71,7 +71,7 @@ func (q *Queries) PutRemoteKey(ctx context.Context, k *RemoteKey) error {
 func (tx *Tx) putKey(ctx context.Context, k *RemoteKey) error {
 	_, err := tx.w.ExecContext(ctx, `INSERT INTO remote_keys(key_id, actor_id, public_key_pem, fetched_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT(key_id) DO UPDATE SET actor_id = excluded.actor_id, public_key_pem = excluded.public_key_pem, fetched_at = excluded.fetched_at`,
-		k.KeyID, k.ActorID, k.PublicKeyPEM, k.FetchedAt.Unix())
+		k.KeyID, k.ActorID, k.PublicKeyPEM, wholeSeconds(k.FetchedAt))
 	return err
 }
 
@@ -90,7 +90,7 @@ func (q *Queries) RemoteActorByID(ctx context.Context, id string) (*RemoteActor,
 		return nil, err
 	}
 	a.Document = []byte(doc)
-	a.FetchedAt = time.Unix(fetched, 0).UTC()
+	a.FetchedAt = time.UnixMilli(fetched).UTC()
 	return &a, nil
 }
 
@@ -106,7 +106,7 @@ func (q *Queries) RemoteKeyByID(ctx context.Context, keyID string) (*RemoteKey, 
 	if err != nil {
 		return nil, err
 	}
-	k.FetchedAt = time.Unix(fetched, 0).UTC()
+	k.FetchedAt = time.UnixMilli(fetched).UTC()
 	return &k, nil
 }
 
@@ -124,7 +124,7 @@ func (q *Queries) RemoteKeysByActor(ctx context.Context, actorID string) ([]Remo
 		if err := rows.Scan(&k.KeyID, &k.ActorID, &k.PublicKeyPEM, &fetched); err != nil {
 			return nil, err
 		}
-		k.FetchedAt = time.Unix(fetched, 0).UTC()
+		k.FetchedAt = time.UnixMilli(fetched).UTC()
 		out = append(out, k)
 	}
 	return out, rows.Err()
