@@ -24,11 +24,11 @@ type EnqueueResult struct {
 
 // EnqueueActivity stores a once and one queued delivery per distinct inbox,
 // due now, in the transaction it is called in (or one of its own), so an
-// activity is accepted only
-// together with every delivery it needs. Inboxes on hosts the federation
-// policy refuses (Refuses: blocked, or not allowed in allowlist mode) and on
-// unavailable hosts are not queued: they get a failed row saying why, and
-// are counted. Each host is looked up once, however many inboxes it has.
+// activity is accepted only together with every delivery it needs. Inboxes
+// on hosts the federation policy refuses (Refuses: blocked, or not allowed
+// in allowlist mode) and on unavailable hosts are not queued: they get a
+// failed row saying why, and are counted. Each host is looked up once,
+// however many inboxes it has.
 func (q *Queries) EnqueueActivity(ctx context.Context, a OutActivity, inboxes []string, now time.Time) (EnqueueResult, error) {
 	return inTx(ctx, q, func(tx *Tx) (EnqueueResult, error) { return tx.enqueueActivity(ctx, a, inboxes, now) })
 }
