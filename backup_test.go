@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -64,24 +63,14 @@ func dumpTables(t *testing.T, path string) map[string]string {
 	defer db.Close()
 	out := map[string]string{}
 	for _, table := range []string{"instance", "instance_actor", "actors", "followers", "follower_digests", "activities", "objects", "deliveries", "jobs", "hosts", "blocked_domains", "remote_actors"} {
-		rows, err := db.Reader().Query(`SELECT * FROM ` + table + ` ORDER BY 1`)
+		rows, err := db.TableRows(context.Background(), table)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cols, _ := rows.Columns()
 		var b strings.Builder
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&b, "%v\n", vals)
+		for _, r := range rows {
+			b.WriteString(r + "\n")
 		}
-		rows.Close()
 		out[table] = b.String()
 	}
 	return out

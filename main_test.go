@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/store"
 )
 
@@ -277,11 +278,15 @@ func TestCLIFollowRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var accepted, followers int
-	db.Reader().QueryRow(`SELECT count(*) FROM followers WHERE state = 'accepted'`).Scan(&followers)
-	db.Reader().QueryRow(`SELECT count(*) FROM deliveries d JOIN activities a ON a.id = d.activity_id
-		WHERE (a.type = 'Accept' AND d.inbox = 'https://a.example/users/bob/inbox' AND a.body LIKE '%follow/1%')
-		   OR (a.type = 'Reject' AND d.inbox = 'https://b.example/users/dan/inbox')`).Scan(&accepted)
+	followers := storetest.Count(t, db.AllFollowers, func(f store.Follower) bool { return f.State == store.StateAccepted })
+	accepted := 0
+	for _, d := range storetest.Deliveries(t, db) {
+		a := d.Activity
+		if (a.Type == "Accept" && d.Inbox == "https://a.example/users/bob/inbox" && strings.Contains(a.Body, "follow/1")) ||
+			(a.Type == "Reject" && d.Inbox == "https://b.example/users/dan/inbox") {
+			accepted++
+		}
+	}
 	if followers != 1 || accepted != 2 {
 		t.Errorf("accepted followers %d, queued answers %d", followers, accepted)
 	}
@@ -299,8 +304,8 @@ func TestCLIDeliveries(t *testing.T) {
 			[]string{"https://a.example/inbox", "https://b.example/inbox"}, time.Now())
 		return err
 	})
-	if err == nil {
-		_, err = db.Writer().Exec(`UPDATE deliveries SET state = 'failed', attempts = 17, last_error = 'retries spent; last: HTTP 503' WHERE inbox = 'https://a.example/inbox'`)
+	if err == nil && storetest.GiveUp(t, db, "a.example", 17, "retries spent; last: HTTP 503", time.Now()) != 1 {
+		t.Fatal("a.example's delivery was not given up on")
 	}
 	db.Close()
 	if err != nil {

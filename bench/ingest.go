@@ -178,13 +178,14 @@ func RunIngest(ctx context.Context, in Ingest) (*IngestResult, error) {
 		return res, err
 	}
 	defer db.Close()
-	like := strings.ReplaceAll(g.ActorPrefix, "%", "") + "%"
-	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM inbox_items WHERE type = 'Create' AND actor LIKE $1`, like).Scan(&res.Stored); err != nil {
+	if res.Stored, err = db.CountInboxItems(ctx, "Create", strings.ReplaceAll(g.ActorPrefix, "%", "")); err != nil {
 		return res, err
 	}
-	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM processed_activities`).Scan(&res.Processed); err != nil {
+	ids, err := db.ProcessedIDs(ctx)
+	if err != nil {
 		return res, err
 	}
+	res.Processed = len(ids)
 	res.WantStored = g.Warmup + g.Accepted
 	return res, nil
 }

@@ -14,6 +14,7 @@ import (
 	"herald/federation/signature"
 	"herald/followersync"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/store"
 )
 
@@ -278,16 +279,15 @@ func syncCount(t *testing.T, h *fedtest.Herald, result string) string {
 
 func followers(t *testing.T, h *fedtest.Herald, bob *fedtest.RemoteActor) string {
 	t.Helper()
-	rows, err := h.DB.Reader().Query(`SELECT a.name FROM following f JOIN actors a ON a.id = f.actor_id WHERE f.target = $1 AND f.state = 'accepted' ORDER BY a.name`, bob.ID)
+	follows, err := h.DB.LocalFollowsOf(context.Background(), bob.ID) // by name
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
 	var names []string
-	for rows.Next() {
-		var n string
-		rows.Scan(&n)
-		names = append(names, n)
+	for _, f := range follows {
+		if f.State == store.StateAccepted {
+			names = append(names, f.Name)
+		}
 	}
 	return strings.Join(names, ",")
 }
@@ -324,7 +324,9 @@ func TestDriftIsRepairedBothWays(t *testing.T) {
 	}
 	if got := followers(t, h, bob); got != "alice,wes" {
 		var res string
-		h.DB.Reader().QueryRow(`SELECT coalesce(result, '') FROM followers_sync_jobs`).Scan(&res)
+		if j, ok := storetest.First(t, h.DB.FollowersSyncs, func(store.FollowersSyncJob) bool { return true }); ok {
+			res = j.Result
+		}
 		t.Errorf("followers after sync %q, want alice,wes (zed removed, wes accepted); job: %s", got, res)
 	}
 	h.Step(t)
@@ -436,7 +438,7 @@ func TestIgnoredHeaders(t *testing.T) {
 	if got := followers(t, h, bob); got != "alice,zed" {
 		t.Errorf("followers %q", got)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers_sync_jobs`); n != 0 {
+	if n := storetest.Count(t, h.DB.FollowersSyncs, nil); n != 0 {
 		t.Errorf("jobs %d", n)
 	}
 }
@@ -448,7 +450,7 @@ func TestDisabledIgnoresHeaders(t *testing.T) {
 	h.Srv.FollowersSync().Disabled = true
 	deliverWithSync(t, h, bob, followersync.Header{CollectionID: bob.ID + "/followers", URL: bob.ID + "/followers_synchronization",
 		Digest: store.DigestOf().String()}, true)
-	if n := h.Count(t, `SELECT count(*) FROM followers_sync_jobs`); n != 0 {
+	if n := storetest.Count(t, h.DB.FollowersSyncs, nil); n != 0 {
 		t.Errorf("jobs %d", n)
 	}
 	res, _ := h.Do(t, "GET", "/users/alice/followers_synchronization", "", nil)

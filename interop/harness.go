@@ -341,16 +341,6 @@ func (h *Herald) DB(t testing.TB) *store.DB {
 	return h.db
 }
 
-// Count runs a query returning one integer on Herald's database.
-func (h *Herald) Count(t testing.TB, query string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := h.DB(t).Reader().QueryRow(query, args...).Scan(&n); err != nil {
-		t.Fatalf("interop: %s: %v", query, err)
-	}
-	return n
-}
-
 // Metric sums every series of the metric name on Herald's /metrics (0 when
 // it has none yet).
 func (h *Herald) Metric(t testing.TB, name string) float64 {

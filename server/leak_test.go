@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/node"
 	"herald/outbox"
 	"herald/server"
@@ -55,7 +56,7 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.Step(t)
-		h.DB.Writer().Exec(`UPDATE deliveries SET state = 'failed', last_error = 'HTTP 503' WHERE host = $1`, failing.Host)
+		storetest.GiveUp(t, h.DB, failing.Host, 0, "HTTP 503", h.Clock())
 
 		params := map[string]string{
 			"name": "alice",

@@ -109,6 +109,11 @@ type DeliveryView struct {
 	Host       string
 	ID         int64
 	Paused     bool // its host is paused (PauseHost)
+	// ActivityID, Lane and LeaseOwner are filled by AllDeliveries and
+	// DeliveryByID only.
+	ActivityID int64
+	Lane       int
+	LeaseOwner string // the process holding it while leased
 }
 
 // ActivityDeliveries lists every delivery of an activity (row id), by inbox.

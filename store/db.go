@@ -174,11 +174,3 @@ func (db *DB) Ping(ctx context.Context) error {
 	var one int
 	return db.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }
-
-// Reader is the read-only pool, for queries that need no transaction.
-func (db *DB) Reader() *sql.DB { return db.reader }
-
-// Writer is the single writer connection on SQLite (the pool on
-// PostgreSQL), for callers (the delivery scheduler) that batch their own
-// statements.
-func (db *DB) Writer() *sql.DB { return db.writer }

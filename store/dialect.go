@@ -45,6 +45,12 @@ type dialect interface {
 	// ioFull reports whether err, an I/O error not recognised by
 	// IsOutOfSpace, came from a full disk (see DB.classify).
 	ioFull(db *DB, err error) bool
+	// checkpoint folds a write-ahead log into the database (see
+	// DB.Checkpoint).
+	checkpoint(ctx context.Context, db *DB) error
+	// freezeSize caps the database at its present size, or lifts the cap
+	// (see DB.FreezeSize).
+	freezeSize(ctx context.Context, db *DB, frozen bool) error
 
 	// migrationTable is the CREATE TABLE IF NOT EXISTS of
 	// schema_migrations.

@@ -5,9 +5,9 @@ import (
 	"crypto/ed25519"
 	"crypto/x509"
 	"encoding/pem"
-	"path/filepath"
 	"testing"
 
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
@@ -15,9 +15,11 @@ import (
 // Ed25519 key) gets one when the database is next opened, a valid pair;
 // opening again keeps it; a new actor gets one at creation; a rotation
 // replaces it.
-func TestEd25519KeysGivenAtOpen(t *testing.T) {
+func TestEd25519KeysGivenAtOpen(t *testing.T) { pgtest.Each(t, testEd25519KeysGivenAtOpen) }
+
+func testEd25519KeysGivenAtOpen(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "h.db")
+	path := pgtest.Target(t, engine)
 	db := open(t, path)
 	a := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: "x", PublicKeyPEM: "y"}
 	if err := db.CreateActor(ctx, a, "tok"); err != nil {

@@ -133,7 +133,7 @@ func testFollowerDigestsRecomputed(t *testing.T, engine store.Engine) {
 		`INSERT INTO followers(actor_id, follower, host, origin, inbox, state, created_at) VALUES (1, 'https://a.example/u/3', 'a.example', 'https://a.example', 'https://a.example/u/3/inbox', 'accepted', 0)`,
 		`DELETE FROM followers WHERE origin = 'https://b.example'`,
 	} {
-		if _, err := db.Writer().ExecContext(ctx, q); err != nil {
+		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -285,7 +285,7 @@ func testWideEnqueueSkips(t *testing.T, engine store.Engine) {
 	if _, err := db.AllowDomain(ctx, "good0.example", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Writer().ExecContext(ctx, `INSERT INTO hosts(host, unavailable_since) VALUES ('gone.example:8443', 1)`); err != nil {
+	if _, err := db.ExecContext(ctx, `INSERT INTO hosts(host, unavailable_since) VALUES ('gone.example:8443', 1)`); err != nil {
 		t.Fatal(err)
 	}
 	for _, mode := range []string{store.ModeBlocklist, store.ModeAllowlist} {

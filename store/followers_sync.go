@@ -99,6 +99,10 @@ type FollowersSyncJob struct {
 	URL         string
 	Digest      string // hex, as the header carried it
 	RequestedAt time.Time
+	// DoneAt (zero while it waits) and Result are filled by
+	// FollowersSyncs only.
+	DoneAt time.Time
+	Result string
 }
 
 // RequestFollowersSync queues a sync of remote's followers against url,

@@ -112,7 +112,7 @@ func testFollowerDigestsFollowEveryChange(t *testing.T, engine store.Engine) {
 func count(t *testing.T, db *store.DB, q string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := db.Reader().QueryRow(q, args...).Scan(&n); err != nil {
+	if err := db.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

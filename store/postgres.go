@@ -102,6 +102,18 @@ func (db *DB) pgConn(ctx context.Context, fn func(*pgx.Conn) error) error {
 	return c.Raw(func(dc any) error { return fn(dc.(*stdlib.Conn).Conn()) })
 }
 
+// BackendPID returns the process id of the PostgreSQL server process behind
+// one of db's connections, for a tool that measures the server's CPU on
+// this machine. An SQLite database has none.
+func (db *DB) BackendPID(ctx context.Context) (int, error) {
+	if db.Engine() != PostgreSQL {
+		return 0, errors.New("not a PostgreSQL database")
+	}
+	var pid int
+	err := db.reader.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&pid)
+	return pid, err
+}
+
 // postgresDialect is PostgreSQL's side of dialect.
 type postgresDialect struct{}
 
@@ -147,6 +159,15 @@ func (postgresDialect) readOptions() *sql.TxOptions {
 
 // ioFull is false: PostgreSQL's disk_full is IsOutOfSpace's already.
 func (postgresDialect) ioFull(*DB, error) bool { return false }
+
+// checkpoint is nothing to do: PostgreSQL's own checkpoints are the
+// server's business.
+func (postgresDialect) checkpoint(context.Context, *DB) error { return nil }
+
+// freezeSize is refused: the size of a PostgreSQL database is its server's.
+func (postgresDialect) freezeSize(context.Context, *DB, bool) error {
+	return errors.New("a PostgreSQL database's size is its server's to limit")
+}
 
 func (postgresDialect) migrationTable() string {
 	return `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`

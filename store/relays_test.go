@@ -179,7 +179,7 @@ func testRelayFeedOncePerObjectAcrossNodes(t *testing.T, engine store.Engine) {
 	}
 	wg.Wait()
 	var rows, objects int
-	if err := dbs[0].Reader().QueryRowContext(ctx, `SELECT count(*), count(DISTINCT object) FROM inbox_items WHERE relayed`).Scan(&rows, &objects); err != nil {
+	if err := dbs[0].QueryRowContext(ctx, `SELECT count(*), count(DISTINCT object) FROM inbox_items WHERE relayed`).Scan(&rows, &objects); err != nil {
 		t.Fatal(err)
 	}
 	if rows != posts || objects != posts {

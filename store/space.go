@@ -127,6 +127,19 @@ func (db *DB) dirFull() bool {
 	return IsOutOfSpace(err)
 }
 
+// Checkpoint folds SQLite's write-ahead log into the database file and
+// empties it (PRAGMA wal_checkpoint(TRUNCATE)), so that the next writes take
+// fresh space; on PostgreSQL it does nothing.
+func (db *DB) Checkpoint(ctx context.Context) error { return db.dialect.checkpoint(ctx, db) }
+
+// FreezeSize caps an SQLite database at the size it has (frozen), so that
+// every write needing more fails as on a full disk (ErrOutOfSpace), or lifts
+// the cap: how the tests of what a full disk does run where no small
+// filesystem can be mounted. PostgreSQL refuses.
+func (db *DB) FreezeSize(ctx context.Context, frozen bool) error {
+	return db.dialect.freezeSize(ctx, db, frozen)
+}
+
 // ProbeSpace makes a write that needs fresh space (64 KiB, then removed),
 // so that a database that ran out of space notices when space is back
 // even if nothing else writes. Its error, if any, is a write's.

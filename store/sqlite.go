@@ -130,6 +130,26 @@ func (sqliteDialect) ioFull(db *DB, err error) bool {
 	return sqliteCode(err) == sqliteIOErr && db.dirFull()
 }
 
+// checkpoint copies the WAL into the file and empties it.
+func (sqliteDialect) checkpoint(ctx context.Context, db *DB) error {
+	_, err := db.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	return err
+}
+
+// freezeSize sets max_page_count, on the writer connection, to the pages
+// the file has (SQLite then fails a write that needs another with
+// SQLITE_FULL), or back to the largest SQLite allows.
+func (sqliteDialect) freezeSize(ctx context.Context, db *DB, frozen bool) error {
+	pages := int64(4294967294) // SQLITE_MAX_PAGE_COUNT; SQLite lowers it to its own
+	if frozen {
+		if err := db.writer.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+			return err
+		}
+	}
+	_, err := db.writer.ExecContext(ctx, fmt.Sprintf(`PRAGMA max_page_count = %d`, pages))
+	return err
+}
+
 func (sqliteDialect) migrationTable() string {
 	return `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`
 }

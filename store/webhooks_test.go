@@ -49,7 +49,7 @@ func testWebhookQueue(t *testing.T, engine store.Engine) {
 	count := func(q string) int {
 		t.Helper()
 		var n int
-		if err := db.Reader().QueryRow(q).Scan(&n); err != nil {
+		if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n

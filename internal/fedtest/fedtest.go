@@ -148,16 +148,6 @@ func (h *Herald) AddActor(t testing.TB, name string, manual bool) (*store.Actor,
 	return a, token
 }
 
-// Count runs a count(*) query.
-func (h *Herald) Count(t testing.TB, query string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := h.DB.Reader().QueryRow(query, args...).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // Step runs the delivery scheduler once: every due delivery is attempted
 // and its result written. It returns how many ran.
 func (h *Herald) Step(t testing.TB) int {

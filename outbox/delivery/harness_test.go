@@ -97,16 +97,12 @@ func (e *env) enqueue(t testing.TB, lane int, inboxes ...string) map[string]int6
 		t.Fatal(err)
 	}
 	ids := map[string]int64{}
-	rows, err := e.db.Reader().Query(`SELECT id, inbox FROM deliveries WHERE activity_id = $1`, res.ActivityID)
+	views, err := e.db.ActivityDeliveries(ctx, res.ActivityID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var inbox string
-		rows.Scan(&id, &inbox)
-		ids[inbox] = id
+	for _, v := range views {
+		ids[v.Inbox] = v.ID
 	}
 	return ids
 }
@@ -122,15 +118,11 @@ type row struct {
 
 func (e *env) row(t *testing.T, id int64) row {
 	t.Helper()
-	var r row
-	var next int64
-	err := e.db.Reader().QueryRow(`SELECT state, attempts, next_at, coalesce(last_status, 0), coalesce(last_error, '') FROM deliveries WHERE id = $1`, id).
-		Scan(&r.State, &r.Attempts, &next, &r.LastStatus, &r.LastError)
+	d, err := e.db.DeliveryByID(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.NextAt = time.UnixMilli(next).UTC()
-	return r
+	return row{State: d.State, Attempts: d.Attempts, NextAt: d.NextAt, LastStatus: d.LastStatus, LastError: d.LastError}
 }
 
 func (e *env) step(t *testing.T) int {

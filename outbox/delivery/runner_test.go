@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -122,13 +123,7 @@ func TestPermanentAndGone(t *testing.T) {
 		}
 	}
 	var left []string
-	rows, _ := e.db.Reader().Query(`SELECT follower FROM followers`)
-	for rows.Next() {
-		var f string
-		rows.Scan(&f)
-		left = append(left, f)
-	}
-	rows.Close()
+	storetest.Count(t, e.db.AllFollowers, func(f store.Follower) bool { left = append(left, f.Follower); return true })
 	if len(left) != 1 || !strings.HasSuffix(left[0], "/users/carol") {
 		t.Errorf("followers left %v: want only carol (a 410 from a shared inbox removes nobody)", left)
 	}
