@@ -45,13 +45,15 @@ func (q *Queries) actorBlockList(ctx context.Context, query string, actorID int6
 // AddActorDomainBlock records that a local actor blocks a domain (a host
 // name as ParseHost gives it), and reports whether it is new.
 func (q *Queries) AddActorDomainBlock(ctx context.Context, actorID int64, domain string, now time.Time) (bool, error) {
-	res, err := q.w.ExecContext(ctx, `INSERT INTO actor_domain_blocks(actor_id, domain, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-		actorID, domain, wholeSeconds(now))
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n > 0, err
+	return inTx(ctx, q, func(tx *Tx) (bool, error) {
+		res, err := tx.w.ExecContext(ctx, `INSERT INTO actor_domain_blocks(actor_id, domain, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+			actorID, domain, wholeSeconds(now))
+		if err != nil {
+			return false, err
+		}
+		n, err := res.RowsAffected()
+		return n > 0, err
+	})
 }
 
 // RemoveActorDomainBlock lifts a local actor's block of a domain, or returns
@@ -141,13 +143,15 @@ func (q *Queries) SkipInboxes(ctx context.Context, activityID int64, lane int, i
 // actor blocked it after they were queued (host is the domain, with or without a port: ':' sorts
 // just before ';'). It returns how many.
 func (q *Queries) SkipQueuedToDomain(ctx context.Context, actorID int64, domain string, now time.Time) (int64, error) {
-	res, err := q.w.ExecContext(ctx, `UPDATE deliveries SET state = 'failed', last_error = $1, updated_at = $2
+	return inTx(ctx, q, func(tx *Tx) (int64, error) {
+		res, err := tx.w.ExecContext(ctx, `UPDATE deliveries SET state = 'failed', last_error = $1, updated_at = $2
 		WHERE state = 'queued' AND (host = $3 OR (host > $3 || ':' AND host < $3 || ';'))
 			AND EXISTS (SELECT 1 FROM activities a WHERE a.id = deliveries.activity_id AND a.actor_id = $4 AND a.type != 'Reject')`, SkipForActorBlock, now.UnixMilli(), domain, actorID)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	})
 }
 
 // FollowersOnDomain lists a local actor's followers (accepted or pending)

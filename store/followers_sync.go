@@ -110,16 +110,18 @@ type FollowersSyncJob struct {
 // or one was requested less than interval ago. It reports whether a sync
 // is now waiting; false means the rate limit refused it.
 func (q *Queries) RequestFollowersSync(ctx context.Context, remote, url, digest string, now time.Time, interval time.Duration) (bool, error) {
-	res, err := q.w.ExecContext(ctx, `INSERT INTO followers_sync_jobs(remote_actor, url, digest, requested_at) VALUES ($1, $2, $3, $4)
+	return inTx(ctx, q, func(tx *Tx) (bool, error) {
+		res, err := tx.w.ExecContext(ctx, `INSERT INTO followers_sync_jobs(remote_actor, url, digest, requested_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT(remote_actor) DO UPDATE SET url = $2, digest = $3,
 			requested_at = CASE WHEN followers_sync_jobs.done_at IS NULL THEN followers_sync_jobs.requested_at ELSE $4 END, done_at = NULL, result = NULL
 		WHERE followers_sync_jobs.done_at IS NULL OR followers_sync_jobs.requested_at <= $5`,
-		remote, url, digest, wholeSeconds(now), wholeSeconds(now.Add(-interval)))
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+			remote, url, digest, wholeSeconds(now), wholeSeconds(now.Add(-interval)))
+		if err != nil {
+			return false, err
+		}
+		n, _ := res.RowsAffected()
+		return n > 0, nil
+	})
 }
 
 // DueFollowersSyncs returns up to limit waiting syncs, oldest first.
@@ -146,8 +148,10 @@ func (q *Queries) DueFollowersSyncs(ctx context.Context, limit int) ([]Followers
 // FinishFollowersSync marks a sync done with a one-line result. The row
 // stays, so that the next request within the hour is refused.
 func (q *Queries) FinishFollowersSync(ctx context.Context, remote, result string, now time.Time) error {
-	_, err := q.w.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = $1, result = $2 WHERE remote_actor = $3`, wholeSeconds(now), result, remote)
-	return err
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = $1, result = $2 WHERE remote_actor = $3`, wholeSeconds(now), result, remote)
+		return err
+	})
 }
 
 // SweepFollowersSyncs deletes syncs that finished before cutoff: their rate

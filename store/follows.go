@@ -211,14 +211,16 @@ type Following struct {
 
 // AddFollowing records a Follow a local actor sent, pending until Accept.
 func (q *Queries) AddFollowing(ctx context.Context, f Following, now time.Time) error {
-	host, err := HostOf(f.Target)
-	if err != nil {
-		return err
-	}
-	_, err = q.w.ExecContext(ctx, `INSERT INTO following(actor_id, target, host, follow_id, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+	return q.write(ctx, func(tx *Tx) error {
+		host, err := HostOf(f.Target)
+		if err != nil {
+			return err
+		}
+		_, err = tx.w.ExecContext(ctx, `INSERT INTO following(actor_id, target, host, follow_id, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT(actor_id, target) DO UPDATE SET follow_id = excluded.follow_id`,
-		f.ActorID, f.Target, host, f.FollowID, f.State, wholeSeconds(now))
-	return err
+			f.ActorID, f.Target, host, f.FollowID, f.State, wholeSeconds(now))
+		return err
+	})
 }
 
 // ResolveFollowing applies the target's answer to a Follow a local actor

@@ -13,10 +13,12 @@ import (
 // (Mastodon clears everything on any inbound request, so a server that can
 // send but not receive is retried forever: mastodon/mastodon#31118.)
 func (q *Queries) RecordInbound(ctx context.Context, host string, now time.Time) error {
-	_, err := q.w.execPrepared(ctx, `INSERT INTO hosts(host, last_inbound_at) VALUES ($1, $2)
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.execPrepared(ctx, `INSERT INTO hosts(host, last_inbound_at) VALUES ($1, $2)
 		ON CONFLICT(host) DO UPDATE SET last_inbound_at = excluded.last_inbound_at,
 			probation = CASE WHEN hosts.unavailable_since IS NOT NULL THEN true ELSE hosts.probation END`, host, wholeSeconds(now))
-	return err
+		return err
+	})
 }
 
 // UnavailableAfterDays is how many distinct UTC days of failed deliveries

@@ -44,11 +44,13 @@ func (q *Queries) AddInboxItem(ctx context.Context, it InboxItem, recipients []i
 // MarkObjectDeleted marks the items whose object is object, and which actor
 // sent, as deleted: a Delete only removes its sender's own things.
 func (q *Queries) MarkObjectDeleted(ctx context.Context, object, actor string, now time.Time) (int64, error) {
-	res, err := q.w.ExecContext(ctx, `UPDATE inbox_items SET deleted_at = $1 WHERE object = $2 AND actor = $3 AND deleted_at IS NULL`, wholeSeconds(now), object, actor)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	return inTx(ctx, q, func(tx *Tx) (int64, error) {
+		res, err := tx.w.ExecContext(ctx, `UPDATE inbox_items SET deleted_at = $1 WHERE object = $2 AND actor = $3 AND deleted_at IS NULL`, wholeSeconds(now), object, actor)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	})
 }
 
 // RelayFeed, given to InboxPage and InboxCount as the actor, reads the
@@ -95,15 +97,23 @@ func (q *Queries) InboxPage(ctx context.Context, actorID, maxID, minID int64, li
 	defer rows.Close()
 	var out []InboxItem
 	for rows.Next() {
-		var it InboxItem
-		var received int64
-		if err := rows.Scan(&it.ID, &it.IRI, &it.Type, &it.Actor, &it.Object, &it.Body, &received, &it.History, &it.Undone, &it.Deleted); err != nil {
+		it, err := scanInboxItem(rows)
+		if err != nil {
 			return nil, err
 		}
-		it.ReceivedAt = time.UnixMilli(received).UTC()
 		out = append(out, it)
 	}
 	return out, rows.Err()
+}
+
+// scanInboxItem reads a row of id, iri, type, actor, object, body,
+// received_at, history, undone and deleted.
+func scanInboxItem(row rowScanner) (InboxItem, error) {
+	var it InboxItem
+	var received int64
+	err := row.Scan(&it.ID, &it.IRI, &it.Type, &it.Actor, &it.Object, &it.Body, &received, &it.History, &it.Undone, &it.Deleted)
+	it.ReceivedAt = time.UnixMilli(received).UTC()
+	return it, err
 }
 
 // inboxFilter selects the inbox as it stands, or all of its history.
@@ -143,11 +153,13 @@ func (q *Queries) ItemRecipients(ctx context.Context, iri, actor string) ([]int6
 // UndoItems marks actor's items whose id is iri undone, and returns how
 // many.
 func (q *Queries) UndoItems(ctx context.Context, iri, actor string, now time.Time) (int64, error) {
-	res, err := q.w.ExecContext(ctx, `UPDATE inbox_items SET undone_at = $1 WHERE iri = $2 AND actor = $3 AND undone_at IS NULL AND NOT history`, wholeSeconds(now), iri, actor)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+	return inTx(ctx, q, func(tx *Tx) (int64, error) {
+		res, err := tx.w.ExecContext(ctx, `UPDATE inbox_items SET undone_at = $1 WHERE iri = $2 AND actor = $3 AND undone_at IS NULL AND NOT history`, wholeSeconds(now), iri, actor)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	})
 }
 
 // ObjectItems returns actor's items about object (not history), for an
@@ -171,8 +183,10 @@ func (q *Queries) ObjectItems(ctx context.Context, object, actor string) ([]Inbo
 
 // SetItemCurrent records an item's current version.
 func (q *Queries) SetItemCurrent(ctx context.Context, id int64, current string) error {
-	_, err := q.w.ExecContext(ctx, `UPDATE inbox_items SET current = $1 WHERE id = $2`, current, id)
-	return err
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE inbox_items SET current = $1 WHERE id = $2`, current, id)
+		return err
+	})
 }
 
 // Reactions counts the distinct remote actors whose activity of typ (Like,

@@ -67,12 +67,10 @@ func (q *Queries) AllInboxItems(ctx context.Context) ([]InboxItem, error) {
 	defer rows.Close()
 	out := []InboxItem{}
 	for rows.Next() {
-		var it InboxItem
-		var received int64
-		if err := rows.Scan(&it.ID, &it.IRI, &it.Type, &it.Actor, &it.Object, &it.Body, &received, &it.History, &it.Undone, &it.Deleted); err != nil {
+		it, err := scanInboxItem(rows)
+		if err != nil {
 			return nil, err
 		}
-		it.ReceivedAt = time.UnixMilli(received).UTC()
 		out = append(out, it)
 	}
 	return out, rows.Err()

@@ -105,9 +105,11 @@ func (q *Queries) ClaimJob(ctx context.Context, owner string, now time.Time, lea
 // FinishJob marks a job done with its result, inside the transaction that
 // commits the job's work: a job is done exactly when its effects are.
 func (q *Queries) FinishJob(ctx context.Context, id int64, result []byte, now time.Time) error {
-	_, err := q.w.ExecContext(ctx, `UPDATE jobs SET state = 'done', result = $1, error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $3`,
-		string(result), now.UnixMilli(), id)
-	return err
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE jobs SET state = 'done', result = $1, error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $3`,
+			string(result), now.UnixMilli(), id)
+		return err
+	})
 }
 
 // FailJob marks a job failed with the reason.

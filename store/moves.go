@@ -28,14 +28,16 @@ func (q *Queries) SetMovedTo(ctx context.Context, actorID int64, target string) 
 // updateLiveActor runs an UPDATE of one actor that is not deleted, or
 // returns ErrNotFound.
 func (q *Queries) updateLiveActor(ctx context.Context, query string, args ...any) error {
-	res, err := q.w.ExecContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return q.write(ctx, func(tx *Tx) error {
+		res, err := tx.w.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 }
 
 // FollowsOf returns the accepted follows local actors have of a remote

@@ -22,35 +22,41 @@ type Object struct {
 
 // InsertObject stores a new object.
 func (q *Queries) InsertObject(ctx context.Context, o *Object, now time.Time) error {
-	err := q.w.QueryRowContext(ctx, `INSERT INTO objects(iri, actor_id, type, body, public, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-		o.IRI, o.ActorID, o.Type, o.Body, o.Public, wholeSeconds(now)).Scan(&o.ID)
-	return err
+	return q.write(ctx, func(tx *Tx) error {
+		err := tx.w.QueryRowContext(ctx, `INSERT INTO objects(iri, actor_id, type, body, public, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+			o.IRI, o.ActorID, o.Type, o.Body, o.Public, wholeSeconds(now)).Scan(&o.ID)
+		return err
+	})
 }
 
 // UpdateObject replaces an object's body (an Update); a deleted object
 // cannot be updated.
 func (q *Queries) UpdateObject(ctx context.Context, iri, body string, public bool, now time.Time) error {
-	r, err := q.w.ExecContext(ctx, `UPDATE objects SET body = $1, public = $2, updated_at = $3 WHERE iri = $4 AND deleted_at IS NULL`, body, public, wholeSeconds(now), iri)
-	if err != nil {
-		return err
-	}
-	if n, _ := r.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE objects SET body = $1, public = $2, updated_at = $3 WHERE iri = $4 AND deleted_at IS NULL`, body, public, wholeSeconds(now), iri)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 }
 
 // TombstoneObject marks an object deleted and replaces its body with the
 // Tombstone served from then on.
 func (q *Queries) TombstoneObject(ctx context.Context, iri, tombstone string, now time.Time) error {
-	r, err := q.w.ExecContext(ctx, `UPDATE objects SET body = $1, deleted_at = $2, pinned_at = NULL WHERE iri = $3 AND deleted_at IS NULL`, tombstone, wholeSeconds(now), iri)
-	if err != nil {
-		return err
-	}
-	if n, _ := r.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE objects SET body = $1, deleted_at = $2, pinned_at = NULL WHERE iri = $3 AND deleted_at IS NULL`, tombstone, wholeSeconds(now), iri)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 }
 
 const objectColumns = `id, iri, actor_id, type, body, public, created_at, deleted_at IS NOT NULL, pinned_at IS NOT NULL`
@@ -74,12 +80,14 @@ func (q *Queries) ObjectByIRI(ctx context.Context, iri string) (*Object, error) 
 // SetPinned puts an object in its actor's featured collection (pinned) or
 // takes it out.
 func (q *Queries) SetPinned(ctx context.Context, objectID int64, pinned bool, now time.Time) error {
-	var at any
-	if pinned {
-		at = wholeSeconds(now)
-	}
-	_, err := q.w.ExecContext(ctx, `UPDATE objects SET pinned_at = $1 WHERE id = $2`, at, objectID)
-	return err
+	return q.write(ctx, func(tx *Tx) error {
+		var at any
+		if pinned {
+			at = wholeSeconds(now)
+		}
+		_, err := tx.w.ExecContext(ctx, `UPDATE objects SET pinned_at = $1 WHERE id = $2`, at, objectID)
+		return err
+	})
 }
 
 // PinnedObjects lists an actor's pinned objects, the latest pinned first.

@@ -15,12 +15,14 @@ const ProcessedRetention = 30 * 24 * time.Hour
 // answered without side effects. Concurrent identical deliveries serialize on
 // the single writer, so exactly one of them sees true.
 func (q *Queries) MarkProcessed(ctx context.Context, id string, now time.Time) (bool, error) {
-	res, err := q.w.execPrepared(ctx, `INSERT INTO processed_activities(id, received_at) VALUES ($1, $2) ON CONFLICT(id) DO NOTHING`, id, wholeSeconds(now))
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return inTx(ctx, q, func(tx *Tx) (bool, error) {
+		res, err := tx.w.execPrepared(ctx, `INSERT INTO processed_activities(id, received_at) VALUES ($1, $2) ON CONFLICT(id) DO NOTHING`, id, wholeSeconds(now))
+		if err != nil {
+			return false, err
+		}
+		n, err := res.RowsAffected()
+		return n == 1, err
+	})
 }
 
 // SweepProcessed forgets activity ids older than ProcessedRetention.

@@ -106,7 +106,10 @@ var ErrNoWorker = errors.New("no process runs the jobs")
 // operator.
 type noWorker string
 
-func (e noWorker) Error() string        { return string(e) }
+// Error is the sentence for the operator.
+func (e noWorker) Error() string { return string(e) }
+
+// Is makes errors.Is(e, ErrNoWorker) true.
 func (e noWorker) Is(target error) bool { return target == ErrNoWorker }
 
 // WakeWorker wakes a process that runs jobs, for a command that just

@@ -16,6 +16,16 @@ import (
 //	tx.FollowerRow(ctx, actorID, follower)  // inside db.Write(ctx, func(tx *store.Tx) error { ... })
 //
 // Code that works either way takes a *Queries (db.Queries, tx.Queries).
+//
+// How a method is written: a read uses q.r (q.r.QueryContext, column(ctx,
+// q.r, ...), and q.r.queryRowPrepared and the like for a fixed text on a
+// hot path); a write wraps its statements in q.write(ctx, func(tx *Tx)
+// error {...}) (inTx when it returns a value) and runs them on tx.w, so that
+// on a DB it is one transaction of its own (committed, retried, classified
+// for lack of space and notified as every Write is) and in a Tx it is part
+// of that one. The few statements the scheduler runs on the writer outside
+// a transaction (claims, lease renewals: one statement each, on the hot
+// path) use q.w directly.
 type Queries struct {
 	db *DB
 	// r runs reads and w writes (and the reads that must see the

@@ -60,22 +60,24 @@ func scanRelay(row rowScanner) (*Relay, error) {
 // A relay already subscribed to (pending or accepted) is ErrExists; a
 // rejected one is asked again, with r's Follow.
 func (q *Queries) AddRelay(ctx context.Context, r *Relay, now time.Time) error {
-	host, err := InboxHost(r.Inbox)
-	if err != nil {
-		return err
-	}
-	r.Host, r.State = host, RelayPending
-	ms := now.UnixMilli()
-	err = q.w.QueryRowContext(ctx, `INSERT INTO relays(url, style, inbox, host, actor, follow_id, state, created_at, updated_at)
+	return q.write(ctx, func(tx *Tx) error {
+		host, err := InboxHost(r.Inbox)
+		if err != nil {
+			return err
+		}
+		r.Host, r.State = host, RelayPending
+		ms := now.UnixMilli()
+		err = tx.w.QueryRowContext(ctx, `INSERT INTO relays(url, style, inbox, host, actor, follow_id, state, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
 		ON CONFLICT(url) DO UPDATE SET style = excluded.style, inbox = excluded.inbox, host = excluded.host, actor = excluded.actor,
 			follow_id = excluded.follow_id, state = excluded.state, updated_at = excluded.updated_at
 		WHERE relays.state = 'rejected'
 		RETURNING id`, r.URL, r.Style, r.Inbox, host, nullString(r.Actor), r.FollowID, RelayPending, ms).Scan(&r.ID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("relay %s: %w", r.URL, ErrExists)
-	}
-	return err
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("relay %s: %w", r.URL, ErrExists)
+		}
+		return err
+	})
 }
 
 // RelayByURL returns the subscription to the relay at url, or ErrNotFound.
@@ -103,8 +105,10 @@ func (q *Queries) Relays(ctx context.Context) ([]Relay, error) {
 
 // RemoveRelay deletes a subscription inside tx.
 func (q *Queries) RemoveRelay(ctx context.Context, id int64) error {
-	_, err := q.w.ExecContext(ctx, `DELETE FROM relays WHERE id = $1`, id)
-	return err
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `DELETE FROM relays WHERE id = $1`, id)
+		return err
+	})
 }
 
 // AnswerRelay applies a relay's Accept (accept) or Reject of the instance
@@ -167,8 +171,10 @@ func (q *Queries) RelayInboxes(ctx context.Context) ([]string, error) {
 
 // MarkRelayed puts an inbox item in the relay feed.
 func (q *Queries) MarkRelayed(ctx context.Context, itemID int64) error {
-	_, err := q.w.ExecContext(ctx, `UPDATE inbox_items SET relayed = true WHERE id = $1`, itemID)
-	return err
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE inbox_items SET relayed = true WHERE id = $1`, itemID)
+		return err
+	})
 }
 
 // RelayedObject reports whether the relay feed already holds an item about

@@ -140,6 +140,8 @@ func (q *Queries) DeleteRemoteActor(ctx context.Context, id string) error {
 // the inbox can drop the cached copy in the same commit as the Delete or
 // Update that made it stale. The keys go with it (ON DELETE CASCADE).
 func (q *Queries) ForgetRemoteActor(ctx context.Context, id string) error {
-	_, err := q.w.ExecContext(ctx, `DELETE FROM remote_actors WHERE id = $1`, id)
-	return err
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `DELETE FROM remote_actors WHERE id = $1`, id)
+		return err
+	})
 }
