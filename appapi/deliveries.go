@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/store"
 )
@@ -68,7 +68,7 @@ func (h *Handler) requeue(w http.ResponseWriter, r *http.Request) {
 	if body.Activity != "" {
 		act, err := h.DB.ActivityByIRI(r.Context(), body.Activity)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && act.ActorID != a.ID) {
-			api.Error(w, http.StatusNotFound, "no such activity of this actor")
+			httpapi.Error(w, http.StatusNotFound, "no such activity of this actor")
 			return
 		}
 		if err != nil {
@@ -99,7 +99,7 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request) {
 	iri := h.Instance.ActorID(a.Name) + "/activities/" + chi.URLParam(r, "id")
 	rep, act, err := outbox.ReportFor(r.Context(), h.DB, iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && act.ActorID != a.ID) {
-		api.Error(w, http.StatusNotFound, "no such activity")
+		httpapi.Error(w, http.StatusNotFound, "no such activity")
 		return
 	}
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/store"
 )
@@ -47,7 +47,7 @@ func readActor(w http.ResponseWriter, r *http.Request, what string) (string, boo
 		return "", false
 	}
 	if body.Actor == "" {
-		api.Error(w, http.StatusBadRequest, "actor ("+what+") is required")
+		httpapi.Error(w, http.StatusBadRequest, "actor ("+what+") is required")
 		return "", false
 	}
 	return body.Actor, true
@@ -77,7 +77,7 @@ func (h *Handler) answer(approve bool) http.HandlerFunc {
 		}
 		ans, err := h.Publisher.AnswerRequest(r.Context(), a, follower, approve, nil)
 		if errors.Is(err, outbox.ErrNoRequest) {
-			api.Error(w, http.StatusNotFound, err.Error())
+			httpapi.Error(w, http.StatusNotFound, err.Error())
 			return
 		}
 		if err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,37 +13,6 @@ import (
 )
 
 var actorTypes = map[string]bool{"Person": true, "Service": true, "Application": true, "Group": true}
-
-func (c *cli) actor(ctx context.Context, args []string) int {
-	if len(args) == 0 {
-		fmt.Fprintln(c.stderr, "herald: actor needs a subcommand: add, list, edit, token, rotate-key, move, alias or delete")
-		return exitUsage
-	}
-	switch args[0] {
-	case "add":
-		return c.actorAdd(ctx, args[1:])
-	case "list":
-		return c.actorList(ctx, args[1:])
-	case "token":
-		return c.actorToken(ctx, args[1:])
-	case "edit":
-		return c.actorEdit(ctx, args[1:])
-	case "delete":
-		return c.actorDelete(ctx, args[1:])
-	case "rotate-key":
-		return c.actorRotateKey(ctx, args[1:])
-	case "move":
-		return c.actorMove(ctx, args[1:])
-	case "alias":
-		return c.actorAlias(ctx, args[1:])
-	case "help", "-h", "--help":
-		fmt.Fprint(c.stdout, usage)
-		return exitOK
-	default:
-		fmt.Fprintf(c.stderr, "herald: unknown actor subcommand %q (want add, list, edit, token, rotate-key, move, alias or delete)\n", args[0])
-		return exitUsage
-	}
-}
 
 func (c *cli) actorAdd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("actor add", flag.ContinueOnError)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -17,18 +17,14 @@ import (
 // stdin is what `herald admin password --stdin` reads; tests replace it.
 var stdin io.Reader = os.Stdin
 
-// adminCmd is `herald admin password [--stdin]`: sets the password of the
-// console at /admin, stored only as a bcrypt hash. Without --stdin it makes
-// up a strong one and prints it once. Setting it logs every console session
-// out.
-func (c *cli) adminCmd(ctx context.Context, args []string) int {
-	if len(args) == 0 || args[0] != "password" {
-		fmt.Fprintln(c.stderr, "herald: usage: herald admin password [--stdin]")
-		return exitUsage
-	}
+// adminPassword is `herald admin password [--stdin]`: sets the password of
+// the console at /admin, stored only as a bcrypt hash. Without --stdin it
+// makes up a strong one and prints it once. Setting it logs every console
+// session out.
+func (c *cli) adminPassword(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("admin password", flag.ContinueOnError)
 	fromStdin := fs.Bool("stdin", false, "read the password from the first line of standard input instead of making one up")
-	return c.withDB(ctx, fs, args[1:], 0, "usage: herald admin password [--stdin]", func(db *store.DB, _ []string) error {
+	return c.withDB(ctx, fs, args, 0, "usage: herald admin password [--stdin]", func(db *store.DB, _ []string) error {
 		password := admin.NewPassword()
 		if *fromStdin {
 			line, err := bufio.NewReader(stdin).ReadString('\n')

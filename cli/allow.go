@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -8,27 +8,6 @@ import (
 
 	"herald/store"
 )
-
-// allow is `herald allow add|remove|list`: the allowlist that allowlist
-// mode (`herald serve --federation-mode allowlist`) federates with, and
-// with nobody else.
-func (c *cli) allow(ctx context.Context, args []string) int {
-	if len(args) == 0 {
-		fmt.Fprintln(c.stderr, "herald: allow needs a subcommand: add, remove or list")
-		return exitUsage
-	}
-	switch args[0] {
-	case "add":
-		return c.allowAdd(ctx, args[1:])
-	case "remove":
-		return c.allowRemove(ctx, args[1:])
-	case "list":
-		return c.allowList(ctx, args[1:])
-	default:
-		fmt.Fprintf(c.stderr, "herald: unknown allow subcommand %q (want add, remove or list)\n", args[0])
-		return exitUsage
-	}
-}
 
 func (c *cli) allowAdd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("allow add", flag.ContinueOnError)

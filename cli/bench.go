@@ -1,4 +1,6 @@
-package main
+//go:build bench
+
+package cli
 
 import (
 	"context"
@@ -16,36 +18,20 @@ import (
 	"herald/store"
 )
 
-const benchUsage = "usage: herald bench wake [--posts N] [--idle D] | herald bench fanout [--scenario a|b|c|e|all] [--cavage-only F] [--hosts N[,N...]] [--followers N] [--blackhole F] [--refuse F] [--queued ROWS] [--rounds N] [--farm process|inprocess] [--engines sqlite,postgres,postgres2 --postgres URL] [--markdown] [--cpuprofile FILE] [--memprofile FILE] [--db DIR]"
+// benchChildren are the bench's child processes, started by the bench
+// itself (never listed): the inbox farm, the second sending process of a
+// PostgreSQL fan-out, and the load generator of scenario (d).
+var benchChildren = []command{
+	{name: "bench farm", hidden: true, run: (*cli).benchFarm},
+	{name: "bench runner", hidden: true, run: (*cli).benchRunner},
+	{name: "bench ingest-gen", hidden: true, run: (*cli).benchIngestGen},
+}
 
-// bench runs benchmarks against a loopback inbox farm, by default in a child
-// process (`herald bench farm`, not listed in the usage: only the benchmark
-// starts it). Nothing is sent beyond 127.0.0.1: the farm's host names are
-// mapped to its listener by a dialer only the benchmark installs.
-func (c *cli) bench(ctx context.Context, args []string) int {
-	if len(args) > 0 && args[0] == "farm" {
-		return c.benchFarm(ctx, args[1:])
-	}
-	if len(args) > 0 && args[0] == "wake" {
-		return c.benchWake(ctx, args[1:])
-	}
-	if len(args) > 0 && args[0] == "runner" {
-		// The second sending process of a PostgreSQL fan-out.
-		if err := bench.RunnerMain(ctx, args[1:], os.Stdin, c.stdout); err != nil {
-			return c.fail(err)
-		}
-		return exitOK
-	}
-	if len(args) > 0 && args[0] == "ingest-gen" {
-		// The load generator of scenario (d), a child process like the farm.
-		if err := bench.IngestGenMain(ctx, args[1:], c.stdout); err != nil {
-			return c.fail(err)
-		}
-		return exitOK
-	}
-	if len(args) == 0 || args[0] != "fanout" {
-		return c.fail(usageError{benchUsage})
-	}
+// benchFanout is `herald bench fanout`: benchmarks against a loopback
+// inbox farm, by default in a child process (`herald bench farm`). Nothing
+// is sent beyond 127.0.0.1: the farm's host names are mapped to its
+// listener by a dialer only the benchmark installs.
+func (c *cli) benchFanout(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
 	scenario := fs.String("scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), e (a after three warm-up activities taught the runner which hosts verify Ed25519), several of a, b, c and e comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
 	ingestFor := fs.Duration("ingest-for", 60*time.Second, "scenario d: the measured window")
@@ -74,9 +60,9 @@ func (c *cli) bench(ctx context.Context, args []string) int {
 	engines := fs.String("engines", "sqlite", "the databases each of scenarios a, b and c runs on, comma-separated: sqlite, postgres (one sending process), postgres2 (two)")
 	// No HERALD_* variables here: HERALD_DB names a real database.
 	noEnv := &cli{getenv: func(string) string { return "" }, stdout: c.stdout, stderr: c.stderr}
-	pos, err := noEnv.parse(fs, args[1:])
+	pos, err := noEnv.parse(fs, args)
 	if err == nil && len(pos) != 0 {
-		err = usageError{benchUsage}
+		err = usageError{fmt.Sprintf("bench fanout takes no arguments, got %q", pos[0])}
 	}
 	if err != nil {
 		return c.fail(err)
@@ -315,6 +301,24 @@ func parseCounts(list string) ([]int, error) {
 // `herald bench fanout` (bench.FarmMain). It exits when its stdin closes.
 func (c *cli) benchFarm(ctx context.Context, args []string) int {
 	if err := bench.FarmMain(ctx, args, os.Stdin, c.stdout); err != nil {
+		return c.fail(err)
+	}
+	return exitOK
+}
+
+// benchRunner is `herald bench runner`, the second sending process of a
+// PostgreSQL fan-out (bench.RunnerMain).
+func (c *cli) benchRunner(ctx context.Context, args []string) int {
+	if err := bench.RunnerMain(ctx, args, os.Stdin, c.stdout); err != nil {
+		return c.fail(err)
+	}
+	return exitOK
+}
+
+// benchIngestGen is `herald bench ingest-gen`, the load generator of
+// scenario (d), a child process like the farm (bench.IngestGenMain).
+func (c *cli) benchIngestGen(ctx context.Context, args []string) int {
+	if err := bench.IngestGenMain(ctx, args, c.stdout); err != nil {
 		return c.fail(err)
 	}
 	return exitOK

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -15,14 +15,6 @@ import (
 // never fetched, and nothing is delivered to them. Existing follows with
 // them are removed.
 func (c *cli) block(ctx context.Context, args []string) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "import":
-			return c.blockImport(ctx, args[1:])
-		case "export":
-			return c.blockExport(ctx, args[1:])
-		}
-	}
 	fs := flag.NewFlagSet("block", flag.ContinueOnError)
 	path := dbFlag(fs)
 	reason := fs.String("reason", "", "why the domain is blocked (shown in the console, and on the status page with --show-blocklist everyone)")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -201,16 +201,4 @@ func (c *cli) withDB(ctx context.Context, fs *flag.FlagSet, args []string, want 
 		return c.fail(err)
 	}
 	return exitOK
-}
-
-func (c *cli) migrate(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	return c.withDB(ctx, fs, args, 0, "migrate takes no arguments", func(db *store.DB, _ []string) error {
-		names, err := db.Migrations(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.stdout, "%s: %d migrations applied, latest %s\n", db.Path(), len(names), names[len(names)-1])
-		return nil
-	})
 }

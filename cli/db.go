@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -10,17 +10,14 @@ import (
 	"herald/store"
 )
 
-// db is `herald db copy --from FILE --to postgres://...`: the move of an
+// dbCopy is `herald db copy --from FILE --to postgres://...`: the move of an
 // instance from its SQLite file to PostgreSQL, with every server stopped.
-func (c *cli) db(ctx context.Context, args []string) int {
+func (c *cli) dbCopy(ctx context.Context, args []string) int {
 	const usage = "usage: herald db copy --from herald.db --to postgres://USER@HOST/DB"
-	if len(args) == 0 || args[0] != "copy" {
-		return c.fail(usageError{usage})
-	}
 	fs := flag.NewFlagSet("db copy", flag.ContinueOnError)
 	from := fs.String("from", "herald.db", "the SQLite database file to copy")
 	to := fs.String("to", "", "the PostgreSQL database to copy into (postgres://...): new and empty")
-	pos, err := c.parse(fs, args[1:])
+	pos, err := c.parse(fs, args)
 	switch {
 	case err != nil:
 	case len(pos) > 0:

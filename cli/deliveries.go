@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -22,16 +22,6 @@ import (
 //	herald deliveries retry --host H | --id N | --all
 //	herald deliveries pause HOST [--for D] | resume HOST
 func (c *cli) deliveries(ctx context.Context, args []string) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "retry":
-			return c.deliveriesRetry(ctx, args[1:])
-		case "pause":
-			return c.deliveriesPause(ctx, args[1:])
-		case "resume":
-			return c.deliveriesResume(ctx, args[1:])
-		}
-	}
 	fs := flag.NewFlagSet("deliveries", flag.ContinueOnError)
 	failed := fs.Bool("failed", false, "list failed deliveries")
 	host := fs.String("host", "", "with --failed: only this host[:port]")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -10,26 +10,6 @@ import (
 	"herald/jobs"
 	"herald/store"
 )
-
-// follows manages follow requests to actors that approve followers by hand.
-func (c *cli) follows(ctx context.Context, args []string) int {
-	if len(args) == 0 {
-		fmt.Fprintln(c.stderr, "herald: follows needs a subcommand: pending, approve or reject")
-		return exitUsage
-	}
-	switch args[0] {
-	case "pending":
-		return c.followsPending(ctx, args[1:])
-	case "approve", "reject":
-		return c.followsAnswer(ctx, args[0], args[1:])
-	case "help", "-h", "--help":
-		fmt.Fprint(c.stdout, usage)
-		return exitOK
-	default:
-		fmt.Fprintf(c.stderr, "herald: unknown follows subcommand %q (want pending, approve or reject)\n", args[0])
-		return exitUsage
-	}
-}
 
 func (c *cli) followsPending(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("follows pending", flag.ContinueOnError)
@@ -49,6 +29,16 @@ func (c *cli) followsPending(ctx context.Context, args []string) int {
 		}
 		return tw.Flush()
 	})
+}
+
+// followsApprove is `herald follows approve NAME FOLLOWER_ID`.
+func (c *cli) followsApprove(ctx context.Context, args []string) int {
+	return c.followsAnswer(ctx, "approve", args)
+}
+
+// followsReject is `herald follows reject NAME FOLLOWER_ID`.
+func (c *cli) followsReject(ctx context.Context, args []string) int {
+	return c.followsAnswer(ctx, "reject", args)
 }
 
 // followsAnswer approves or rejects a pending follow request: the server

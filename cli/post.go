@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -112,10 +112,14 @@ func (c *cli) upload(ctx context.Context, db *store.DB, actor *store.Actor, path
 // langTag is a BCP 47 language tag, loosely: a language and subtags.
 var langTag = regexp.MustCompile(`^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$`)
 
-// pin puts a post in the featured collection (or takes it out, unpin):
-// herald pin URL, herald unpin URL.
-func (c *cli) pin(ctx context.Context, kind string, args []string) int {
-	return c.objectJob(ctx, kind, args)
+// pin puts a post in its actor's featured collection: herald pin URL
+func (c *cli) pin(ctx context.Context, args []string) int {
+	return c.objectJob(ctx, jobs.KindPin, args)
+}
+
+// unpin takes a post out of the featured collection: herald unpin URL
+func (c *cli) unpin(ctx context.Context, args []string) int {
+	return c.objectJob(ctx, jobs.KindUnpin, args)
 }
 
 // deleteObject deletes a published object: herald delete URL

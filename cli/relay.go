@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -11,25 +11,6 @@ import (
 	"herald/jobs"
 	"herald/store"
 )
-
-// relay is herald relay add|list|remove: the instance actor's relay
-// subscriptions (FEP-ae0c).
-func (c *cli) relay(ctx context.Context, args []string) int {
-	if len(args) == 0 {
-		fmt.Fprintln(c.stderr, "herald: relay needs a subcommand: add, list or remove")
-		return exitUsage
-	}
-	switch args[0] {
-	case "add":
-		return c.relayAdd(ctx, args[1:])
-	case "list":
-		return c.relayList(ctx, args[1:])
-	case "remove":
-		return c.relayRemove(ctx, args[1:])
-	}
-	fmt.Fprintf(c.stderr, "herald: unknown relay subcommand %q (want add, list or remove)\n", args[0])
-	return exitUsage
-}
 
 // relayAdd subscribes to a relay: herald relay add URL [--style
 // mastodon|litepub]. The server finds out the style, unless given, and

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,34 +12,6 @@ import (
 	"herald/store"
 	"herald/webhook"
 )
-
-// webhookCmd manages the webhooks of actors' apps: endpoints Herald POSTs
-// the actors' events to, signed as the Standard Webhooks specification says.
-// The commands write rows; the running server sends.
-func (c *cli) webhookCmd(ctx context.Context, args []string) int {
-	if len(args) == 0 {
-		fmt.Fprintln(c.stderr, "herald: webhook needs a subcommand: add, list, remove, retry or deliveries")
-		return exitUsage
-	}
-	switch args[0] {
-	case "add":
-		return c.webhookAdd(ctx, args[1:])
-	case "list":
-		return c.webhookList(ctx, args[1:])
-	case "remove":
-		return c.webhookRemove(ctx, args[1:])
-	case "retry":
-		return c.webhookRetry(ctx, args[1:])
-	case "deliveries":
-		return c.webhookDeliveries(ctx, args[1:])
-	case "help", "-h", "--help":
-		fmt.Fprint(c.stdout, usage)
-		return exitOK
-	default:
-		fmt.Fprintf(c.stderr, "herald: unknown webhook subcommand %q (want add, list, remove, retry or deliveries)\n", args[0])
-		return exitUsage
-	}
-}
 
 func (c *cli) webhookAdd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("webhook add", flag.ContinueOnError)

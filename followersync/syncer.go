@@ -15,7 +15,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/store"
 )
@@ -207,12 +207,12 @@ func (s *Syncer) signal() {
 func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if s.Disabled {
-		api.Error(w, http.StatusNotFound, "followers synchronization is disabled")
+		httpapi.Error(w, http.StatusNotFound, "followers synchronization is disabled")
 		return
 	}
 	owner, err := s.DB.ActorByName(ctx, chi.URLParam(r, "name"))
 	if errors.Is(err, store.ErrNotFound) {
-		api.Error(w, http.StatusNotFound, "no such actor")
+		httpapi.Error(w, http.StatusNotFound, "no such actor")
 		return
 	}
 	if err != nil {
@@ -221,19 +221,19 @@ func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	signed, err := signature.Parse(r, nil, signature.Options{Now: s.now(), Scheme: federation.RequestScheme(r, s.Instance.Scheme)})
 	if err != nil {
-		api.Error(w, http.StatusUnauthorized, "a signed request is required: "+err.Error())
+		httpapi.Error(w, http.StatusUnauthorized, "a signed request is required: "+err.Error())
 		return
 	}
 	key, err := s.Fetcher.VerifySignature(ctx, signed)
 	if err != nil {
 		// Blocked hosts land here too (the fetcher refuses to contact
 		// them): they learn nothing more than anyone unsigned.
-		api.Error(w, http.StatusUnauthorized, "signature verification failed")
+		httpapi.Error(w, http.StatusUnauthorized, "signature verification failed")
 		return
 	}
 	origin, ok := Origin(key.Owner)
 	if !ok {
-		api.Error(w, http.StatusUnauthorized, "signer has no usable id")
+		httpapi.Error(w, http.StatusUnauthorized, "signer has no usable id")
 		return
 	}
 	ids, err := s.DB.FollowersOnOrigin(ctx, owner.ID, origin)
@@ -255,9 +255,9 @@ func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Syncer) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, context.Canceled) || api.OutOfSpace(w, err) {
+	if errors.Is(err, context.Canceled) || httpapi.OutOfSpace(w, err) {
 		return
 	}
 	s.logger().Error("followers synchronization failed", "path", r.URL.Path, "err", err)
-	api.Error(w, http.StatusInternalServerError, "internal error")
+	httpapi.Error(w, http.StatusInternalServerError, "internal error")
 }

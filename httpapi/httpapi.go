@@ -1,8 +1,8 @@
-// Package api holds the small HTTP pieces the inbox, the outbox and
+// Package httpapi holds the small HTTP pieces the inbox, the outbox and
 // followers synchronization share: JSON errors, ActivityStreams responses,
 // reading an activity body within the limits, and bearer-token
 // authorization of an actor's app.
-package api
+package httpapi
 
 import (
 	"encoding/json"

@@ -13,7 +13,7 @@ import (
 )
 
 // Out-of-space handling: a write that fails for lack of space is answered
-// 503 with Retry-After by the handler (api.OutOfSpace) and logged here, once
+// 503 with Retry-After by the handler (httpapi.OutOfSpace) and logged here, once
 // per spaceLogInterval with the number of writes refused, instead of once
 // per request. /readyz says "not ready" until a write succeeds again; while
 // the database is full, a probe write is tried every spaceProbeInterval (by

@@ -1,0 +1,64 @@
+package fedtest
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// What the tests of the command line share, whether they run it in
+// process (cli.Run) or as the built binary.
+
+// servingLine is serve's start line: "serving BASE on ADDR from ...".
+var servingLine = regexp.MustCompile(`serving (\S+) on (\S+) from`)
+
+// WaitServing waits for serve's start line on out and returns the base
+// URL of its ids and the address it listens on; exited reports whether
+// serve has stopped, errs is what it logged.
+func WaitServing(t testing.TB, out, errs *Buffer, exited func() bool) (base, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m := servingLine.FindStringSubmatch(out.String()); m != nil {
+			return m[1], m[2]
+		}
+		if exited() {
+			t.Fatalf("serve exited: %s", errs.String())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve never started: %s", errs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// LineValue returns what follows prefix on the line of out that starts
+// with it ("token: " in what `herald actor add` prints).
+func LineValue(out, prefix string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(l, prefix); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// WritePNG writes a 16x4 PNG to path, a file to attach.
+func WritePNG(t testing.TB, path string) {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, 16, 4))
+	for x := range 16 {
+		img.Set(x, 1, color.NRGBA{B: 200, A: 255})
+	}
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
