@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"text/tabwriter"
 
 	"herald/store"
 )
@@ -41,58 +39,4 @@ func (c *cli) block(ctx context.Context, args []string) int {
 	}
 	fmt.Fprintf(c.stdout, "blocked %s (%d follow relationships removed)\n", covered(domain), removed)
 	return exitOK
-}
-
-func (c *cli) unblock(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("unblock", flag.ContinueOnError)
-	return c.withDB(ctx, fs, args, 1, "usage: herald unblock DOMAIN", func(db *store.DB, pos []string) error {
-		domain := listedDomain(pos[0])
-		if err := db.UnblockDomain(ctx, domain); errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("%s is not blocked", domain)
-		} else if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.stdout, "unblocked %s\n", domain)
-		return nil
-	})
-}
-
-func (c *cli) blocks(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("blocks", flag.ContinueOnError)
-	return c.withDB(ctx, fs, args, 0, "blocks takes no arguments", func(db *store.DB, _ []string) error {
-		list, err := db.BlockedDomains(ctx)
-		if err != nil {
-			return err
-		}
-		return c.printDomains(list)
-	})
-}
-
-// printDomains prints a blocklist or an allowlist.
-func (c *cli) printDomains(list []store.BlockedDomain) error {
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DOMAIN\tSINCE\tREASON")
-	for _, b := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason)
-	}
-	return tw.Flush()
-}
-
-// listedDomain is a domain to take off a list, spelled as block and allow
-// store it; an entry an older Herald stored without checking can still be
-// removed as it was typed.
-func listedDomain(s string) string {
-	if d, err := store.ParseHost(s); err == nil {
-		return d
-	}
-	return store.NormalizeDomain(s)
-}
-
-// covered names what an entry for domain covers: the domain and its
-// subdomains, or an IP address alone.
-func covered(domain string) string {
-	if store.Subdomains(domain) {
-		return domain + " and its subdomains (*." + domain + ")"
-	}
-	return domain
 }

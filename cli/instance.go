@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"herald/federation"
-	"herald/node"
 	"herald/store"
 )
 
@@ -121,59 +120,4 @@ func (c *cli) settle(ctx context.Context, db *store.DB, f *instanceFlags, want f
 		return have, usageError{fmt.Sprintf("%s: --tls-cert would serve https for http:// ids", permanent)}
 	}
 	return have, nil
-}
-
-// initInstance is `herald init --domain HOST [--scheme https|http]`: it
-// creates the database (mode 0600) and records the instance, so that
-// commands can run before the first `herald serve`.
-func (c *cli) initInstance(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("init", flag.ContinueOnError)
-	var inst instanceFlags
-	inst.register(fs, "the public host[:port] that goes into every id (required)")
-	path := dbFlag(fs)
-	pos, err := c.parse(fs, args)
-	switch {
-	case err != nil:
-	case len(pos) > 0:
-		err = usageError{fmt.Sprintf("init takes no arguments, got %q", pos[0])}
-	case inst.domain == "":
-		err = usageError{"usage: herald init --domain HOST [--scheme https|http] [--db FILE]"}
-	}
-	if err != nil {
-		return c.fail(err)
-	}
-	want, err := inst.want("", false)
-	if err != nil {
-		return c.fail(err)
-	}
-	db, err := store.Open(ctx, *path)
-	if err != nil {
-		return c.fail(fmt.Errorf("database: %w", err))
-	}
-	defer db.Close()
-	in, err := c.settle(ctx, db, &inst, want, false)
-	if err != nil {
-		return c.fail(err)
-	}
-	fmt.Fprintf(c.stdout, "%s is the instance %s\n", db.Path(), in.Base())
-	return exitOK
-}
-
-// logLevel is `herald log-level LEVEL`: it records the server's log level
-// in the database; the running server applies it at once.
-func (c *cli) logLevel(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("log-level", flag.ContinueOnError)
-	usage := "usage: herald log-level debug|info|warn|error"
-	return c.withDB(ctx, fs, args, 1, usage, func(db *store.DB, pos []string) error {
-		if _, err := node.ParseLogLevel(pos[0]); err != nil {
-			return usageError{fmt.Sprintf("invalid log level %q: %v", pos[0], err)}
-		}
-		if err := db.SetLogLevel(ctx, strings.ToLower(pos[0])); errors.Is(err, store.ErrNoInstance) {
-			return fmt.Errorf("%s %w", db.Path(), errNoInstance)
-		} else if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.stdout, "log level %s (a running server applies it now)\n", strings.ToLower(pos[0]))
-		return nil
-	})
 }

@@ -8,39 +8,12 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"text/tabwriter"
 
 	"herald/jobs"
 	"herald/outbox"
 	"herald/outbox/media"
 	"herald/store"
-	"herald/webfinger"
 )
-
-// asActor loads the --as actor.
-func asActor(ctx context.Context, db *store.DB, name string) (*store.Actor, error) {
-	if name == "" {
-		return nil, usageError{"--as NAME is required: the local actor to act as"}
-	}
-	a, err := db.ActorByName(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("no actor named %q", name)
-	}
-	return a, err
-}
-
-// checkTarget accepts what the server can resolve: @user@host, user@host
-// or an http(s) actor URL. Only the form is checked here; the server does
-// the lookup.
-func checkTarget(flagName, target string) error {
-	if strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "http://") {
-		return nil
-	}
-	if _, _, err := webfinger.ParseHandle(target); err != nil {
-		return usageError{fmt.Sprintf("invalid %s %q: want @user@host or an actor URL", flagName, target)}
-	}
-	return nil
-}
 
 // post publishes a Note: herald post --as NAME [--to public|followers|@user@host] TEXT
 func (c *cli) post(ctx context.Context, args []string) int {
@@ -111,91 +84,3 @@ func (c *cli) upload(ctx context.Context, db *store.DB, actor *store.Actor, path
 
 // langTag is a BCP 47 language tag, loosely: a language and subtags.
 var langTag = regexp.MustCompile(`^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$`)
-
-// pin puts a post in its actor's featured collection: herald pin URL
-func (c *cli) pin(ctx context.Context, args []string) int {
-	return c.objectJob(ctx, jobs.KindPin, args)
-}
-
-// unpin takes a post out of the featured collection: herald unpin URL
-func (c *cli) unpin(ctx context.Context, args []string) int {
-	return c.objectJob(ctx, jobs.KindUnpin, args)
-}
-
-// deleteObject deletes a published object: herald delete URL
-func (c *cli) deleteObject(ctx context.Context, args []string) int {
-	return c.objectJob(ctx, jobs.KindDelete, args)
-}
-
-// objectJob is a job about one published object (delete, pin, unpin),
-// done as the object's author: herald KIND OBJECT_URL.
-func (c *cli) objectJob(ctx context.Context, kind string, args []string) int {
-	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
-	return c.withDB(ctx, fs, args, 1, "usage: herald "+kind+" OBJECT_URL", func(db *store.DB, pos []string) error {
-		o, err := db.ObjectByIRI(ctx, pos[0])
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("no object %s on this server", pos[0])
-		}
-		if err != nil {
-			return err
-		}
-		actor, err := db.ActorByID(ctx, o.ActorID)
-		if err != nil {
-			return err
-		}
-		return c.runJob(ctx, db, kind, actor, jobs.Args{Object: o.IRI}, c.printSent)
-	})
-}
-
-// follow sends a Follow: herald follow --as NAME @user@host
-func (c *cli) follow(ctx context.Context, args []string) int {
-	return c.followOrUnfollow(ctx, jobs.KindFollow, args)
-}
-
-// unfollow undoes a Follow: herald unfollow --as NAME @user@host
-func (c *cli) unfollow(ctx context.Context, args []string) int {
-	return c.followOrUnfollow(ctx, jobs.KindUnfollow, args)
-}
-
-func (c *cli) followOrUnfollow(ctx context.Context, kind string, args []string) int {
-	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
-	as := fs.String("as", "", "the local actor")
-	usage := fmt.Sprintf("usage: herald %s --as NAME @user@host|ACTOR_URL", kind)
-	return c.withDB(ctx, fs, args, 1, usage, func(db *store.DB, pos []string) error {
-		if err := checkTarget("target", pos[0]); err != nil {
-			return err
-		}
-		actor, err := asActor(ctx, db, *as)
-		if err != nil {
-			return err
-		}
-		return c.runJob(ctx, db, kind, actor, jobs.Args{Target: pos[0]}, func(res jobs.Result) {
-			c.printSent(res)
-			if kind == jobs.KindFollow {
-				fmt.Fprintf(c.stdout, "pending until %s accepts (see herald following --as %s)\n", res.Object, actor.Name)
-			}
-		})
-	})
-}
-
-// following lists whom an actor follows: herald following --as NAME
-func (c *cli) following(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("following", flag.ContinueOnError)
-	as := fs.String("as", "", "the local actor")
-	return c.withDB(ctx, fs, args, 0, "usage: herald following --as NAME", func(db *store.DB, _ []string) error {
-		actor, err := asActor(ctx, db, *as)
-		if err != nil {
-			return err
-		}
-		list, err := db.FollowingOf(ctx, actor.ID)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "TARGET\tSTATE\tFOLLOW")
-		for _, g := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", g.Target, g.State, g.FollowID)
-		}
-		return tw.Flush()
-	})
-}

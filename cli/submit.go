@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"herald/jobs"
@@ -96,33 +95,22 @@ func (c *cli) printQueued(res jobs.Result) {
 	}
 }
 
-// jobsList is `herald jobs`: the latest commands the server did or is to
-// do, with their outcomes.
-func (c *cli) jobsList(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("jobs", flag.ContinueOnError)
-	limit := fs.Int("n", 20, "how many jobs to list, newest first")
-	return c.withDB(ctx, fs, args, 0, "usage: herald jobs [-n N]", func(db *store.DB, _ []string) error {
-		list, err := db.RecentJobs(ctx, *limit)
+// objectJob is a job about one published object (delete, pin, unpin),
+// done as the object's author: herald KIND OBJECT_URL.
+func (c *cli) objectJob(ctx context.Context, kind string, args []string) int {
+	fs := flag.NewFlagSet(kind, flag.ContinueOnError)
+	return c.withDB(ctx, fs, args, 1, "usage: herald "+kind+" OBJECT_URL", func(db *store.DB, pos []string) error {
+		o, err := db.ObjectByIRI(ctx, pos[0])
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no object %s on this server", pos[0])
+		}
 		if err != nil {
 			return err
 		}
-		names := map[int64]string{0: "(instance)"}
-		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tKIND\tACTOR\tSTATE\tUPDATED\tOUTCOME")
-		for _, j := range list {
-			if _, ok := names[j.ActorID]; !ok {
-				if a, err := db.ActorByID(ctx, j.ActorID); err == nil {
-					names[j.ActorID] = a.Name
-				}
-			}
-			outcome := j.Error
-			if j.State == store.JobDone {
-				if res, err := jobs.ResultOf(&j); err == nil {
-					outcome = res.Type + " " + res.Activity
-				}
-			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, names[j.ActorID], j.State, j.UpdatedAt.Local().Format("2006-01-02 15:04:05"), outcome)
+		actor, err := db.ActorByID(ctx, o.ActorID)
+		if err != nil {
+			return err
 		}
-		return tw.Flush()
+		return c.runJob(ctx, db, kind, actor, jobs.Args{Object: o.IRI}, c.printSent)
 	})
 }

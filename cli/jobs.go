@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	"herald/jobs"
+	"herald/store"
+)
+
+// jobsList is `herald jobs`: the latest commands the server did or is to
+// do, with their outcomes.
+func (c *cli) jobsList(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("jobs", flag.ContinueOnError)
+	limit := fs.Int("n", 20, "how many jobs to list, newest first")
+	return c.withDB(ctx, fs, args, 0, "usage: herald jobs [-n N]", func(db *store.DB, _ []string) error {
+		list, err := db.RecentJobs(ctx, *limit)
+		if err != nil {
+			return err
+		}
+		names := map[int64]string{0: "(instance)"}
+		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tACTOR\tSTATE\tUPDATED\tOUTCOME")
+		for _, j := range list {
+			if _, ok := names[j.ActorID]; !ok {
+				if a, err := db.ActorByID(ctx, j.ActorID); err == nil {
+					names[j.ActorID] = a.Name
+				}
+			}
+			outcome := j.Error
+			if j.State == store.JobDone {
+				if res, err := jobs.ResultOf(&j); err == nil {
+					outcome = res.Type + " " + res.Activity
+				}
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, names[j.ActorID], j.State, j.UpdatedAt.Local().Format("2006-01-02 15:04:05"), outcome)
+		}
+		return tw.Flush()
+	})
+}
