@@ -119,7 +119,7 @@ func startProcess(t *testing.T, bin string, args ...string) *process {
 			<-exited
 		}
 	})
-	p.Base, p.Addr = waitServing(t, p.out, p.errs, func() bool {
+	p.Base, p.Addr = waitServing(t, p.errs, func() bool {
 		select {
 		case <-exited:
 			return true

@@ -61,7 +61,7 @@ func serveInProcess(t *testing.T, path string, extra ...string) *serving {
 			t.Errorf("serve exited %d: %s", code, s.errs.String())
 		}
 	})
-	s.Base, s.Addr = waitServing(t, s.out, s.errs, func() bool {
+	s.Base, s.Addr = waitServing(t, s.errs, func() bool {
 		select {
 		case code := <-done:
 			done <- code

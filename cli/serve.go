@@ -3,23 +3,23 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
-	"time"
 
 	"herald/federation"
-	"herald/inbox"
 	"herald/node"
 	"herald/server"
 	"herald/store"
 )
 
+// serve is `herald serve`: it reads its flags (serve_flags.go), then runs
+// the node and the HTTP server until SIGINT or SIGTERM.
 func (c *cli) serve(ctx context.Context, args []string) int {
 	// SIGHUP reloads (the ExecReload= of the documented systemd unit); it
 	// must never stop the server, so it is caught before anything else.
@@ -27,165 +27,149 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on (host:port)")
-	var inst instanceFlags
-	inst.register(fs, "the public host[:port] that goes into every id; recorded by the first serve (default: localhost with the listen port)")
-	path := dbFlag(fs)
-	allowPrivate := fs.Bool("allow-private-network", false, "let outbound requests reach loopback and private addresses (tests and local interop only)")
-	webhooksPrivate := fs.Bool("webhooks-allow-private-network", false, "let webhooks reach loopback and private addresses (an app beside Herald), whatever --allow-private-network says")
-	hideGraph := fs.Bool("hide-social-graph", false, "serve followers and following collections as counts only, without the lists")
-	inboxRate := fs.String("inbox-rate", inbox.DefaultRate.String(), "how many inbox requests one remote server may make, N/DURATION (a bucket of N refilled over DURATION); past it, 429 with Retry-After; 0 for no limit")
-	authFetch := fs.Bool("authorized-fetch", false, "serve objects, activities and collections only to signed GETs from servers not blocked, the actor document unsigned only in its minimal form (Mastodon's secure mode)")
-	var tlsf tlsFlags
-	tlsf.register(fs)
-	noSync := fs.Bool("no-followers-sync", false, "turn FEP-8fcf followers synchronization off, both directions: send no Collection-Synchronization header, ignore received ones")
-	retryScale := fs.Float64("test-retry-scale", 1, "tests only: multiply delivery retry delays by this (e.g. 0.01)")
-	lease := fs.Duration("delivery-lease", 5*time.Minute, "how long a claimed delivery stays with this process while it lives; a stopped process's deliveries are taken back at the next start")
-	logLevel := fs.String("log-level", "", "log level: debug, info, warn or error (recorded in the database; `herald log-level` changes it while running)")
-	logFormat := fs.String("log-format", "text", "log format: text (logfmt) or json (one object per line)")
-	showBlocklist := fs.String("show-blocklist", server.BlocklistNobody, "who sees the blocked domains and their reasons on the public status page: nobody (only their number is shown) or everyone")
-	metricsAccess := fs.String("metrics-access", server.MetricsLoopback, "who may read /metrics without the token: loopback (this machine, not through a proxy) or everyone")
-	metricsToken := fs.String("metrics-token", "", "require this bearer token of every /metrics scraper (set it with HERALD_METRICS_TOKEN, which ps does not show)")
-	mode := fs.String("federation-mode", "", "blocklist (federate with everyone not blocked) or allowlist (only with `herald allow` domains); recorded in the database, kept when not given")
-	role := fs.String("role", store.RoleAll, "with PostgreSQL: all (HTTP and the background work), web (HTTP only) or worker (deliveries, jobs and sweeps; no HTTP)")
-	mediaDir := mediaDirFlag(fs)
-	pos, err := c.parse(fs, args)
-	if err == nil && len(pos) > 0 {
-		err = usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
+	f, err := c.readServeFlags(args)
+	if err == nil {
+		err = c.runServe(ctx, f, hup)
 	}
 	if err != nil {
 		return c.fail(err)
 	}
-	_, port, err := net.SplitHostPort(*listen)
-	if err != nil {
-		return c.fail(usageError{fmt.Sprintf("invalid --listen %q: want host:port", *listen)})
-	}
-	if *retryScale <= 0 || *retryScale > 1 {
-		return c.fail(usageError{fmt.Sprintf("invalid --test-retry-scale %v: want a factor in (0, 1]", *retryScale)})
-	}
-	if *lease < time.Second {
-		return c.fail(usageError{fmt.Sprintf("invalid --delivery-lease %v: want at least 1s", *lease)})
-	}
-	if *logLevel != "" {
-		if _, err := node.ParseLogLevel(*logLevel); err != nil {
-			return c.fail(usageError{fmt.Sprintf("invalid --log-level %q: %v", *logLevel, err)})
-		}
-	}
-	if *logFormat != "text" && *logFormat != "json" {
-		return c.fail(usageError{fmt.Sprintf("invalid --log-format %q: want text or json", *logFormat)})
-	}
-	if *showBlocklist != server.BlocklistNobody && *showBlocklist != server.BlocklistEveryone {
-		return c.fail(usageError{fmt.Sprintf("invalid --show-blocklist %q: want nobody or everyone", *showBlocklist)})
-	}
-	if *metricsAccess != server.MetricsLoopback && *metricsAccess != server.MetricsEveryone {
-		return c.fail(usageError{fmt.Sprintf("invalid --metrics-access %q: want loopback or everyone", *metricsAccess)})
-	}
-	rate, err := inbox.ParseRate(*inboxRate)
-	if err != nil {
-		return c.fail(usageError{fmt.Sprintf("invalid --inbox-rate %q: %v", *inboxRate, err)})
-	}
-	if *mode != "" {
-		if _, err := store.ParseMode(*mode); err != nil {
-			return c.fail(usageError{fmt.Sprintf("invalid --federation-mode %q: %v", *mode, err)})
-		}
-	}
-	switch {
-	case *role != store.RoleAll && *role != store.RoleWeb && *role != store.RoleWorker:
-		return c.fail(usageError{fmt.Sprintf("invalid --role %q: want all, web or worker", *role)})
-	case *role != store.RoleAll && !store.IsPostgresURL(*path):
-		return c.fail(usageError{fmt.Sprintf("--role %s needs PostgreSQL (--db postgres://...): on an SQLite file one herald serve does everything", *role)})
-	}
-	cert, err := tlsf.load()
-	if err != nil {
-		return c.fail(err)
-	}
-	if _, err := inst.want("localhost", cert != nil); err != nil {
-		return c.fail(err) // a bad --domain or --scheme, before anything is touched
-	}
+	return exitOK
+}
 
-	db, err := store.Open(ctx, *path)
+// runServe opens the database, takes the serve lock, listens, settles the
+// instance, and runs the node and the HTTP server until ctx ends.
+func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal) error {
+	// Said now, not at the first upload hours later, and before a
+	// database is made.
+	if err := writableDir(f.mediaDir); err != nil {
+		return fmt.Errorf("--media-dir: %w", err)
+	}
+	db, err := store.Open(ctx, f.path)
 	if err != nil {
-		return c.fail(fmt.Errorf("database: %w", err))
+		return fmt.Errorf("database: %w", err)
 	}
 	defer db.Close()
-	useMediaDir(db, *mediaDir)
-	if err := writableDir(*mediaDir); err != nil {
-		// Said now, not at the first upload hours later.
-		return c.fail(fmt.Errorf("--media-dir: %w", err))
-	}
+	useMediaDir(db, f.mediaDir)
 	lock, err := db.LockServe()
 	if errors.Is(err, store.ErrServing) {
-		return c.fail(c.alreadyServing(ctx, db))
+		return c.alreadyServing(ctx, db)
 	}
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
 	defer lock.Close()
 	var ln net.Listener
-	if *role != store.RoleWorker {
-		if ln, err = net.Listen("tcp", *listen); err != nil {
-			return c.fail(fmt.Errorf("listen: %w", err))
+	port := f.port
+	if f.role != store.RoleWorker {
+		if ln, err = net.Listen("tcp", f.listen); err != nil {
+			return fmt.Errorf("listen: %w", err)
 		}
 		defer ln.Close()
 		// The default domain names the port really listened on (--listen
 		// 127.0.0.1:0 picks one).
 		_, port, _ = net.SplitHostPort(ln.Addr().String())
 	}
-	want, err := inst.want(net.JoinHostPort("localhost", port), cert != nil)
+	in, err := c.recordInstance(ctx, db, f, port)
 	if err != nil {
-		return c.fail(err)
+		return err
 	}
-	in, err := c.settle(ctx, db, &inst, want, cert != nil)
-	if err != nil {
-		return c.fail(err)
-	}
-	if *logLevel != "" {
-		if err := db.SetLogLevel(ctx, *logLevel); err != nil {
-			return c.fail(err)
-		}
-	}
-	if *mode != "" {
-		if err := db.SetFederationMode(ctx, *mode); err != nil {
-			return c.fail(err)
-		}
-	}
-
 	level := new(slog.LevelVar)
-	logger := slog.New(newLogHandler(c.stderr, *logFormat, level))
+	logger := slog.New(newLogHandler(c.stderr, f.logFormat, level))
+	n, srv, err := newNode(ctx, db, f, in, logger, level)
+	if err != nil {
+		return err
+	}
+	warnAtStart(ctx, logger, db, f, in, ln, port)
+	announce(ctx, logger, db, in, ln, f.role, level)
+
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBG()
+	go reloadOnHUP(bg, hup, f.cert, n, logger)
+	nodeDone := make(chan error, 1)
+	go func() { nodeDone <- n.Run(bg, lock.Wakes(), lock.Exclusive()) }()
+	var serveErr error
+	if ln == nil {
+		<-ctx.Done()
+	} else {
+		serveErr = srv.Run(ctx, ln)
+	}
+	// The listener is closed: stop the scheduler, which hands what it has
+	// not finished back to the queue.
+	stopBG()
+	if err := errors.Join(serveErr, <-nodeDone); err != nil {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// recordInstance settles the instance the flags ask for with the one the
+// database holds (the first serve records it), and records --log-level and
+// --federation-mode when given. port is the one listened on.
+func (c *cli) recordInstance(ctx context.Context, db *store.DB, f *serveFlags, port string) (federation.Instance, error) {
+	want, err := f.inst.want(net.JoinHostPort("localhost", port), f.cert != nil)
+	if err != nil {
+		return federation.Instance{}, err
+	}
+	in, err := c.settle(ctx, db, &f.inst, want, f.cert != nil)
+	if err != nil {
+		return in, err
+	}
+	if f.logLevel != "" {
+		if err := db.SetLogLevel(ctx, f.logLevel); err != nil {
+			return in, err
+		}
+	}
+	if f.mode != "" {
+		if err := db.SetFederationMode(ctx, f.mode); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// newNode builds the node (the background work) and the HTTP server on db.
+func newNode(ctx context.Context, db *store.DB, f *serveFlags, in federation.Instance, logger *slog.Logger, level *slog.LevelVar) (*node.Node, *server.Server, error) {
 	ncfg := node.Config{
 		Instance:            in,
 		Version:             versionString(),
 		Logger:              logger,
 		LogLevel:            level,
-		AllowPrivateNetwork: *allowPrivate,
-		DeliveryLease:       *lease,
-		RetryScale:          *retryScale,
-		NoFollowersSync:     *noSync,
-		Role:                *role,
+		AllowPrivateNetwork: f.allowPrivate,
+		DeliveryLease:       f.lease,
+		RetryScale:          f.retryScale,
+		NoFollowersSync:     f.noSync,
+		Role:                f.role,
 
-		WebhooksAllowPrivateNetwork: *webhooksPrivate,
+		WebhooksAllowPrivateNetwork: f.webhooksPrivate,
 	}
-	if err := tlsf.apply(&ncfg, logger); err != nil {
-		return c.fail(err)
+	if err := f.tls.apply(&ncfg, logger); err != nil {
+		return nil, nil, err
 	}
 	n, err := node.New(ctx, ncfg, db)
 	if err != nil {
-		return c.fail(err)
+		return nil, nil, err
 	}
 	srv, err := server.New(ctx, server.Config{
-		HideSocialGraph: *hideGraph, TLS: cert, TrustProxy: tlsf.trustProxy,
-		MetricsAccess: *metricsAccess, MetricsToken: *metricsToken, ShowBlocklist: *showBlocklist,
-		AuthorizedFetch: *authFetch, InboxRate: rate,
+		HideSocialGraph: f.hideGraph, TLS: f.cert, TrustProxy: f.tls.trustProxy,
+		MetricsAccess: f.metricsAccess, MetricsToken: f.metricsToken, ShowBlocklist: f.showBlocklist,
+		AuthorizedFetch: f.authFetch, InboxRate: f.inboxRate,
 	}, n)
 	if err != nil {
-		return c.fail(err)
+		return nil, nil, err
 	}
+	return n, srv, nil
+}
+
+// warnAtStart logs what an operator should know of how this server runs:
+// the allowlist mode, and settings fit for tests only.
+func warnAtStart(ctx context.Context, logger *slog.Logger, db *store.DB, f *serveFlags, in federation.Instance, ln net.Listener, port string) {
 	if m, err := db.FederationMode(ctx); err == nil && m == store.ModeAllowlist {
 		allowed, _ := db.AllowedDomains(ctx)
 		logger.Info("federation mode: allowlist: federating only with the allowed domains", "allowed", len(allowed))
 	}
-	if *allowPrivate {
+	if f.allowPrivate {
 		logger.Warn("outbound requests may reach loopback and private addresses (--allow-private-network); never use this in production")
 	}
 	if in.Scheme == "http" && !federation.IsLoopbackDomain(in.Domain) {
@@ -199,28 +183,32 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if db.MediaDir() == "" {
 		logger.Warn("no --media-dir: uploads are refused; with PostgreSQL give every Herald process one shared folder")
 	}
+}
 
-	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopBG()
-	go reloadOnHUP(bg, hup, cert, n, logger)
-	nodeDone := make(chan error, 1)
-	go func() { nodeDone <- n.Run(bg, lock.Wakes(), lock.Exclusive()) }()
-	var serveErr error
+// announce logs the start line, with the log level the database holds,
+// then logs at that level. The level is said at every start because it
+// outlives the serve that set it: one --log-level debug applies to every
+// later start until herald log-level changes it.
+func announce(ctx context.Context, logger *slog.Logger, db *store.DB, in federation.Instance, ln net.Listener, role string, level *slog.LevelVar) {
+	stored := slog.LevelInfo
+	if row, err := db.Instance(ctx); err == nil {
+		if l, err := node.ParseLogLevel(row.LogLevel); err == nil {
+			stored = l
+		}
+	}
+	name := strings.ToLower(stored.String())
+	v := versionString()
+	attrs := []any{"version", v, "base", in.Base(), "db", db.Path(), "role", role, "log_level", name}
 	if ln == nil {
-		fmt.Fprintf(c.stdout, "herald %s working for %s (role worker, no HTTP) from %s\n", versionString(), in.Base(), db.Path())
-		<-ctx.Done()
+		logger.Info(fmt.Sprintf("herald %s working for %s (role worker, no HTTP) from %s", v, in.Base(), db.Path()), attrs...)
 	} else {
-		fmt.Fprintf(c.stdout, "herald %s serving %s on %s from %s%s\n", versionString(), in.Base(), ln.Addr(), db.Path(), roleNote(*role))
-		serveErr = srv.Run(ctx, ln)
+		attrs = append(attrs, "listen", ln.Addr().String())
+		logger.Info(fmt.Sprintf("herald %s serving %s on %s from %s%s", v, in.Base(), ln.Addr(), db.Path(), roleNote(role)), attrs...)
 	}
-	// The listener is closed: stop the scheduler, which hands what it has
-	// not finished back to the queue.
-	stopBG()
-	if err := errors.Join(serveErr, <-nodeDone); err != nil {
-		return c.fail(err)
+	if stored != slog.LevelInfo {
+		logger.Info("logging at "+name+", the level recorded in the database by --log-level or herald log-level: later starts keep it; herald log-level info goes back", "log_level", name)
 	}
-	logger.Info("stopped")
-	return exitOK
+	level.Set(stored)
 }
 
 // roleNote is what the start line adds for a process that does not do

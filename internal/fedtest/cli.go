@@ -15,17 +15,18 @@ import (
 // What the tests of the command line share, whether they run it in
 // process (cli.Run) or as the built binary.
 
-// servingLine is serve's start line: "serving BASE on ADDR from ...".
+// servingLine is serve's start line, logged: "herald VERSION serving BASE
+// on ADDR from ...".
 var servingLine = regexp.MustCompile(`serving (\S+) on (\S+) from`)
 
-// WaitServing waits for serve's start line on out and returns the base
-// URL of its ids and the address it listens on; exited reports whether
-// serve has stopped, errs is what it logged.
-func WaitServing(t testing.TB, out, errs *Buffer, exited func() bool) (base, addr string) {
+// WaitServing waits for serve's start line in its log (its stderr) and
+// returns the base URL of its ids and the address it listens on; exited
+// reports whether serve has stopped.
+func WaitServing(t testing.TB, errs *Buffer, exited func() bool) (base, addr string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if m := servingLine.FindStringSubmatch(out.String()); m != nil {
+		if m := servingLine.FindStringSubmatch(errs.String()); m != nil {
 			return m[1], m[2]
 		}
 		if exited() {
