@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,5 +35,37 @@ func TestServeChecksEveryValueFirst(t *testing.T) {
 		if left, _ := os.ReadDir(dir); len(left) > 0 {
 			t.Errorf("serve %v left %d files behind (%s, ...)", c.args, len(left), left[0].Name())
 		}
+	}
+}
+
+// TestJSONLogs: with --log-format json every line the server logs is one
+// JSON object with one level key (a change of the log level names the new
+// one log_level), the start line among them, saying the recorded level.
+func TestJSONLogs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	s := serveInProcess(t, path, "--log-format", "json", "--log-level", "debug")
+	mustCLI(t, "log-level", "warn", "--db", path)
+	waitFor(t, func() bool { return strings.Contains(s.errs.String(), `"log level changed"`) })
+	var start bool
+	for _, line := range strings.Split(strings.TrimSpace(s.errs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not a JSON line: %q", line)
+		}
+		if n := strings.Count(line, `"level":`); n != 1 {
+			t.Errorf("%d level keys in %s", n, line)
+		}
+		if strings.Contains(rec["msg"].(string), " serving ") {
+			start = true
+			if rec["log_level"] != "debug" || rec["listen"] != s.Addr || rec["base"] != s.Base {
+				t.Errorf("start line: %s", line)
+			}
+		}
+		if rec["msg"] == "log level changed" && (rec["log_level"] != "warn" || rec["level"] != "WARN") {
+			t.Errorf("level change: %s", line)
+		}
+	}
+	if !start {
+		t.Errorf("no start line in the log:\n%s", s.errs.String())
 	}
 }
