@@ -33,8 +33,7 @@ func (c *cli) actorAdd(ctx context.Context, args []string) int {
 	}
 	name := pos[0]
 	if !store.ValidActorName(name) {
-		fmt.Fprintf(c.stderr, "herald: invalid actor name %q: use 1 to 30 of a-z, 0-9 and _\n", name)
-		return exitFail
+		return c.fail(usageError{fmt.Sprintf("invalid actor name %q: use 1 to 30 of a-z, 0-9 and _", name)})
 	}
 	db, err := openDB(ctx, *path)
 	if err != nil {
@@ -115,8 +114,8 @@ func (c *cli) actorDelete(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		return c.runJob(ctx, db, jobs.KindDeleteActor, actor, jobs.Args{}, func(res jobs.Result) {
-			fmt.Fprintf(c.stdout, "deleted %s; its Delete is queued for %d inboxes (low priority): %s\n", actor.Name, res.Queued, res.Activity)
+		return c.runJob(ctx, db, jobs.KindDeleteActor, actor, jobs.Args{}, func(res sent) {
+			fmt.Fprintf(c.stdout, "deleted %s; its Delete is queued for %s (low priority): %s\n", actor.Name, plural(res.Queued, "inbox"), res.Activity)
 		})
 	})
 }
@@ -130,7 +129,7 @@ func (c *cli) actorRotateKey(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		return c.runJob(ctx, db, jobs.KindRotateKey, actor, jobs.Args{}, func(res jobs.Result) {
+		return c.runJob(ctx, db, jobs.KindRotateKey, actor, jobs.Args{}, func(res sent) {
 			fmt.Fprintf(c.stdout, "new key for %s; the old one signs nothing more. %s %s\n", actor.Name, res.Type, res.Activity)
 			c.printQueued(res)
 		})

@@ -87,7 +87,7 @@ func (c *cli) actorEdit(ctx context.Context, args []string) int {
 		if err := db.SetActorProfile(ctx, a); err != nil {
 			return err
 		}
-		return c.runJob(ctx, db, jobs.KindUpdateActor, a, jobs.Args{}, func(res jobs.Result) {
+		return c.runJob(ctx, db, jobs.KindUpdateActor, a, jobs.Args{}, func(res sent) {
 			fmt.Fprintf(c.stdout, "updated %s; %s %s\n", a.Name, res.Type, res.Activity)
 			c.printQueued(res)
 		})

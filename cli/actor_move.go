@@ -27,7 +27,7 @@ func (c *cli) actorMove(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		return c.runJob(ctx, db, jobs.KindMove, actor, jobs.Args{Target: *to}, func(res jobs.Result) {
+		return c.runJob(ctx, db, jobs.KindMove, actor, jobs.Args{Target: *to}, func(res sent) {
 			fmt.Fprintf(c.stdout, "%s moved to %s; it takes no new followers\n", actor.Name, *to)
 			c.printSent(res)
 		})
@@ -67,7 +67,7 @@ func (c *cli) actorAlias(ctx context.Context, args []string) int {
 		if err := checkTarget(flagName, target); err != nil {
 			return err
 		}
-		return c.runJob(ctx, db, jobs.KindAlias, actor, jobs.Args{Target: target, Remove: *remove != ""}, func(res jobs.Result) {
+		return c.runJob(ctx, db, jobs.KindAlias, actor, jobs.Args{Target: target, Remove: *remove != ""}, func(res sent) {
 			verb := "may now move to"
 			if *remove != "" {
 				verb = "may no longer move to"

@@ -15,7 +15,7 @@ func (c *cli) allowAdd(ctx context.Context, args []string) int {
 	return c.withDB(ctx, fs, args, 1, "usage: herald allow add DOMAIN [--reason TEXT]", func(db *store.DB, pos []string) error {
 		domain, err := store.ParseHost(pos[0])
 		if err != nil {
-			return fmt.Errorf("invalid domain %q: %v; give a host name such as friend.example", pos[0], err)
+			return usageError{fmt.Sprintf("invalid domain %q: %v; give a host name such as friend.example", pos[0], err)}
 		}
 		if _, err := db.AllowDomain(ctx, domain, *reason); err != nil {
 			return err

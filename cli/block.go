@@ -25,8 +25,7 @@ func (c *cli) block(ctx context.Context, args []string) int {
 	}
 	domain, err := store.ParseHost(pos[0])
 	if err != nil {
-		fmt.Fprintf(c.stderr, "herald: invalid domain %q: %v; give a host name such as bad.example\n", pos[0], err)
-		return exitFail
+		return c.fail(usageError{fmt.Sprintf("invalid domain %q: %v; give a host name such as bad.example", pos[0], err)})
 	}
 	db, err := openDB(ctx, *path)
 	if err != nil {
@@ -37,6 +36,6 @@ func (c *cli) block(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	fmt.Fprintf(c.stdout, "blocked %s (%d follow relationships removed)\n", covered(domain), removed)
+	fmt.Fprintf(c.stdout, "blocked %s (%s removed)\n", covered(domain), plural(removed, "follow relationship"))
 	return exitOK
 }

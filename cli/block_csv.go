@@ -181,7 +181,7 @@ func (c *cli) blockImport(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "%s: blocked %s (%d follow relationships removed)\n", summary, plural(len(added), "domain"), removed)
+		fmt.Fprintf(c.stdout, "%s: blocked %s (%s removed)\n", summary, plural(len(added), "domain"), plural(removed, "follow relationship"))
 		return nil
 	})
 }
@@ -202,12 +202,4 @@ func describeBlock(domain, reason string) string {
 		return covered(domain)
 	}
 	return covered(domain) + ": " + reason
-}
-
-// plural is n and noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

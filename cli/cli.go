@@ -36,8 +36,7 @@ func (c *cli) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(c.stdout)
-				fs.PrintDefaults()
+				c.printHelp(fs)
 				return nil, err
 			}
 			return nil, usageError{explainFlagError(fs, err)}

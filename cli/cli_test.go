@@ -51,8 +51,8 @@ func TestCLIExitCodes(t *testing.T) {
 		{"actor bad subcommand", nil, []string{"actor", "remove"}, 2, "unknown actor subcommand"},
 		{"actor add no name", nil, []string{"actor", "add", "--db", db}, 2, "usage"},
 		{"actor add bad type", nil, []string{"actor", "add", "bob", "--type", "Robot", "--db", db}, 2, "--type"},
-		{"actor add invalid name", nil, []string{"actor", "add", "Bob!", "--db", db}, 1, "invalid actor name"},
-		{"actor add too long", nil, []string{"actor", "add", strings.Repeat("a", 31), "--db", db}, 1, "invalid actor name"},
+		{"actor add invalid name", nil, []string{"actor", "add", "Bob!", "--db", db}, 2, "invalid actor name"},
+		{"actor add too long", nil, []string{"actor", "add", strings.Repeat("a", 31), "--db", db}, 2, "invalid actor name"},
 		{"actor add duplicate", nil, []string{"actor", "add", "alice", "--db", db}, 1, "already exists"},
 		{"actor token unknown", nil, []string{"actor", "token", "nobody", "--db", db}, 1, "no actor"},
 		{"actor token no name", nil, []string{"actor", "token", "--db", db}, 2, "usage"},
@@ -215,9 +215,9 @@ func TestCLIBlocklist(t *testing.T) {
 		out  string
 	}{
 		{[]string{"block", "--db", db}, 2, "usage"},
-		{[]string{"block", "https://bad.example/", "--db", db}, 1, "invalid domain"},
-		{[]string{"block", "evil<i>host", "--db", db}, 1, "not a valid host name"},
-		{[]string{"block", "bad.example:443", "--db", db}, 1, "without a port"},
+		{[]string{"block", "https://bad.example/", "--db", db}, 2, "invalid domain"},
+		{[]string{"block", "evil<i>host", "--db", db}, 2, "not a valid host name"},
+		{[]string{"block", "bad.example:443", "--db", db}, 2, "without a port"},
 		{[]string{"block", "Bücher.example", "--db", db}, 0, "blocked xn--bcher-kva.example"},
 		{[]string{"unblock", "BÜCHER.example", "--db", db}, 0, "unblocked xn--bcher-kva.example"},
 		{[]string{"block", "Bad.Example.", "--reason", "spam", "--db", db}, 0, "blocked bad.example"},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"regexp"
 	"strings"
@@ -115,8 +116,19 @@ func init() {
 	commands = append(commands, benchChildren...) // none without the bench tag
 	commands = append(commands,
 		command{name: "version", help: "print the version, commit, build date and Go version", run: (*cli).version},
-		command{name: "help", help: "print this list", run: (*cli).help},
+		command{name: "help", args: "[COMMAND]", help: "print this list, or a command's flags", run: (*cli).help},
 	)
+}
+
+// printHelp is a command's -h: its usage line and help from the table, then
+// its flags.
+func (c *cli) printHelp(fs *flag.FlagSet) {
+	if cmd := commandNamed(fs.Name()); cmd != nil {
+		fmt.Fprintf(c.stdout, "%s\n\n%s.\n", cmd.usageLine(), cmd.help)
+	}
+	fmt.Fprintln(c.stdout, "\nflags:")
+	fs.SetOutput(c.stdout)
+	fs.PrintDefaults()
 }
 
 // usageLine is the command's usage line, as its -h and its usage errors
@@ -167,18 +179,20 @@ func groupUsage(group string) string {
 	return "usage: herald " + group + " <subcommand> [flags]\n\nsubcommands:\n" + listing(group+" ")
 }
 
-// help is `herald help`.
-func (c *cli) help(_ context.Context, args []string) int {
-	if len(args) > 0 {
-		// herald help actor add: that command's -h.
-		if cmd, rest, code := c.lookup(append(args, "-h")); cmd != nil {
-			return cmd.run(c, context.Background(), rest)
-		} else {
-			return code
-		}
+// help is `herald help`, and `herald help actor add` that command's -h.
+func (c *cli) help(ctx context.Context, args []string) int {
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		fmt.Fprint(c.stdout, commandNamed("help").usageLine()+"\n\n")
 	}
-	fmt.Fprint(c.stdout, usageText())
-	return exitOK
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprint(c.stdout, usageText())
+		return exitOK
+	}
+	cmd, rest, code := c.lookup(append(args, "-h"))
+	if cmd == nil {
+		return code
+	}
+	return cmd.run(c, ctx, rest)
 }
 
 // packageDoc is the package documentation (doc.go) the table gives.

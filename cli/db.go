@@ -67,7 +67,7 @@ func (c *cli) dbCopy(ctx context.Context, args []string) int {
 		total += n.To
 	}
 	tw.Flush()
-	fmt.Fprintf(c.stdout, "copied %d rows in %d tables from %s to %s; every count matches. Start the servers with --db on the new database (and --media-dir on a folder they share: copy %s there).\n",
-		total, len(counts), src.Path(), dst.Path(), src.MediaDir())
+	fmt.Fprintf(c.stdout, "copied %s in %s from %s to %s; every count matches. Start the servers with --db on the new database (and --media-dir on a folder they share: copy %s there).\n",
+		plural(total, "row"), plural(len(counts), "table"), src.Path(), dst.Path(), src.MediaDir())
 	return exitOK
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"text/tabwriter"
-	"time"
 
 	"herald/outbox"
 	"herald/store"
@@ -39,7 +38,7 @@ func (c *cli) deliveries(ctx context.Context, args []string) int {
 			}
 			fmt.Fprintln(tw, "ID\tFAILED\tATTEMPTS\tINBOX\tACTIVITY\tLAST ERROR")
 			for _, f := range list {
-				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\n", f.ID, f.FailedAt.Format("2006-01-02 15:04"), f.Attempts, f.Inbox, f.Activity, f.LastError)
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\n", f.ID, stamp(f.FailedAt), f.Attempts, f.Inbox, f.Activity, f.LastError)
 			}
 			return nil
 		}
@@ -47,13 +46,17 @@ func (c *cli) deliveries(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
+		// The queued row due first: a time past is how long the queue
+		// is behind; a time to come is a retry's, with none due now.
 		oldest := "-"
 		if t, ok, err := db.OldestDue(ctx); err != nil {
 			return err
+		} else if ok && t.After(db.Now()) {
+			oldest = "none (next " + stamp(t) + ")"
 		} else if ok {
-			oldest = t.Format(time.RFC3339)
+			oldest = stamp(t)
 		}
-		fmt.Fprintln(tw, "QUEUED\tIN FLIGHT\tDONE\tFAILED\tOLDEST QUEUED")
+		fmt.Fprintln(tw, "QUEUED\tIN FLIGHT\tDONE\tFAILED\tOLDEST DUE")
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\n", counts["queued"], counts["leased"], counts["done"], counts["failed"], oldest)
 		pauses, err := db.Pauses(ctx, db.Now())
 		if err != nil || len(pauses) == 0 {
@@ -61,7 +64,7 @@ func (c *cli) deliveries(ctx context.Context, args []string) int {
 		}
 		fmt.Fprintln(tw, "\nPAUSED HOST\tSINCE\tUNTIL\tHELD")
 		for _, p := range pauses {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", p.Host, p.Since.Format(time.RFC3339), pauseEnd(p.Until), p.Queued)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", p.Host, stamp(p.Since), pauseEnd(p.Until), p.Queued)
 		}
 		return nil
 	})
@@ -81,9 +84,9 @@ func (c *cli) report(ctx context.Context, db *store.DB, tw *tabwriter.Writer, ac
 	for _, t := range rep.Targets {
 		when := ""
 		if !t.At.IsZero() {
-			when = t.At.Format(time.RFC3339)
+			when = stamp(t.At)
 		} else if !t.NextAt.IsZero() {
-			when = "next " + t.NextAt.Format(time.RFC3339)
+			when = "next " + stamp(t.NextAt)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Inbox, t.State, when, t.Attempts, t.Error)
 	}

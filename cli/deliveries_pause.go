@@ -65,7 +65,7 @@ func pauseEnd(until time.Time) string {
 	if until.IsZero() {
 		return "until resumed"
 	}
-	return "until " + until.Local().Format("2006-01-02 15:04:05")
+	return "until " + stamp(until)
 }
 
 // hostArg checks a HOST argument: a host name or host:port as deliveries

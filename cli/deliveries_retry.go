@@ -32,7 +32,7 @@ func (c *cli) deliveriesRetry(ctx context.Context, args []string) int {
 		if n == 0 {
 			return errors.New("no failed deliveries matched")
 		}
-		fmt.Fprintf(c.stdout, "requeued %d deliveries (a running server sends them now)\n", n)
+		fmt.Fprintf(c.stdout, "requeued %s (a running server sends them now)\n", plural(n, "delivery"))
 		return nil
 	})
 }

@@ -12,7 +12,7 @@ func (c *cli) printDomains(list []store.BlockedDomain) error {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DOMAIN\tSINCE\tREASON")
 	for _, b := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Domain, stamp(b.CreatedAt), b.Reason)
 	}
 	return tw.Flush()
 }

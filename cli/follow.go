@@ -31,7 +31,7 @@ func (c *cli) followOrUnfollow(ctx context.Context, kind string, args []string) 
 		if err != nil {
 			return err
 		}
-		return c.runJob(ctx, db, kind, actor, jobs.Args{Target: pos[0]}, func(res jobs.Result) {
+		return c.runJob(ctx, db, kind, actor, jobs.Args{Target: pos[0]}, func(res sent) {
 			c.printSent(res)
 			if kind == jobs.KindFollow {
 				fmt.Fprintf(c.stdout, "pending until %s accepts (see herald following --as %s)\n", res.Object, actor.Name)

@@ -25,7 +25,7 @@ func (c *cli) followsPending(ctx context.Context, args []string) int {
 		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "FOLLOWER\tSINCE")
 		for _, f := range list {
-			fmt.Fprintf(tw, "%s\t%s\n", f.Follower, f.CreatedAt.Format("2006-01-02 15:04"))
+			fmt.Fprintf(tw, "%s\t%s\n", f.Follower, stamp(f.CreatedAt))
 		}
 		return tw.Flush()
 	})
@@ -62,7 +62,7 @@ func (c *cli) followsAnswer(ctx context.Context, verb string, args []string) int
 		if !slices.ContainsFunc(pending, func(f store.Follower) bool { return f.Follower == follower }) {
 			return fmt.Errorf("%s has no pending follow request from %s", name, follower)
 		}
-		return c.runJob(ctx, db, kind, a, jobs.Args{Follower: follower}, func(res jobs.Result) {
+		return c.runJob(ctx, db, kind, a, jobs.Args{Follower: follower}, func(res sent) {
 			fmt.Fprintf(c.stdout, "%s %s: %s %s\n", map[string]string{"approve": "approved", "reject": "rejected"}[verb], follower, res.Type, res.Activity)
 			c.printQueued(res)
 		})

@@ -35,7 +35,7 @@ func (c *cli) jobsList(ctx context.Context, args []string) int {
 					outcome = res.Type + " " + res.Activity
 				}
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, names[j.ActorID], j.State, j.UpdatedAt.Local().Format("2006-01-02 15:04:05"), outcome)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, names[j.ActorID], j.State, stamp(j.UpdatedAt), outcome)
 		}
 		return tw.Flush()
 	})

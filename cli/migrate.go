@@ -17,7 +17,7 @@ func (c *cli) migrate(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "%s: %d migrations applied, latest %s\n", db.Path(), len(names), names[len(names)-1])
+		fmt.Fprintf(c.stdout, "%s: %s applied, latest %s\n", db.Path(), plural(len(names), "migration"), names[len(names)-1])
 		return nil
 	})
 }

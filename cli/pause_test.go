@@ -65,7 +65,11 @@ func TestCLIPauseAHost(t *testing.T) {
 			t.Errorf("%v: exit %d, %q %q", c.args, code, out, errOut)
 		}
 	}
-	create := lineValue(mustCLI(t, "post", "--as", "alice", "Hello", "--db", path), "Create ")
+	posted := mustCLI(t, "post", "--as", "alice", "Hello", "--db", path)
+	if !strings.Contains(posted, "queued for 2 inboxes; the server is sending 1, and 1 waits while its host is paused") {
+		t.Errorf("post while a host is paused:\n%s", posted)
+	}
+	create := lineValue(posted, "Create ")
 	waitReceived(t, fine, 1)
 	if report := mustCLI(t, "deliveries", create, "--db", path); !strings.Contains(report, "1 paused") || !regexp.MustCompile(regexp.QuoteMeta(slow.URL+"/users/bob/inbox")+` +paused +0`).MatchString(report) {
 		t.Errorf("report while paused:\n%s", report)

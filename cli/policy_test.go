@@ -20,7 +20,7 @@ func TestCLIAllowlist(t *testing.T) {
 	}{
 		{[]string{"allow", "--db", db}, 2, "subcommand"},
 		{[]string{"allow", "add", "--db", db}, 2, "usage"},
-		{[]string{"allow", "add", "https://friend.example/", "--db", db}, 1, "invalid domain"},
+		{[]string{"allow", "add", "https://friend.example/", "--db", db}, 2, "invalid domain"},
 		{[]string{"allow", "add", "Friend.Example", "--reason", "ours", "--db", db}, 0, "allowed friend.example and its subdomains (*.friend.example)"},
 		{[]string{"allow", "add", "10.1.2.3", "--db", db}, 0, "allowed 10.1.2.3\n"},
 		{[]string{"allow", "list", "--db", db}, 0, "the allowlist is not used until"},

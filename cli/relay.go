@@ -26,7 +26,7 @@ func (c *cli) relayAdd(ctx context.Context, args []string) int {
 		if err := checkRelayURL(pos[0]); err != nil {
 			return err
 		}
-		return c.runJob(ctx, db, jobs.KindRelayAdd, nil, jobs.Args{Target: pos[0], Style: *style}, func(res jobs.Result) {
+		return c.runJob(ctx, db, jobs.KindRelayAdd, nil, jobs.Args{Target: pos[0], Style: *style}, func(res sent) {
 			r, err := db.RelayByURL(ctx, pos[0])
 			if err == nil {
 				fmt.Fprintf(c.stdout, "subscribing to %s (%s-style relay, inbox %s); pending until it accepts (see herald relay list)\n", r.URL, r.Style, r.Inbox)
@@ -45,7 +45,7 @@ func (c *cli) relayRemove(ctx context.Context, args []string) int {
 		} else if err != nil {
 			return err
 		}
-		return c.runJob(ctx, db, jobs.KindRelayRemove, nil, jobs.Args{Target: pos[0]}, func(res jobs.Result) {
+		return c.runJob(ctx, db, jobs.KindRelayRemove, nil, jobs.Args{Target: pos[0]}, func(res sent) {
 			fmt.Fprintf(c.stdout, "unsubscribed from %s\n", pos[0])
 			if res.Activity != "" {
 				c.printSent(res)
@@ -69,7 +69,7 @@ func (c *cli) relayList(ctx context.Context, args []string) int {
 			if actor == "" {
 				actor = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.URL, r.Style, r.State, r.Inbox, actor, r.Updated.Local().Format("2006-01-02 15:04:05"))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.URL, r.Style, r.State, r.Inbox, actor, stamp(r.Updated))
 		}
 		return tw.Flush()
 	})

@@ -228,7 +228,7 @@ func (c *cli) alreadyServing(ctx context.Context, db *store.DB) error {
 	}
 	p := procs[len(procs)-1]
 	return fmt.Errorf("another herald serve (pid %d on %s, running since %s) is running on %s; stop it first",
-		p.PID, p.Hostname, p.StartedAt.Local().Format("2006-01-02 15:04:05"), db.Path())
+		p.PID, p.Hostname, stamp(p.StartedAt), db.Path())
 }
 
 // reloadOnHUP reloads what can be reloaded on each SIGHUP until ctx ends:

@@ -9,6 +9,7 @@ import (
 
 	"herald/jobs"
 	"herald/node"
+	"herald/outbox"
 	"herald/store"
 )
 
@@ -38,7 +39,7 @@ const jobWait = 10 * time.Second
 // on the database the job stays queued for the next start, and the command
 // says so. A failed job is the command's failure. actor nil is the
 // instance actor (relay add and remove).
-func (c *cli) runJob(ctx context.Context, db *store.DB, kind string, actor *store.Actor, args jobs.Args, done func(jobs.Result)) error {
+func (c *cli) runJob(ctx context.Context, db *store.DB, kind string, actor *store.Actor, args jobs.Args, done func(sent)) error {
 	var actorID int64
 	if actor != nil {
 		actorID = actor.ID
@@ -61,7 +62,7 @@ func (c *cli) runJob(ctx context.Context, db *store.DB, kind string, actor *stor
 		if err != nil {
 			return err
 		}
-		done(res)
+		done(sent{Result: res, Held: heldByPauses(ctx, db, res)})
 		return nil
 	case store.JobFailed:
 		return errors.New(j.Error)
@@ -70,8 +71,32 @@ func (c *cli) runJob(ctx context.Context, db *store.DB, kind string, actor *stor
 	return nil
 }
 
+// sent is what a done job reports, with how many of its deliveries wait
+// for hosts an operator paused (herald deliveries pause).
+type sent struct {
+	jobs.Result
+	Held int
+}
+
+// heldByPauses counts the deliveries of res's activity that a pause
+// holds: none unless a host is paused, the common case, which costs one
+// query.
+func heldByPauses(ctx context.Context, db *store.DB, res jobs.Result) int {
+	if res.Queued == 0 || res.Activity == "" {
+		return 0
+	}
+	if pauses, err := db.Pauses(ctx, db.Now()); err != nil || len(pauses) == 0 {
+		return 0
+	}
+	rep, _, err := outbox.ReportFor(ctx, db, res.Activity)
+	if err != nil {
+		return 0
+	}
+	return rep.Counts["paused"]
+}
+
 // printSent prints what a publishing job sent.
-func (c *cli) printSent(res jobs.Result) {
+func (c *cli) printSent(res sent) {
 	fmt.Fprintf(c.stdout, "%s %s\n", res.Type, res.Activity)
 	if res.Object != "" && res.Type == "Create" {
 		fmt.Fprintf(c.stdout, "object: %s\n", res.Object)
@@ -83,15 +108,24 @@ func (c *cli) printSent(res jobs.Result) {
 }
 
 // printQueued prints how many inboxes a job's activity was queued for.
-func (c *cli) printQueued(res jobs.Result) {
-	fmt.Fprintf(c.stdout, "queued for %d inboxes", res.Queued)
+func (c *cli) printQueued(res sent) {
+	fmt.Fprintf(c.stdout, "queued for %s", plural(res.Queued, "inbox"))
 	if res.SkippedBlocked+res.SkippedUnavailable > 0 {
 		fmt.Fprintf(c.stdout, " (skipped: %d blocked, %d unavailable)", res.SkippedBlocked, res.SkippedUnavailable)
 	}
-	if res.Queued > 0 {
-		fmt.Fprintln(c.stdout, "; the server is sending them")
-	} else {
+	switch {
+	case res.Queued == 0:
 		fmt.Fprintln(c.stdout, ": nobody to send it to yet")
+	case res.Held == 0:
+		fmt.Fprintln(c.stdout, "; the server is sending them")
+	case res.Held >= res.Queued && res.Queued == 1:
+		fmt.Fprintln(c.stdout, "; held while its host is paused (herald deliveries lists the pauses)")
+	case res.Held >= res.Queued:
+		fmt.Fprintln(c.stdout, "; all held while their hosts are paused (herald deliveries lists the pauses)")
+	case res.Held == 1:
+		fmt.Fprintf(c.stdout, "; the server is sending %d, and 1 waits while its host is paused (herald deliveries lists the pauses)\n", res.Queued-1)
+	default:
+		fmt.Fprintf(c.stdout, "; the server is sending %d, and %d wait while their hosts are paused (herald deliveries lists the pauses)\n", res.Queued-res.Held, res.Held)
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -69,8 +70,13 @@ func versionString() string {
 
 // version is `herald version`.
 func (c *cli) version(_ context.Context, args []string) int {
-	if len(args) > 0 {
-		return c.fail(usageError{"version takes no arguments"})
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	pos, err := c.parse(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = usageError{"version takes no arguments"}
+	}
+	if err != nil {
+		return c.fail(err)
 	}
 	b := buildInfo()
 	fmt.Fprintln(c.stdout, "herald", b.Version)

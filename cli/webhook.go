@@ -68,7 +68,7 @@ func (c *cli) webhookList(ctx context.Context, args []string) int {
 		for _, w := range list {
 			state := "enabled"
 			if !w.DisabledAt.IsZero() {
-				state = "disabled since " + w.DisabledAt.Local().Format("2006-01-02 15:04") + " (" + w.DisabledReason + ")"
+				state = "disabled since " + stamp(w.DisabledAt) + " (" + w.DisabledReason + ")"
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", w.ID, w.ActorName, w.URL, strings.Join(w.Events, ","), state, w.Queued, w.Failed, w.Done)
 		}
@@ -99,7 +99,7 @@ func (c *cli) webhookRemove(ctx context.Context, args []string) int {
 		if err := db.RemoveWebhook(ctx, w.ID); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "removed webhook %d (%s), with %d events still queued for it\n", w.ID, w.URL, w.Queued)
+		fmt.Fprintf(c.stdout, "removed webhook %d (%s), with %s still queued for it\n", w.ID, w.URL, plural(w.Queued, "event"))
 		return nil
 	})
 }
@@ -119,7 +119,7 @@ func (c *cli) webhookRetry(ctx context.Context, args []string) int {
 		if !w.DisabledAt.IsZero() {
 			fmt.Fprintf(c.stdout, "webhook %d enabled again\n", w.ID)
 		}
-		fmt.Fprintf(c.stdout, "requeued %d failed deliveries to %s; a running server sends them now\n", n, w.URL)
+		fmt.Fprintf(c.stdout, "requeued %s to %s; a running server sends them now\n", plural(n, "failed delivery"), w.URL)
 		return nil
 	})
 }
@@ -144,7 +144,7 @@ func (c *cli) webhookDeliveries(ctx context.Context, args []string) int {
 		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tEVENT\tTYPE\tSTATE\tATTEMPTS\tUPDATED\tLAST ERROR")
 		for _, d := range list {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.MsgID, d.Type, d.State, d.Attempts, d.UpdatedAt.Local().Format("2006-01-02 15:04:05"), d.LastError)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", d.ID, d.MsgID, d.Type, d.State, d.Attempts, stamp(d.UpdatedAt), d.LastError)
 		}
 		return tw.Flush()
 	})
