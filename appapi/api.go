@@ -120,13 +120,6 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-// reply answers v as JSON with status code.
-func reply(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
-
 // limit reads ?limit= (1 to 200, default 50); on a bad value it has
 // answered 400.
 func limit(w http.ResponseWriter, r *http.Request) (int, bool) {
@@ -164,6 +157,6 @@ func (h *Handler) actor(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	reply(w, http.StatusOK, Actor{Name: a.Name, ID: h.Instance.ActorID(a.Name), Handle: "@" + a.Name + "@" + h.Instance.Domain, Type: a.Type,
+	httpapi.JSON(w, http.StatusOK, Actor{Name: a.Name, ID: h.Instance.ActorID(a.Name), Handle: "@" + a.Name + "@" + h.Instance.Domain, Type: a.Type,
 		ManualApproval: a.ManualApproval, Followers: followers, Following: following})
 }

@@ -33,7 +33,7 @@ func (h *Handler) blocks(w http.ResponseWriter, r *http.Request) {
 	for _, b := range list {
 		out = append(out, Block{Actor: b.Target, CreatedAt: b.CreatedAt})
 	}
-	reply(w, http.StatusOK, map[string]any{"blocks": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"blocks": out})
 }
 
 // BlockResult is what blocking or unblocking an actor sent.
@@ -56,7 +56,7 @@ func (h *Handler) block(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if iri, err := h.DB.LatestBlock(r.Context(), a.ID, target); err == nil {
-		reply(w, http.StatusOK, BlockResult{Actor: target, Activity: iri})
+		httpapi.JSON(w, http.StatusOK, BlockResult{Actor: target, Activity: iri})
 		return
 	} else if !errors.Is(err, store.ErrNotFound) {
 		h.fail(w, r, err)
@@ -106,7 +106,7 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request, a *store.Actor
 	if doc["type"] == "Undo" {
 		target = r.URL.Query().Get("actor")
 	}
-	reply(w, code, BlockResult{Actor: target, Activity: res.Activity.IRI})
+	httpapi.JSON(w, code, BlockResult{Actor: target, Activity: res.Activity.IRI})
 }
 
 // DomainBlock is a domain the actor blocks.
@@ -130,7 +130,7 @@ func (h *Handler) domainBlocks(w http.ResponseWriter, r *http.Request) {
 	for _, b := range list {
 		out = append(out, DomainBlock{Domain: b.Target, CreatedAt: b.CreatedAt})
 	}
-	reply(w, http.StatusOK, map[string]any{"domain_blocks": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"domain_blocks": out})
 }
 
 // DomainBlockResult is what blocking a domain did.
@@ -170,7 +170,7 @@ func (h *Handler) blockDomain(w http.ResponseWriter, r *http.Request) {
 	if created {
 		code = http.StatusCreated
 	}
-	reply(w, code, DomainBlockResult{Domain: domain, FollowersRemoved: removed})
+	httpapi.JSON(w, code, DomainBlockResult{Domain: domain, FollowersRemoved: removed})
 }
 
 // unblockDomain serves DELETE /actors/{name}/domain_blocks/{domain}: 204,

@@ -45,7 +45,7 @@ func (h *Handler) failedDeliveries(w http.ResponseWriter, r *http.Request) {
 		out = append(out, FailedDelivery{ID: f.ID, Activity: f.Activity, Inbox: f.Inbox, Attempts: f.Attempts,
 			LastStatus: f.LastStatus, Error: f.LastError, FailedAt: f.FailedAt})
 	}
-	reply(w, http.StatusOK, map[string]any{"deliveries": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"deliveries": out})
 }
 
 // requeue serves POST /actors/{name}/deliveries/requeue: the actor's failed
@@ -85,7 +85,7 @@ func (h *Handler) requeue(w http.ResponseWriter, r *http.Request) {
 	if n > 0 {
 		h.Publisher.Runner.Wake()
 	}
-	reply(w, http.StatusOK, map[string]int64{"requeued": n})
+	httpapi.JSON(w, http.StatusOK, map[string]int64{"requeued": n})
 }
 
 // report serves GET /actors/{name}/activities/{id}/deliveries: where one of
@@ -106,5 +106,5 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	reply(w, http.StatusOK, rep)
+	httpapi.JSON(w, http.StatusOK, rep)
 }

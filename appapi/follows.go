@@ -33,7 +33,7 @@ func (h *Handler) followRequests(w http.ResponseWriter, r *http.Request) {
 	for _, f := range list {
 		out = append(out, FollowRequest{Actor: f.Follower, Follow: f.FollowID, RequestedAt: f.CreatedAt})
 	}
-	reply(w, http.StatusOK, map[string]any{"follow_requests": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"follow_requests": out})
 }
 
 // readActor reads the body of the routes that name a remote actor,
@@ -84,6 +84,6 @@ func (h *Handler) answer(approve bool) http.HandlerFunc {
 			h.fail(w, r, err)
 			return
 		}
-		reply(w, http.StatusOK, Answer{Actor: follower, Type: ans.Type, Activity: ans.Activity, Follow: ans.FollowID})
+		httpapi.JSON(w, http.StatusOK, Answer{Actor: follower, Type: ans.Type, Activity: ans.Activity, Follow: ans.FollowID})
 	}
 }

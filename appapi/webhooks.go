@@ -49,7 +49,7 @@ func (h *Handler) webhooks(w http.ResponseWriter, r *http.Request) {
 	for i := range list {
 		out = append(out, webhookOf(&list[i]))
 	}
-	reply(w, http.StatusOK, map[string]any{"webhooks": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"webhooks": out})
 }
 
 // addWebhook serves POST /actors/{name}/webhooks {"url", "events"}: 201
@@ -93,7 +93,7 @@ func (h *Handler) addWebhook(w http.ResponseWriter, r *http.Request) {
 	out := webhookOf(hook)
 	out.Secret = secret
 	w.Header().Set("Location", h.Instance.Base()+Prefix+"/actors/"+a.Name+"/webhooks/"+strconv.FormatInt(hook.ID, 10))
-	reply(w, http.StatusCreated, out)
+	httpapi.JSON(w, http.StatusCreated, out)
 }
 
 // ownWebhook reads {id} and returns that webhook if it is the actor's; on
@@ -123,7 +123,7 @@ func (h *Handler) ownWebhook(w http.ResponseWriter, r *http.Request) (*store.Act
 // webhook serves GET /actors/{name}/webhooks/{id}.
 func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 	if _, hook, ok := h.ownWebhook(w, r); ok {
-		reply(w, http.StatusOK, webhookOf(hook))
+		httpapi.JSON(w, http.StatusOK, webhookOf(hook))
 	}
 }
 
@@ -196,7 +196,7 @@ func (h *Handler) webhookDeliveries(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, v)
 	}
-	reply(w, http.StatusOK, map[string]any{"deliveries": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"deliveries": out})
 }
 
 // retryWebhook serves POST /actors/{name}/webhooks/{id}/retry: the
@@ -220,5 +220,5 @@ func (h *Handler) retryWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.Publisher.Runner.Wake()
-	reply(w, http.StatusOK, map[string]any{"requeued": n, "enabled": true})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"requeued": n, "enabled": true})
 }

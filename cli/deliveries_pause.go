@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"herald/outbox/delivery"
+	"herald/federation"
 	"herald/store"
 )
 
@@ -55,7 +55,7 @@ func (c *cli) deliveriesResume(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "resumed deliveries to %s: %d queued go out now, at most %d at a time\n", host, n, delivery.DefaultPerHostCap)
+		fmt.Fprintf(c.stdout, "resumed deliveries to %s: %d queued go out now, at most %d at a time\n", host, n, federation.DefaultMaxConnsPerHost)
 		return nil
 	})
 }

@@ -3,7 +3,6 @@ package followersync
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -241,11 +240,10 @@ func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/activity+json")
 	// The answer depends on who signed: no shared cache may keep it.
 	w.Header().Set("Cache-Control", "private, no-store")
 	w.Header().Set("Vary", "Signature, Signature-Input")
-	json.NewEncoder(w).Encode(map[string]any{
+	httpapi.Write(w, "application/activity+json", http.StatusOK, map[string]any{
 		"@context":     "https://www.w3.org/ns/activitystreams",
 		"id":           s.Instance.FollowersSyncURL(owner.Name),
 		"type":         "OrderedCollection",

@@ -14,15 +14,28 @@ import (
 	"herald/store"
 )
 
-// MaxBody is the largest request body an endpoint reads: ActivityStreams
-// documents are small, and Mastodon caps what it fetches at 1 MiB too.
-const MaxBody = 1 << 20
+// Write answers v encoded as JSON, as contentType, with status code: the
+// one JSON writer of Herald's handlers (JSON, Activity and Error are its
+// usual content types; WebFinger and NodeInfo name their own).
+func Write(w http.ResponseWriter, contentType string, code int, v any) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+// JSON answers v as plain JSON with status code.
+func JSON(w http.ResponseWriter, code int, v any) {
+	Write(w, "application/json; charset=utf-8", code, v)
+}
+
+// Activity answers v as an ActivityStreams document with status code.
+func Activity(w http.ResponseWriter, code int, v any) {
+	Write(w, federation.ContentType, code, v)
+}
 
 // Error answers {"error": msg} with code.
 func Error(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	JSON(w, code, map[string]string{"error": msg})
 }
 
 // OutOfSpace answers 503 with Retry-After if err says the database is out
@@ -38,27 +51,15 @@ func OutOfSpace(w http.ResponseWriter, err error) bool {
 	return true
 }
 
-// JSON answers v as plain JSON with status 200.
-func JSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	json.NewEncoder(w).Encode(v)
-}
-
-// Activity answers v as an ActivityStreams document with status 200.
-func Activity(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", federation.ContentType)
-	json.NewEncoder(w).Encode(v)
-}
-
 // ReadBody checks that a request carries ActivityStreams JSON and reads at
-// most MaxBody of it. On failure it has answered (415, 413 or 400) and
+// most federation.MaxDocumentSize of it. On failure it has answered (415, 413 or 400) and
 // returns false.
 func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if !federation.IsActivityContentType(r.Header.Get("Content-Type")) {
 		Error(w, http.StatusUnsupportedMediaType, "content type must be application/activity+json, application/ld+json or application/json")
 		return nil, false
 	}
-	body, err := federation.ReadBody(r.Body, MaxBody)
+	body, err := federation.ReadBody(r.Body, federation.MaxDocumentSize)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) || errors.Is(err, federation.ErrBodyTooLarge) {

@@ -99,7 +99,7 @@ func (h *Handler) readItems(w http.ResponseWriter, r *http.Request, inbox string
 			h.fail(w, r, err)
 			return
 		}
-		httpapi.Activity(w, map[string]any{
+		httpapi.Activity(w, http.StatusOK, map[string]any{
 			"@context":   "https://www.w3.org/ns/activitystreams",
 			"id":         base,
 			"type":       "OrderedCollection",
@@ -130,5 +130,5 @@ func (h *Handler) readItems(w http.ResponseWriter, r *http.Request, inbox string
 			page["next"] = join("max_id=" + strconv.FormatInt(items[len(items)-1].ID, 10))
 		}
 	}
-	httpapi.Activity(w, page)
+	httpapi.Activity(w, http.StatusOK, page)
 }

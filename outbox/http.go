@@ -160,7 +160,7 @@ func (h *Handler) Reactions(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	httpapi.Activity(w, map[string]any{"@context": federation.ContextAS, "id": iri + "/" + which, "type": "Collection", "totalItems": n})
+	httpapi.Activity(w, http.StatusOK, map[string]any{"@context": federation.ContextAS, "id": iri + "/" + which, "type": "Collection", "totalItems": n})
 }
 
 // Activity serves GET /users/{name}/activities/{id}: public activities only.
@@ -228,7 +228,7 @@ func (h *Handler) Outbox(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
-		httpapi.Activity(w, map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": base, "type": "OrderedCollection",
+		httpapi.Activity(w, http.StatusOK, map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": base, "type": "OrderedCollection",
 			"totalItems": total, "first": base + "?page=true"})
 		return
 	}
@@ -247,7 +247,7 @@ func (h *Handler) Outbox(w http.ResponseWriter, r *http.Request) {
 	if len(items) == pageSize {
 		page["next"] = base + "?max_id=" + strconv.FormatInt(items[len(items)-1].ID, 10)
 	}
-	httpapi.Activity(w, page)
+	httpapi.Activity(w, http.StatusOK, page)
 }
 
 // Followers serves GET /users/{name}/followers.
@@ -288,7 +288,7 @@ func (h *Handler) relations(w http.ResponseWriter, r *http.Request, followers bo
 		if !h.HideSocialGraph {
 			doc["first"] = base + "?page=1"
 		}
-		httpapi.Activity(w, doc)
+		httpapi.Activity(w, http.StatusOK, doc)
 		return
 	}
 	ids, err := h.DB.RelationPage(ctx, actor.ID, followers, (page-1)*pageSize, pageSize)
@@ -304,7 +304,7 @@ func (h *Handler) relations(w http.ResponseWriter, r *http.Request, followers bo
 	if page > 1 {
 		doc["prev"] = base + "?page=" + strconv.Itoa(page-1)
 	}
-	httpapi.Activity(w, doc)
+	httpapi.Activity(w, http.StatusOK, doc)
 }
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
@@ -341,7 +341,7 @@ func (h *Handler) Featured(w http.ResponseWriter, r *http.Request) {
 		delete(doc, "@context")
 		items = append(items, doc)
 	}
-	httpapi.Activity(w, map[string]any{
+	httpapi.Activity(w, http.StatusOK, map[string]any{
 		"@context":     federation.ContextAS,
 		"id":           h.Instance.FeaturedURL(actor.Name),
 		"type":         "OrderedCollection",
@@ -410,9 +410,7 @@ func (h *Handler) Upload(w http.ResponseWriter, r *http.Request) {
 	doc := AttachmentDocument(h.Instance, m)
 	doc["@context"] = contextFor(map[string]any{"attachment": []any{doc}}, nil)
 	w.Header().Set("Location", h.Instance.MediaURL(m.File))
-	w.Header().Set("Content-Type", federation.ContentType)
-	w.WriteHeader(http.StatusCreated)
-	json.NewEncoder(w).Encode(doc)
+	httpapi.Activity(w, http.StatusCreated, doc)
 }
 
 // uploadError answers a refused upload with its status.

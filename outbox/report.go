@@ -105,5 +105,5 @@ func (h *Handler) Deliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "private, no-store")
-	httpapi.JSON(w, rep)
+	httpapi.JSON(w, http.StatusOK, rep)
 }
