@@ -16,6 +16,9 @@ func (c *cli) jobsList(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("jobs", flag.ContinueOnError)
 	limit := fs.Int("n", 20, "how many jobs to list, newest first")
 	return c.withDB(ctx, fs, args, 0, "usage: herald jobs [-n N]", func(db *store.DB, _ []string) error {
+		if *limit < 1 {
+			return usageError{fmt.Sprintf("invalid -n %d: want a count of at least 1", *limit)}
+		}
 		list, err := db.RecentJobs(ctx, *limit)
 		if err != nil {
 			return err

@@ -129,6 +129,9 @@ func (c *cli) webhookDeliveries(ctx context.Context, args []string) int {
 	failed := fs.Bool("failed", false, "only the deliveries Herald gave up on")
 	n := fs.Int("n", 20, "how many, newest first")
 	return c.withDB(ctx, fs, args, 1, "usage: herald webhook deliveries ID [--failed] [-n N]", func(db *store.DB, pos []string) error {
+		if *n < 1 {
+			return usageError{fmt.Sprintf("invalid -n %d: want a count of at least 1", *n)}
+		}
 		w, err := webhookID(ctx, db, pos[0])
 		if err != nil {
 			return err
