@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,23 +17,10 @@ import (
 // operator runs it (buildHerald, startProcess), next to commands run in
 // process. The tests of each command are in cli/.
 
-// runCLI runs herald in process with args and an environment, returning
-// the exit code and both streams.
-func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := cli.Run(context.Background(), args, func(k string) string { return env[k] }, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
-
-// mustCLI runs herald and fails the test unless it exits 0.
+// mustCLI runs herald in process and fails the test unless it exits 0.
 func mustCLI(t *testing.T, args ...string) string {
 	t.Helper()
-	code, out, errOut := runCLI(t, nil, args...)
-	if code != 0 {
-		t.Fatalf("herald %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
-	}
-	return out
+	return fedtest.MustCLI(t, cli.Run, args...)
 }
 
 // syncBuffer is a log buffer the child process's output and the test

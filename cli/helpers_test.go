@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"herald/internal/fedtest"
@@ -14,19 +12,13 @@ import (
 // and both streams.
 func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	code := Run(context.Background(), args, func(k string) string { return env[k] }, &out, &errOut)
-	return code, out.String(), errOut.String()
+	return fedtest.RunCLI(t, Run, env, args...)
 }
 
 // mustCLI runs herald and fails the test unless it exits 0.
 func mustCLI(t *testing.T, args ...string) string {
 	t.Helper()
-	code, out, errOut := runCLI(t, nil, args...)
-	if code != 0 {
-		t.Fatalf("herald %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
-	}
-	return out
+	return fedtest.MustCLI(t, Run, args...)
 }
 
 // newInstance creates a database for domain with `herald init` and returns

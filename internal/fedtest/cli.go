@@ -2,9 +2,11 @@ package fedtest
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -14,6 +16,29 @@ import (
 
 // What the tests of the command line share, whether they run it in
 // process (cli.Run) or as the built binary.
+
+// Run is cli.Run's shape: herald without the process (the arguments
+// after the program's name, the environment, the streams; the exit code).
+type Run func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int
+
+// RunCLI runs herald in process with args and the environment env,
+// returning the exit code and both streams.
+func RunCLI(t testing.TB, run Run, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, func(k string) string { return env[k] }, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// MustCLI runs herald in process and fails the test unless it exits 0.
+func MustCLI(t testing.TB, run Run, args ...string) string {
+	t.Helper()
+	code, out, errOut := RunCLI(t, run, nil, args...)
+	if code != 0 {
+		t.Fatalf("herald %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
 
 // servingLine is serve's start line, logged: "herald VERSION serving BASE
 // on ADDR from ...".
