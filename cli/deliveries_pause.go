@@ -60,14 +60,6 @@ func (c *cli) deliveriesResume(ctx context.Context, args []string) int {
 	})
 }
 
-// pauseEnd says when a pause ends.
-func pauseEnd(until time.Time) string {
-	if until.IsZero() {
-		return "until resumed"
-	}
-	return "until " + stamp(until)
-}
-
 // hostArg checks a HOST argument: a host name or host:port as deliveries
 // name it (the host of an inbox URL), not a URL.
 func hostArg(arg string) (string, error) {

@@ -29,3 +29,11 @@ func plural[N ~int | ~int64](n N, noun string) string {
 
 // stamp is t as commands print it: RFC 3339 in UTC.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// pauseEnd says when a pause ends.
+func pauseEnd(until time.Time) string {
+	if until.IsZero() {
+		return "until resumed"
+	}
+	return "until " + stamp(until)
+}
