@@ -30,7 +30,7 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/followersync"
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/store"
 )
@@ -99,7 +99,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name := chi.URLParam(r, "name"); name != "" {
 		t, err := h.DB.ActorByNameWithDeleted(ctx, name)
 		if errors.Is(err, store.ErrNotFound) {
-			api.Error(w, http.StatusNotFound, "no such actor")
+			httpapi.Error(w, http.StatusNotFound, "no such actor")
 			return
 		}
 		if err != nil {
@@ -108,7 +108,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if t.Deleted {
 			// 410 tells senders to stop: Mastodon removes the follow.
-			api.Error(w, http.StatusGone, "this actor was deleted")
+			httpapi.Error(w, http.StatusGone, "this actor was deleted")
 			return
 		}
 		a.target = t
@@ -127,7 +127,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// too (it is on no list).
 		h.Metrics.countVerifyFailure(ReasonLocalKey)
 		// 403, not 401: no retry can make it right (Mastodon gives up on 403).
-		api.Error(w, http.StatusForbidden, "signed with a key of this server")
+		httpapi.Error(w, http.StatusForbidden, "signed with a key of this server")
 		return
 	}
 	if h.answerBlocked(w, r, keyHost, "") {
@@ -146,7 +146,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// 2. Limits. Nothing is stored for a request refused here.
 	http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
-	body, ok := api.ReadBody(w, r)
+	body, ok := httpapi.ReadBody(w, r)
 	if !ok {
 		return
 	}
@@ -155,15 +155,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// and is done once the sender is known (below).
 	var plain map[string]any
 	if err := json.Unmarshal(body, &plain); err != nil || plain == nil {
-		api.Error(w, http.StatusBadRequest, "body is not a JSON object")
+		httpapi.Error(w, http.StatusBadRequest, "body is not a JSON object")
 		return
 	}
 	if _, ok := plain["@context"]; !ok {
-		api.Error(w, http.StatusBadRequest, "body has no @context: not an ActivityStreams document")
+		httpapi.Error(w, http.StatusBadRequest, "body has no @context: not an ActivityStreams document")
 		return
 	}
 	if plain["type"] == nil && plain["@type"] == nil {
-		api.Error(w, http.StatusBadRequest, "activity needs a type")
+		httpapi.Error(w, http.StatusBadRequest, "activity needs a type")
 		return
 	}
 	a.actor = federation.IDOf(plain["actor"])
@@ -241,7 +241,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// normalising it if it is not in compact AS2 form.
 	doc, err := federation.ParseDocument(body)
 	if err != nil {
-		api.Error(w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
+		httpapi.Error(w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
 		return
 	}
 	a.setDoc(doc, body)
@@ -253,7 +253,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if a.typ == "" || a.actor == "" {
-		api.Error(w, http.StatusBadRequest, "activity needs a type and an actor")
+		httpapi.Error(w, http.StatusBadRequest, "activity needs a type and an actor")
 		return
 	}
 
@@ -457,7 +457,7 @@ func (h *Handler) throttle(w http.ResponseWriter, why *refusal) {
 	if why.reason == refusedHostFailing || why.reason == refusedKeyFetches {
 		msg = "the signing key cannot be fetched now; retry later"
 	}
-	api.Error(w, http.StatusServiceUnavailable, msg)
+	httpapi.Error(w, http.StatusServiceUnavailable, msg)
 }
 
 // tooMany answers 429 with Retry-After to a host past its rate: senders
@@ -465,7 +465,7 @@ func (h *Handler) throttle(w http.ResponseWriter, why *refusal) {
 func (h *Handler) tooMany(w http.ResponseWriter, wait time.Duration) {
 	h.Metrics.countRefused(refusedHostRate)
 	w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(wait.Seconds())), 1)))
-	api.Error(w, http.StatusTooManyRequests, "too many requests from this server; retry later")
+	httpapi.Error(w, http.StatusTooManyRequests, "too many requests from this server; retry later")
 }
 
 // fail answers when Herald itself failed (the database) or ran out of
@@ -477,12 +477,12 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(r.Context().Err(), context.Canceled):
 		return // the sender went away
-	case api.OutOfSpace(w, err):
+	case httpapi.OutOfSpace(w, err):
 		return
 	case errors.Is(err, context.DeadlineExceeded):
 		h.throttle(w, &refusal{refusedBusy, busyRetry})
 		return
 	}
 	h.Logger.Error("inbox failed", "path", r.URL.Path, "err", err)
-	api.Error(w, http.StatusInternalServerError, "internal error")
+	httpapi.Error(w, http.StatusInternalServerError, "internal error")
 }
