@@ -75,17 +75,11 @@ func (h *Handler) addWebhook(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, http.StatusBadRequest, "events: "+err.Error())
 		return
 	}
-	list, err := h.DB.Webhooks(r.Context(), a.ID)
-	if err != nil {
-		h.fail(w, r, err)
+	hook, secret, err := webhook.Add(r.Context(), h.DB, a.ID, body.URL, events)
+	if errors.Is(err, webhook.ErrTooMany) {
+		httpapi.Error(w, http.StatusConflict, err.Error())
 		return
 	}
-	if len(list) >= webhook.MaxPerActor {
-		httpapi.Error(w, http.StatusConflict, "an actor has at most "+strconv.Itoa(webhook.MaxPerActor)+" webhooks; remove one first")
-		return
-	}
-	secret := webhook.NewSecret()
-	hook, err := h.DB.AddWebhook(r.Context(), a.ID, body.URL, events, secret)
 	if err != nil {
 		h.fail(w, r, err)
 		return
