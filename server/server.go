@@ -122,6 +122,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(s.logRequests)
 	r.Use(s.recoverPanics)
 	r.Use(limitBody)
+	r.Use(s.securityHeaders)
 	if s.cfg.TrustProxy {
 		r.Use(trustProxy)
 	}

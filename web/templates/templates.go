@@ -22,7 +22,7 @@ type Pages map[string]*template.Template
 func Parse() (Pages, error) {
 	pages := Pages{}
 	for _, name := range []string{"status.html", "actor.html", "error.html", "interact.html", "object.html", "report.html", "tag.html"} {
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "layout.html", "style.html", name)
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "layout.html", "style.html", "attachments.html", name)
 		if err != nil {
 			return nil, err
 		}
