@@ -84,19 +84,22 @@ func (h *Handler) Routes() chi.Router {
 		r.Post("/hosts/{host}/retry", h.retryHost)
 		r.Post("/hosts/{host}/pause", h.pauseHost)
 		r.Post("/hosts/{host}/resume", h.resumeHost)
-		r.Post("/hosts/{host}/block", h.blockHost)
+		r.Post("/hosts/{host}/block", h.asks(h.hostBlocking, h.blockHost))
 		r.Post("/deliveries/{id}/retry", h.retryDelivery)
 		r.Get("/posts", h.posts)
 		r.Post("/posts/retry", h.retryPost)
 		r.Get("/blocks", h.blocks)
-		r.Post("/blocks", h.addBlock)
+		r.Post("/blocks", h.asks(h.domainBlocking, h.addBlock))
 		r.Post("/blocks/remove", h.removeBlock)
 		r.Get("/inbox", h.inboxPage)
 		r.Get("/actors", h.actors)
 		r.Post("/actors", h.addActor)
-		r.Post("/actors/{name}/token", h.newToken)
+		r.Post("/actors/{name}/token", h.asks(h.tokenRenewal, h.newToken))
 		r.Post("/actors/{name}/answer", h.answerFollow)
+		h.sectionRoutes(r)
 	})
+	r.NotFound(h.notFound)
+	r.MethodNotAllowed(h.methodNotAllowed)
 	return r
 }
 
@@ -116,6 +119,7 @@ func securityHeaders(next http.Handler) http.Handler {
 var navItems = []struct{ Name, URL string }{
 	{"Overview", "/admin"}, {"Hosts", "/admin/hosts"}, {"Posts", "/admin/posts"},
 	{"Blocks", "/admin/blocks"}, {"Inbox", "/admin/inbox"}, {"Actors", "/admin/actors"},
+	{"Relays", "/admin/relays"}, {"Webhooks", "/admin/webhooks"}, {"Jobs", "/admin/jobs"}, {"Server", "/admin/server"},
 }
 
 type navItem struct {

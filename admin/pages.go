@@ -288,7 +288,7 @@ func (h *Handler) posts(w http.ResponseWriter, r *http.Request) {
 		for i, t := range rep.Targets {
 			targets[i] = target{t, rows[i].Host}
 		}
-		h.render(w, r, http.StatusOK, "post", map[string]any{"Report": rep, "Targets": targets})
+		h.render(w, r, http.StatusOK, "post", map[string]any{"Report": rep, "Targets": targets, "Post": h.describe(ctx, a, map[int64]string{}, false), "At": a.CreatedAt, "Type": a.Type})
 		return
 	}
 	list, err := h.db.RecentActivities(ctx, 30)
@@ -300,15 +300,17 @@ func (h *Handler) posts(w http.ResponseWriter, r *http.Request) {
 		IRI, Type, Summary string
 		Public             bool
 		At                 time.Time
+		postView
 	}
 	var posts []post
+	names := map[int64]string{}
 	for _, a := range list {
 		rows, err := h.db.ActivityDeliveries(ctx, a.ID)
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
-		posts = append(posts, post{a.IRI, a.Type, outbox.NewReport(a.IRI, rows).Summary, a.Public, a.CreatedAt})
+		posts = append(posts, post{a.IRI, a.Type, outbox.NewReport(a.IRI, rows).Summary, a.Public, a.CreatedAt, h.describe(ctx, &a, names, true)})
 	}
 	h.render(w, r, http.StatusOK, "posts", map[string]any{"Posts": posts})
 }
