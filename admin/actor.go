@@ -122,7 +122,7 @@ func (h *Handler) tokenRevocation(r *http.Request) (question, error) {
 	}
 	return question{Title: "Revoke @" + a.Name + "'s token?",
 		Effects: []string{"The token @" + a.Name + "'s app uses stops working at once, and no new one is shown: nothing can post as @" + a.Name + " through the API until you make a new token."},
-		Button: "Revoke the token", Back: actorURL(a.Name)}, nil
+		Button:  "Revoke the token", Back: actorURL(a.Name)}, nil
 }
 
 // revokeToken replaces the token's hash with that of a token nobody is

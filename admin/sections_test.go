@@ -449,5 +449,3 @@ func hostnameOf(hostport string) string {
 	}
 	return u.Hostname()
 }
-
-
