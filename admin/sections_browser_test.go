@@ -112,7 +112,9 @@ func (d *driver) confirm(title, name string) int64 {
 	return d.press(`.confirm button.danger`)
 }
 
-func jsString(s string) string { return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"` }
+func jsString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
 
 // TestSectionsInABrowser drives every page the console gained for CLI
 // parity, and every confirmation, in a real headless Chromium: relays,
