@@ -1,9 +1,13 @@
 // Package admin is the operator's console under /admin: server-rendered
 // pages (no JavaScript, inline SVG charts, readable on a phone and in dark
 // mode) behind a password login, showing the delivery queue and its
-// history, one row per remote host, each post's deliveries, the blocklist,
-// the inbox's recent refusals and drops, and the actors; and acting on them
-// (retry, pause, resume, block, new actors and tokens, follow requests).
+// history, one row per remote host, each post's text and deliveries, the
+// blocklist and allowlist, the inbox's recent refusals and drops, the
+// actors, relays, webhooks, jobs and the log level; and acting on them as
+// the CLI's commands do, through the same store calls and jobs (retry,
+// pause, resume, block, actors' profiles, tokens, keys, moves and
+// deletion, follow requests, relays, webhooks). What cannot be undone asks
+// first, on a page of its own (confirm.go).
 //
 // The password is set with `herald admin password` and stored as a bcrypt
 // hash; a session is a random cookie (HttpOnly, SameSite=Strict, Secure
