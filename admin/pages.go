@@ -247,7 +247,7 @@ func (h *Handler) host(w http.ResponseWriter, r *http.Request) {
 	}
 	i := sort.Search(len(rows), func(i int) bool { return rows[i].Host >= name })
 	if i == len(rows) || rows[i].Host != name {
-		http.Error(w, "Herald knows no host "+name+".", http.StatusNotFound)
+		h.pageError(w, r, http.StatusNotFound, "Herald knows no host "+name+".")
 		return
 	}
 	list, err := h.db.HostDeliveries(r.Context(), name, 100)
@@ -268,7 +268,7 @@ func (h *Handler) posts(w http.ResponseWriter, r *http.Request) {
 	if iri := r.URL.Query().Get("activity"); iri != "" {
 		a, err := h.db.ActivityByIRI(ctx, iri)
 		if errors.Is(err, store.ErrNotFound) {
-			http.Error(w, "No activity "+iri+" was sent from here.", http.StatusNotFound)
+			h.pageError(w, r, http.StatusNotFound, "No activity "+iri+" was sent from here.")
 			return
 		}
 		var rows []store.DeliveryView

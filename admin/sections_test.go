@@ -430,6 +430,8 @@ func TestSectionPagesAndErrorsAreHTML(t *testing.T) {
 		{s.browser, "GET", "/admin/webhooks/x", 404, true},
 		{s.browser, "GET", "/admin/jobs/999", 404, true},
 		{s.browser, "GET", "/admin/jobs/x", 404, true},
+		{s.browser, "GET", "/admin/hosts/nowhere.example", 404, true},
+		{s.browser, "GET", "/admin/posts?activity=https%3A%2F%2Fnowhere.example%2Fa", 404, true},
 		{s.browser, "GET", "/admin/relays/remove", 405, true},
 		{anon, "GET", "/admin/nothing", 404, false},
 	} {

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,19 +12,10 @@ import (
 	"herald/server"
 )
 
-// browse GETs path from h as a browser would and returns the response and
-// its body.
+// browse GETs path from h as a browser would.
 func browse(t *testing.T, h *fedtest.Herald, path string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", h.URL+path, nil)
-	req.Header.Set("Accept", "text/html,application/xhtml+xml")
-	res, err := h.Client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, string(b)
+	return h.Do(t, "GET", path, "", nil, "Accept", "text/html,application/xhtml+xml")
 }
 
 // TestPublicPagesShowAttachments: the profile, the post's page and the tag
