@@ -22,6 +22,7 @@ type Webhook struct {
 	Enabled        bool      `json:"enabled"`
 	DisabledAt     time.Time `json:"disabled_at,omitzero"`
 	DisabledReason string    `json:"disabled_reason,omitempty"`
+	PausedAt       time.Time `json:"paused_at,omitzero"`
 	CreatedAt      time.Time `json:"created_at"`
 	Queued         int       `json:"queued"`
 	Failed         int       `json:"failed"`
@@ -31,7 +32,7 @@ type Webhook struct {
 
 func webhookOf(w *store.Webhook) Webhook {
 	return Webhook{ID: w.ID, URL: w.URL, Events: w.Events, Enabled: w.DisabledAt.IsZero(), DisabledAt: w.DisabledAt,
-		DisabledReason: w.DisabledReason, CreatedAt: w.CreatedAt, Queued: w.Queued, Failed: w.Failed, Delivered: w.Done}
+		DisabledReason: w.DisabledReason, PausedAt: w.PausedAt, CreatedAt: w.CreatedAt, Queued: w.Queued, Failed: w.Failed, Delivered: w.Done}
 }
 
 // webhooks serves GET /actors/{name}/webhooks.
