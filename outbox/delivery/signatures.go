@@ -1,0 +1,355 @@
+package delivery
+
+import (
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dunglas/httpsfv"
+
+	"herald/federation"
+	"herald/federation/signature"
+	"herald/nodeinfo"
+	"herald/store"
+)
+
+// Signatures is what this node knows of the HTTP signatures each remote
+// host verifies (the evidence of knocks.go): the host_signatures rows,
+// held in memory for the runner and reread every signaturesRefresh so the
+// evidence another node recorded, and an operator's reset, count here too.
+// The inbox (a verified request's scheme and key), the actor fetcher (an
+// actor's FEP-521a keys) and the runner (refusals, Accept-Signature
+// answers) record evidence through it. Its methods may be called on a nil
+// *Signatures, which records nothing.
+type Signatures struct {
+	db     *store.DB
+	client *federation.Client // reads NodeInfo; nil reads none
+	log    *slog.Logger
+	now    func() time.Time
+
+	mu       sync.Mutex
+	hosts    map[string]store.HostSignatures
+	loadedAt time.Time            // when hosts was last read (real time)
+	noted    map[string]time.Time // host|what|how -> when this process last wrote it
+	reading  map[string]bool      // hosts whose NodeInfo this process read or is reading
+	readers  chan struct{}        // NodeInfo reads at once
+}
+
+// NewSignatures makes a node's Signatures on db. client reads the NodeInfo
+// of a host with half the evidence an Ed25519 signature needs (nil: none
+// is read); now is the clock of the times recorded.
+func NewSignatures(db *store.DB, client *federation.Client, log *slog.Logger, now func() time.Time) *Signatures {
+	if log == nil {
+		log = slog.Default()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Signatures{db: db, client: client, log: log, now: now,
+		hosts: map[string]store.HostSignatures{}, noted: map[string]time.Time{}, reading: map[string]bool{},
+		readers: make(chan struct{}, 2)}
+}
+
+const (
+	// signaturesRefresh is how often the rows are reread: evidence another
+	// node recorded, or a reset made by `herald signatures reset`, counts
+	// within it.
+	signaturesRefresh = 10 * time.Second
+	// noteEvery is how often one process writes the same evidence of one
+	// host again (refreshing its time), so a host that signs every request
+	// costs one write a day, not one a request.
+	noteEvery = 24 * time.Hour
+	// nodeInfoEvery is how long a host's NodeInfo is trusted before it is
+	// read again (its software may have been upgraded).
+	nodeInfoEvery = 30 * 24 * time.Hour
+	// maxNoted bounds the write memory; when full it starts afresh.
+	maxNoted = 100_000
+)
+
+// of returns host's row as this node knows it (the zero row, with Host
+// set, when Herald has no evidence).
+func (s *Signatures) of(ctx context.Context, host string) store.HostSignatures {
+	if s == nil {
+		return store.HostSignatures{Host: host}
+	}
+	s.refresh(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if row, ok := s.hosts[host]; ok {
+		return row
+	}
+	return store.HostSignatures{Host: host}
+}
+
+// refresh rereads every row when the copy is older than signaturesRefresh.
+// The table holds only hosts that showed something, a small part of those
+// Herald delivers to. On an error the last copy stays.
+func (s *Signatures) refresh(ctx context.Context) {
+	s.mu.Lock()
+	fresh := time.Since(s.loadedAt) < signaturesRefresh
+	if !fresh {
+		s.loadedAt = time.Now() // one reader at a time; the others use the copy
+	}
+	s.mu.Unlock()
+	if fresh {
+		return
+	}
+	rows, err := s.db.AllHostSignatures(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Error("delivery: read host signatures", "err", err)
+		}
+		return
+	}
+	hosts := make(map[string]store.HostSignatures, len(rows))
+	for _, r := range rows {
+		hosts[r.Host] = r
+	}
+	s.mu.Lock()
+	s.hosts = hosts
+	s.mu.Unlock()
+}
+
+// reload rereads one host's row after this process wrote it.
+func (s *Signatures) reload(ctx context.Context, host string) store.HostSignatures {
+	row, err := s.db.HostSignaturesOf(ctx, host)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case err == nil:
+		s.hosts[host] = row
+	case err == store.ErrNotFound:
+		delete(s.hosts, host)
+		row = store.HostSignatures{Host: host}
+	default:
+		row = s.hosts[host]
+	}
+	return row
+}
+
+// evidence records that host showed how (store.Evidence*) it verifies what
+// (store.SigRFC9421 or SigEd25519). origin (scheme://host) is where its
+// NodeInfo would be read.
+func (s *Signatures) evidence(ctx context.Context, host, origin, what, how string) {
+	if s == nil || host == "" {
+		return
+	}
+	key := host + "|" + what + "|" + how
+	now := s.now()
+	s.mu.Lock()
+	last, seen := s.noted[key]
+	row, known := s.hosts[host]
+	current := known && ((what == store.SigRFC9421 && row.RFC9421 != "") || (what == store.SigEd25519 && row.Ed25519 != ""))
+	if seen && current && now.Sub(last) < noteEvery {
+		s.mu.Unlock()
+		return
+	}
+	if len(s.noted) >= maxNoted {
+		s.noted = map[string]time.Time{}
+	}
+	s.noted[key] = now
+	s.mu.Unlock()
+	if err := s.db.NoteSignatureEvidence(ctx, host, what, how, now); err != nil {
+		s.log.Error("delivery: record signature evidence", "host", host, "err", err)
+		return
+	}
+	if !current {
+		s.log.Info("delivery: signature evidence", "host", host, "verifies", what, "because", how)
+	}
+	s.maybeReadNodeInfo(ctx, s.reload(ctx, host), origin)
+}
+
+// refusal records that host answered 400 or 401 to our signature of kind
+// what (store.Sig*) and 2xx to the fallback.
+func (s *Signatures) refusal(ctx context.Context, host, what string) {
+	if s == nil {
+		return
+	}
+	if err := s.db.NoteSignatureRefusal(ctx, host, what, s.now()); err != nil {
+		s.log.Error("delivery: record signature refusal", "host", host, "err", err)
+		return
+	}
+	s.log.Info("delivery: host refused a signature", "host", host, "refused", what)
+	s.reload(ctx, host)
+}
+
+// SignedRequest records what a verified request from a remote server
+// shows: the scheme it was signed with, whether its key is Ed25519, and any
+// Accept-Signature header it carried. keyID is the signature's keyId (its
+// host is the host the evidence is about). Call it only once the signature
+// verified.
+func (s *Signatures) SignedRequest(ctx context.Context, keyID string, scheme signature.Scheme, key crypto.PublicKey, acceptSignature string) {
+	if s == nil {
+		return
+	}
+	host, origin, ok := hostOrigin(keyID)
+	if !ok {
+		return
+	}
+	if scheme == signature.RFC9421 {
+		s.evidence(ctx, host, origin, store.SigRFC9421, store.EvidenceSigned)
+	}
+	if _, ok := key.(ed25519.PublicKey); ok {
+		s.evidence(ctx, host, origin, store.SigEd25519, store.EvidenceSigned)
+	}
+	s.AcceptSignature(ctx, origin, acceptSignature)
+}
+
+// AcceptSignature records an Accept-Signature header (RFC 9421 section 5)
+// that the server at origin sent, in a response to a delivery or in a
+// verified request: it asks for RFC 9421 signatures, so it verifies them;
+// a member asking for alg="ed25519" shows it verifies Ed25519 too. An empty
+// or unparsable header records nothing.
+func (s *Signatures) AcceptSignature(ctx context.Context, origin, header string) {
+	if s == nil || strings.TrimSpace(header) == "" {
+		return
+	}
+	host, origin, ok := hostOrigin(origin)
+	if !ok {
+		return
+	}
+	dict, err := httpsfv.UnmarshalDictionary([]string{header})
+	if err != nil || len(dict.Names()) == 0 {
+		return
+	}
+	s.evidence(ctx, host, origin, store.SigRFC9421, store.EvidenceAcceptSignature)
+	for _, name := range dict.Names() {
+		m, _ := dict.Get(name)
+		list, ok := m.(httpsfv.InnerList)
+		if !ok {
+			continue
+		}
+		if alg, ok := list.Params.Get("alg"); ok && alg == "ed25519" {
+			s.evidence(ctx, host, origin, store.SigEd25519, store.EvidenceAcceptSignature)
+			return
+		}
+	}
+}
+
+// ActorFetched records what a fetched remote actor shows: an Ed25519
+// Multikey of its own in assertionMethod (FEP-521a) is evidence that the
+// software on the host of its inboxes verifies Ed25519 keys. (Multikeys
+// are read from the document as most servers send it, compacted against
+// the AS2 context with the DID and Multikey contexts beside it, as Fedify
+// and Mitra do.)
+func (s *Signatures) ActorFetched(ctx context.Context, a *federation.RemoteActor) {
+	if s == nil || !publishesEd25519(a) {
+		return
+	}
+	done := map[string]bool{}
+	for _, inbox := range []string{a.SharedInbox, a.Inbox} {
+		host, origin, ok := hostOrigin(inbox)
+		if ok && !done[host] {
+			done[host] = true
+			s.evidence(ctx, host, origin, store.SigEd25519, store.EvidenceFEP521a)
+		}
+	}
+}
+
+// publishesEd25519 reports whether the actor lists an Ed25519 Multikey of
+// its own (controller the actor, id on its host) in assertionMethod.
+func publishesEd25519(a *federation.RemoteActor) bool {
+	methods, ok := a.Document["assertionMethod"].([]any)
+	if !ok {
+		if m, isMap := a.Document["assertionMethod"].(map[string]any); isMap {
+			methods = []any{m}
+		}
+	}
+	actorHost := federation.Authority(a.ID)
+	for _, m := range methods {
+		mk, ok := m.(map[string]any)
+		if !ok || federation.FirstString(mk["type"]) != "Multikey" || federation.IDOf(mk["controller"]) != a.ID ||
+			federation.Authority(federation.IDOf(mk["id"])) != actorHost {
+			continue
+		}
+		if _, err := federation.DecodeEd25519Multibase(federation.FirstString(mk["publicKeyMultibase"])); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Reset forgets what Herald learnt about host's signatures (every host's
+// when host is ""), here and in the database, and returns how many hosts
+// it forgot. Other nodes forget within signaturesRefresh.
+func (s *Signatures) Reset(ctx context.Context, host string) (int64, error) {
+	n, err := s.db.ResetHostSignatures(ctx, host)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for h := range s.hosts {
+		if host == "" || h == host {
+			delete(s.hosts, h)
+		}
+	}
+	for k := range s.noted {
+		if host == "" || strings.HasPrefix(k, host+"|") {
+			delete(s.noted, k)
+		}
+	}
+	for h := range s.reading {
+		if host == "" || h == host {
+			delete(s.reading, h)
+		}
+	}
+	return n, nil
+}
+
+// maybeReadNodeInfo reads host's NodeInfo in the background when it has
+// half the evidence an Ed25519 signature needs (halfKnown) and its
+// NodeInfo was not read in nodeInfoEvery, at most two hosts at a time
+// (a host that finds both busy is read at its next evidence). A host the
+// federation policy refuses is never contacted.
+func (s *Signatures) maybeReadNodeInfo(ctx context.Context, row store.HostSignatures, origin string) {
+	if s.client == nil || origin == "" || !halfKnown(row) || (!row.NodeInfoAt.IsZero() && s.now().Sub(row.NodeInfoAt) < nodeInfoEvery) {
+		return
+	}
+	s.mu.Lock()
+	if s.reading[row.Host] {
+		s.mu.Unlock()
+		return
+	}
+	select {
+	case s.readers <- struct{}{}:
+	default:
+		s.mu.Unlock()
+		return
+	}
+	s.reading[row.Host] = true
+	s.mu.Unlock()
+	go func() {
+		defer func() { <-s.readers }()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+		defer cancel()
+		if refused, err := s.db.Refuses(ctx, hostname(row.Host)); err != nil || refused {
+			return
+		}
+		sw, err := nodeinfo.Read(ctx, s.client, origin)
+		if err != nil {
+			s.log.Debug("delivery: no nodeinfo", "host", row.Host, "err", err)
+		}
+		if err := s.db.NoteNodeInfo(ctx, row.Host, sw.Name, sw.Version, s.now()); err != nil {
+			s.log.Error("delivery: record nodeinfo", "host", row.Host, "err", err)
+			return
+		}
+		s.reload(ctx, row.Host)
+	}()
+}
+
+// hostOrigin returns the host[:port] (as deliveries name hosts) and the
+// scheme://host[:port] of an absolute http(s) URL.
+func hostOrigin(raw string) (host, origin string, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return "", "", false
+	}
+	host = strings.ToLower(u.Host)
+	return host, u.Scheme + "://" + host, true
+}

@@ -1,0 +1,157 @@
+package delivery_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"herald/federation/signature"
+	"herald/store"
+)
+
+// lateInbox is an inbox that answers 202 at once and verifies the
+// signature afterwards, as snac 2.75 does (and any server that queues
+// first): its answer says nothing about the signature. It knows only
+// draft-cavage (and, with ed25519, RFC 9421 with alice's Ed25519 key
+// too), and counts what it could verify.
+type lateInbox struct {
+	*httptest.Server
+	host, url string
+	// rfc9421 makes it verify RFC 9421 with either of alice's keys too.
+	rfc9421 bool
+	// acceptSignature, when set, is sent as Accept-Signature on every
+	// answer.
+	acceptSignature string
+
+	checks   sync.WaitGroup
+	mu       sync.Mutex
+	verified []string // "cavage", "rfc9421" or "ed25519", in order received
+	bad      []string // why each unverifiable request failed
+}
+
+func newLateInbox(t *testing.T, e *env, ip string) *lateInbox {
+	t.Helper()
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &lateInbox{}
+	in.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := r.Clone(context.Background())
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		in.checks.Add(1)
+		if in.acceptSignature != "" {
+			w.Header().Set("Accept-Signature", in.acceptSignature)
+		}
+		w.WriteHeader(http.StatusAccepted)
+		go func() {
+			defer in.checks.Done()
+			in.check(e, req, body)
+		}()
+	}))
+	in.Listener.Close()
+	in.Listener = ln
+	in.Start()
+	t.Cleanup(in.Close)
+	in.host = ln.Addr().String()
+	in.url = "http://" + in.host + "/inbox"
+	return in
+}
+
+// check verifies one request after it was answered.
+func (in *lateInbox) check(e *env, req *http.Request, body []byte) {
+	s, err := signature.Parse(req, body, signature.Options{Now: e.clock(), Scheme: "http"})
+	kind := "cavage"
+	switch {
+	case err != nil:
+	case s.Scheme == signature.RFC9421 && !in.rfc9421:
+		err = errBadHeader
+	case strings.HasSuffix(s.KeyID, "/ed25519-key"):
+		kind, err = "ed25519", s.Verify(e.edPub)
+	default:
+		if s.Scheme == signature.RFC9421 {
+			kind = "rfc9421"
+		}
+		err = s.Verify(e.pub)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if err != nil {
+		in.bad = append(in.bad, err.Error())
+		return
+	}
+	in.verified = append(in.verified, kind)
+}
+
+var errBadHeader = &signature.Error{Reason: signature.ReasonMalformed, Msg: "bad signature header"}
+
+// results waits for every check and returns what verified and what did not.
+func (in *lateInbox) results() (verified, bad []string) {
+	in.checks.Wait()
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]string(nil), in.verified...), append([]string(nil), in.bad...)
+}
+
+// TestAnswerBeforeVerifying: a server that answers 202 before it verifies
+// and knows only draft-cavage (snac) gets every one of 20 deliveries
+// signed so that it verifies them. Herald once took the first 2xx to an
+// RFC 9421 probe as proof, and every delivery after the first was
+// signed with RFC 9421 (then Ed25519), answered 202 and dropped.
+func TestAnswerBeforeVerifying(t *testing.T) {
+	e := newEnv(t, nil)
+	in := newLateInbox(t, e, "127.0.2.30")
+	var ids []int64
+	for range 20 {
+		ids = append(ids, e.enqueue(t, store.LaneNormal, in.url)[in.url])
+		e.step(t)
+	}
+	for i, id := range ids {
+		if r := e.row(t, id); r.State != "done" || r.Attempts != 1 {
+			t.Fatalf("delivery %d: %+v", i+1, r)
+		}
+	}
+	verified, bad := in.results()
+	if len(verified) != 20 || len(bad) != 0 {
+		t.Errorf("the server verified %d of 20 deliveries (%v); could not verify %v", len(verified), verified, bad)
+	}
+	if row, err := e.db.HostSignaturesOf(context.Background(), in.host); err != store.ErrNotFound {
+		t.Errorf("the host has evidence recorded: %+v, %v", row, err)
+	}
+}
+
+// TestAcceptSignatureIsEvidence: a server that answers with an
+// Accept-Signature header (RFC 9421 section 5) asks for RFC 9421
+// signatures: the next delivery is one, with Ed25519 once the header
+// asks for alg="ed25519". The deliveries before were draft-cavage, and
+// every one verified even though the server answers before verifying.
+func TestAcceptSignatureIsEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		name, header, want string
+	}{
+		{"rsa", `sig1=("@method" "@target-uri" "content-digest");alg="rsa-v1_5-sha256"`, "cavage rfc9421 rfc9421"},
+		{"ed25519", `sig1=("@method" "@target-uri" "content-digest");alg="ed25519"`, "cavage ed25519 ed25519"},
+		{"unparsable", `not a dictionary (`, "cavage cavage cavage"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, nil)
+			in := newLateInbox(t, e, "127.0.2.31")
+			in.rfc9421, in.acceptSignature = true, tc.header
+			for range 3 {
+				e.enqueue(t, store.LaneNormal, in.url)
+				e.step(t)
+			}
+			verified, bad := in.results()
+			if got := strings.Join(verified, " "); got != tc.want || len(bad) != 0 {
+				t.Errorf("verified %q (could not verify %v), want %q", got, bad, tc.want)
+			}
+		})
+	}
+}
