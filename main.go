@@ -23,6 +23,7 @@
 //	herald follow --as NAME @user@host | unfollow --as NAME @user@host | following --as NAME
 //	herald deliveries [--failed [--host H]] | deliveries ACTIVITY_URL | deliveries retry --host H | --id N | --all
 //	herald deliveries pause HOST [--for 6h] | deliveries resume HOST
+//	herald signatures [HOST] | signatures reset HOST [--resend] | signatures reset --all
 //	herald webhook add --as NAME URL [--events LIST] | list | deliveries ID | retry ID | remove ID
 //	herald jobs
 //	herald log-level debug|info|warn|error
@@ -137,6 +138,8 @@ commands:
   deliveries pause HOST hold a host's deliveries, spending no retries (--for 6h)
   deliveries resume HOST
                         let a paused host's deliveries go
+  signatures [HOST]     how deliveries to each host are signed, and the evidence for it
+  signatures reset HOST forget it: draft-cavage again (--resend: send the last 7 days' deliveries again; --all)
   webhook add --as NAME URL
                         POST NAME's events to URL, signed (--events LIST; prints the secret once)
   webhook list          webhooks with their queued, failed and delivered counts (--as NAME)
@@ -190,6 +193,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return env.follows(ctx, args[1:])
 	case "deliveries":
 		return env.deliveries(ctx, args[1:])
+	case "signatures":
+		return env.signatures(ctx, args[1:])
 	case "webhook":
 		return env.webhookCmd(ctx, args[1:])
 	case "post":

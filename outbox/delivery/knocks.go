@@ -110,38 +110,19 @@ func halfKnown(s store.HostSignatures) bool {
 	return (s.RFC9421 == "") != (s.Ed25519 == "")
 }
 
-// Signing describes how deliveries to a host with this row are signed, for
-// the console and the CLI: the first knock, and why.
-func Signing(s store.HostSignatures) (sig, why string) {
+// SignedWith names how deliveries to a host with this row are signed
+// first ("draft-cavage, RSA", "RFC 9421, RSA" or "RFC 9421, Ed25519"), for
+// the console and the CLI.
+func SignedWith(s store.HostSignatures) string {
 	first, _ := plan(s, true)
-	sw := knownSoftware(s.Software, s.SoftwareVersion)
-	because := func(how string, fromSoftware bool) string {
-		if how != "" {
-			return how
-		}
-		if fromSoftware {
-			return "nodeinfo: " + s.Software + " " + s.SoftwareVersion
-		}
-		return ""
-	}
-	switch first {
-	case rfc9421Ed:
-		return first.String(), "rfc9421 " + because(s.RFC9421, sw.rfc9421) + "; ed25519 " + because(s.Ed25519, sw.ed25519)
-	case rfc9421RSA:
-		why = "rfc9421 " + because(s.RFC9421, sw.rfc9421)
-		switch {
-		case !s.RefusedEd25519At.IsZero():
-			why += "; refused ed25519"
-		case s.Ed25519 == "" && !sw.ed25519:
-			why += "; no ed25519 evidence"
-		}
-		return first.String(), why
-	}
-	switch {
-	case !s.RefusedRFC9421At.IsZero():
-		return first.String(), "refused rfc9421"
-	}
-	return first.String(), "no rfc9421 evidence"
+	return first.String()
+}
+
+// FromNodeInfo says what a NodeInfo software name and version is evidence
+// for (knownVerifiers), for the console and the CLI.
+func FromNodeInfo(name, version string) (rfc9421, ed25519 bool) {
+	sw := knownSoftware(name, version)
+	return sw.rfc9421, sw.ed25519
 }
 
 // knownVerifiers are the NodeInfo software names Herald takes as evidence,

@@ -20,7 +20,7 @@ import (
 
 // Signatures is what this node knows of the HTTP signatures each remote
 // host verifies (the evidence of knocks.go): the host_signatures rows,
-// held in memory for the runner and reread every signaturesRefresh so the
+// held in memory for the runner and reread every SignaturesRefresh so the
 // evidence another node recorded, and an operator's reset, count here too.
 // The inbox (a verified request's scheme and key), the actor fetcher (an
 // actor's FEP-521a keys) and the runner (refusals, Accept-Signature
@@ -56,10 +56,10 @@ func NewSignatures(db *store.DB, client *federation.Client, log *slog.Logger, no
 }
 
 const (
-	// signaturesRefresh is how often the rows are reread: evidence another
+	// SignaturesRefresh is how often the rows are reread: evidence another
 	// node recorded, or a reset made by `herald signatures reset`, counts
 	// within it.
-	signaturesRefresh = 10 * time.Second
+	SignaturesRefresh = 10 * time.Second
 	// noteEvery is how often one process writes the same evidence of one
 	// host again (refreshing its time), so a host that signs every request
 	// costs one write a day, not one a request.
@@ -86,12 +86,12 @@ func (s *Signatures) of(ctx context.Context, host string) store.HostSignatures {
 	return store.HostSignatures{Host: host}
 }
 
-// refresh rereads every row when the copy is older than signaturesRefresh.
+// refresh rereads every row when the copy is older than SignaturesRefresh.
 // The table holds only hosts that showed something, a small part of those
 // Herald delivers to. On an error the last copy stays.
 func (s *Signatures) refresh(ctx context.Context) {
 	s.mu.Lock()
-	fresh := time.Since(s.loadedAt) < signaturesRefresh
+	fresh := time.Since(s.loadedAt) < SignaturesRefresh
 	if !fresh {
 		s.loadedAt = time.Now() // one reader at a time; the others use the copy
 	}
@@ -276,7 +276,7 @@ func publishesEd25519(a *federation.RemoteActor) bool {
 
 // Reset forgets what Herald learnt about host's signatures (every host's
 // when host is ""), here and in the database, and returns how many hosts
-// it forgot. Other nodes forget within signaturesRefresh.
+// it forgot. Other nodes forget within SignaturesRefresh.
 func (s *Signatures) Reset(ctx context.Context, host string) (int64, error) {
 	n, err := s.db.ResetHostSignatures(ctx, host)
 	if err != nil {
