@@ -63,6 +63,9 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
 		return err
 	}
+	if err := p.tagRecipients(ctx, pl, obj, addr); err != nil {
+		return err
+	}
 	pl.objIRI = obj["id"].(string)
 	pl.activity["object"] = obj
 	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
@@ -117,6 +120,9 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 	addr, _ := readAddressing(obj)
 	addr.set(pl.activity, obj)
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
+		return err
+	}
+	if err := p.tagRecipients(ctx, pl, obj, addr); err != nil {
 		return err
 	}
 	pl.objIRI = current.IRI
