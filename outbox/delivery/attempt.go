@@ -160,7 +160,7 @@ func (r *Runner) logGivenUp(c store.Claimed, status int, why string) {
 // that it verifies that too. On a 400 or 401 it re-sends at once with the
 // fallback before the attempt counts (some servers accept only RFC 9421,
 // others only draft-cavage, many no Ed25519), and when the fallback passes
-// remembers what the host refused. An Accept-Signature header in either
+// remembers what the host refused. An Accept-Signature header in any
 // answer is evidence too.
 func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retryAfter string, err error) {
 	act, err := r.bodies.get(ctx, c.ActivityID)
@@ -172,26 +172,27 @@ func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retr
 		return 0, "", fmt.Errorf("load signing key: %w", err)
 	}
 	sigs := r.cfg.Signatures
-	first, fallback := plan(sigs.of(ctx, c.Host), edKey.Private != nil)
-	keyFor := func(s knockSig) signature.Key {
-		if s.ed25519 {
-			return edKey
-		}
-		return rsaKey
-	}
+	knocks := plan(sigs.of(ctx, c.Host), edKey.Private != nil)
 	hdrName, hdrValue := r.followersHeader(ctx, act, c.Inbox)
-	var acceptSig string
-	status, retryAfter, acceptSig, err = r.post(ctx, c.Inbox, act.body, keyFor(first), first.scheme, hdrName, hdrValue)
-	sigs.AcceptSignature(ctx, c.Inbox, acceptSig)
-	if err != nil || (status != http.StatusBadRequest && status != http.StatusUnauthorized) {
-		return status, retryAfter, err
-	}
-	status, retryAfter, acceptSig, err = r.post(ctx, c.Inbox, act.body, keyFor(fallback), fallback.scheme, hdrName, hdrValue)
-	sigs.AcceptSignature(ctx, c.Inbox, acceptSig)
-	if err == nil && status >= 200 && status < 300 {
-		// The same body passed with the other signature: the host's
-		// answer depended on the signature, so this is evidence.
-		sigs.refusal(ctx, c.Host, refused(first))
+	for i, k := range knocks {
+		key := rsaKey
+		if k.ed25519 {
+			key = edKey
+		}
+		var acceptSig string
+		status, retryAfter, acceptSig, err = r.post(ctx, c.Inbox, act.body, key, k.scheme, hdrName, hdrValue)
+		sigs.AcceptSignature(ctx, c.Inbox, acceptSig)
+		if err != nil || (status != http.StatusBadRequest && status != http.StatusUnauthorized) {
+			if i > 0 && err == nil && status >= 200 && status < 300 {
+				// The same body passed with another signature: the
+				// host's answers depended on the signature, so the
+				// refusals before are evidence.
+				for _, before := range knocks[:i] {
+					sigs.refusal(ctx, c.Host, refused(before))
+				}
+			}
+			return status, retryAfter, err
+		}
 	}
 	return status, retryAfter, err
 }

@@ -35,11 +35,11 @@ import (
 //
 // Each attempt has a fallback for a 400 or 401, sent at once before the
 // attempt counts ("double-knocking"): RFC 9421 for draft-cavage, draft-
-// cavage for RSA RFC 9421, RSA RFC 9421 for Ed25519. When the fallback
-// passes, the refusal is remembered: a host that refused RFC 9421 or
-// Ed25519 from us is not sent it again until an operator resets it
-// (herald signatures reset), and a host that refused draft-cavage leads
-// with RFC 9421 from then on.
+// cavage for RSA RFC 9421, RSA RFC 9421 and then draft-cavage for Ed25519.
+// When a fallback passes, the refusals are remembered: a host that refused
+// RFC 9421 or Ed25519 from us is not sent it again until an operator
+// resets it (herald signatures reset), and a host that refused
+// draft-cavage leads with RFC 9421 from then on.
 
 // knockSig is a way of signing: a scheme, with the Ed25519 key or RSA.
 type knockSig struct {
@@ -64,17 +64,21 @@ func (k knockSig) String() string {
 	return "draft-cavage, RSA"
 }
 
-// plan returns the first knock and the fallback for a 400 or 401. haveEd
-// says whether the sender has an Ed25519 key.
-func plan(s store.HostSignatures, haveEd bool) (first, fallback knockSig) {
+// plan returns the knocks of an attempt, in order: each is sent when the
+// one before got a 400 or 401. haveEd says whether the sender has an
+// Ed25519 key. The chain always ends at a scheme the host has not been
+// seen to refuse, and an Ed25519 signature falls back through RSA RFC
+// 9421 to draft-cavage, so evidence that turns out wrong costs one attempt
+// two extra requests, once.
+func plan(s store.HostSignatures, haveEd bool) []knockSig {
 	rfc, ed := verifies(s)
 	switch {
 	case ed && haveEd:
-		return rfc9421Ed, rfc9421RSA
+		return []knockSig{rfc9421Ed, rfc9421RSA, cavageRSA}
 	case rfc:
-		return rfc9421RSA, cavageRSA
+		return []knockSig{rfc9421RSA, cavageRSA}
 	default:
-		return cavageRSA, rfc9421RSA
+		return []knockSig{cavageRSA, rfc9421RSA}
 	}
 }
 
@@ -87,10 +91,10 @@ func verifies(s store.HostSignatures) (rfc9421, ed25519 bool) {
 	return rfc9421, ed25519
 }
 
-// refused is what a host refused when first got a 400 or 401 and the
-// fallback passed (store.Sig*).
-func refused(first knockSig) string {
-	switch first {
+// refused is what a host refused when knock k got a 400 or 401 and a
+// later one of the same attempt passed (store.Sig*).
+func refused(k knockSig) string {
+	switch k {
 	case rfc9421Ed:
 		return store.SigEd25519
 	case rfc9421RSA:
@@ -114,8 +118,7 @@ func halfKnown(s store.HostSignatures) bool {
 // first ("draft-cavage, RSA", "RFC 9421, RSA" or "RFC 9421, Ed25519"), for
 // the console and the CLI.
 func SignedWith(s store.HostSignatures) string {
-	first, _ := plan(s, true)
-	return first.String()
+	return plan(s, true)[0].String()
 }
 
 // FromNodeInfo says what a NodeInfo software name and version is evidence

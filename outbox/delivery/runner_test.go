@@ -200,6 +200,8 @@ func TestKnocks(t *testing.T) {
 		// what it cannot verify: one double knock, then never again.
 		{"refuses ed25519", func(in *inbox) { in.noEd25519 = true }, []func(*env, string){rfc9421(store.EvidenceSigned), ed25519(store.EvidenceSigned)}, "ed25519 rfc9421 rfc9421 rfc9421 rfc9421"},
 		{"refuses rfc9421", func(in *inbox) { in.cavageOnly = true }, []func(*env, string){rfc9421(store.EvidenceAcceptSignature)}, "rfc9421 cavage cavage cavage cavage"},
+		{"refuses both", func(in *inbox) { in.cavageOnly = true }, []func(*env, string){rfc9421(store.EvidenceSigned), ed25519(store.EvidenceFEP521a)},
+			"ed25519 rfc9421 cavage cavage cavage cavage"},
 		// NodeInfo: software known to verify before it answers.
 		{"mastodon 4.5", func(*inbox) {}, []func(*env, string){nodeinfo("mastodon", "4.5.1")}, "rfc9421 rfc9421 rfc9421 rfc9421"},
 		{"mastodon 4.5 beta", func(*inbox) {}, []func(*env, string){nodeinfo("mastodon", "4.5.0-beta.2")}, "cavage cavage cavage cavage"},
