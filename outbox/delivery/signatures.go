@@ -233,22 +233,20 @@ func (s *Signatures) AcceptSignature(ctx context.Context, origin, header string)
 
 // ActorFetched records what a fetched remote actor shows: an Ed25519
 // Multikey of its own in assertionMethod (FEP-521a) is evidence that the
-// software on the host of its inboxes verifies Ed25519 keys. (Multikeys
-// are read from the document as most servers send it, compacted against
-// the AS2 context with the DID and Multikey contexts beside it, as Fedify
-// and Mitra do.)
+// software on its host verifies Ed25519 keys. Only an actor whose inbox is
+// on its own host counts, so that no server can speak for another's.
+// (Multikeys are read from the document as most servers send it,
+// compacted against the AS2 context with the DID and Multikey contexts
+// beside it, as Fedify and Mitra do.)
 func (s *Signatures) ActorFetched(ctx context.Context, a *federation.RemoteActor) {
 	if s == nil || !publishesEd25519(a) {
 		return
 	}
-	done := map[string]bool{}
-	for _, inbox := range []string{a.SharedInbox, a.Inbox} {
-		host, origin, ok := hostOrigin(inbox)
-		if ok && !done[host] {
-			done[host] = true
-			s.evidence(ctx, host, origin, store.SigEd25519, store.EvidenceFEP521a)
-		}
+	host, origin, ok := hostOrigin(a.ID)
+	if inboxHost, _, _ := hostOrigin(a.Inbox); !ok || inboxHost != host {
+		return
 	}
+	s.evidence(ctx, host, origin, store.SigEd25519, store.EvidenceFEP521a)
 }
 
 // publishesEd25519 reports whether the actor lists an Ed25519 Multikey of

@@ -3,6 +3,8 @@ package delivery_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"io"
 	"net"
 	"net/http"
@@ -11,7 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"herald/federation"
 	"herald/federation/signature"
+	"herald/outbox/delivery"
 	"herald/store"
 )
 
@@ -151,6 +155,44 @@ func TestAcceptSignatureIsEvidence(t *testing.T) {
 			verified, bad := in.results()
 			if got := strings.Join(verified, " "); got != tc.want || len(bad) != 0 {
 				t.Errorf("verified %q (could not verify %v), want %q", got, bad, tc.want)
+			}
+		})
+	}
+}
+
+// TestFEP521aEvidence: an actor's own Ed25519 Multikey is evidence for its
+// host only when its inbox is on that host too (no server speaks for
+// another's), and a Multikey controlled by someone else, or that is no
+// Ed25519 key, is none.
+func TestFEP521aEvidence(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	sigs := delivery.NewSignatures(e.db, nil, quiet, e.clock)
+	pub, _, _ := ed25519.GenerateKey(rand.Reader)
+	multikey := func(id, controller string) map[string]any {
+		return map[string]any{"id": id + "#ed", "type": "Multikey", "controller": controller, "publicKeyMultibase": federation.EncodeEd25519Multibase(pub)}
+	}
+	for _, tc := range []struct {
+		name, id, inbox string
+		key             map[string]any
+		evidence        bool // for the actor's host
+	}{
+		{"own host", "https://a.example/users/x", "https://a.example/users/x/inbox", multikey("https://a.example/users/x", "https://a.example/users/x"), true},
+		{"inbox elsewhere", "https://b.example/users/x", "https://victim.example/inbox", multikey("https://b.example/users/x", "https://b.example/users/x"), false},
+		{"someone else's key", "https://c.example/users/x", "https://c.example/inbox", multikey("https://c.example/users/x", "https://c.example/users/y"), false},
+		{"not ed25519", "https://d.example/users/x", "https://d.example/inbox", map[string]any{"id": "https://d.example/users/x#k", "type": "Multikey",
+			"controller": "https://d.example/users/x", "publicKeyMultibase": "zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sigs.ActorFetched(ctx, &federation.RemoteActor{ID: tc.id, Inbox: tc.inbox,
+				Document: map[string]any{"id": tc.id, "assertionMethod": []any{tc.key}}})
+			for _, u := range []string{tc.id, tc.inbox} {
+				host := strings.Split(u, "/")[2]
+				row, err := e.db.HostSignaturesOf(ctx, host)
+				has := err == nil && row.Ed25519 == store.EvidenceFEP521a
+				if want := tc.evidence && host == strings.Split(tc.id, "/")[2]; has != want {
+					t.Errorf("%s: Ed25519 evidence %v, want %v (%+v)", host, has, want, row)
+				}
 			}
 		})
 	}
