@@ -25,8 +25,8 @@ func TestCLISignatures(t *testing.T) {
 	}
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for _, err := range []error{
-		db.NoteSignatureEvidence(ctx, "fedify.example", store.SigRFC9421, store.EvidenceSigned, at),
-		db.NoteSignatureEvidence(ctx, "fedify.example", store.SigEd25519, store.EvidenceFEP521a, at),
+		db.NoteSignatureEvidence(ctx, "fedify.example", store.Evidence{RFC9421: store.EvidenceSigned}, at),
+		db.NoteSignatureEvidence(ctx, "fedify.example", store.Evidence{Ed25519: store.EvidenceFEP521a}, at),
 		db.NoteSignatureRefusal(ctx, "gts.example:8443", store.SigRFC9421, at),
 		db.NoteNodeInfo(ctx, "mastodon.example", "mastodon", "4.5.2", at),
 	} {

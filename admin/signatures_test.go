@@ -24,10 +24,10 @@ func TestHostSignatures(t *testing.T) {
 	if !strings.Contains(page, "Deliveries are signed with <strong>draft-cavage, RSA</strong>") || !strings.Contains(page, "a 2xx answer is none") {
 		t.Errorf("a host without evidence:\n%s", page)
 	}
-	if err := c.DB.NoteSignatureEvidence(ctx, host, store.SigRFC9421, store.EvidenceSigned, c.Clock()); err != nil {
+	if err := c.DB.NoteSignatureEvidence(ctx, host, store.Evidence{RFC9421: store.EvidenceSigned}, c.Clock()); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.DB.NoteSignatureEvidence(ctx, host, store.SigEd25519, store.EvidenceFEP521a, c.Clock()); err != nil {
+	if err := c.DB.NoteSignatureEvidence(ctx, host, store.Evidence{Ed25519: store.EvidenceFEP521a}, c.Clock()); err != nil {
 		t.Fatal(err)
 	}
 	_, page = b.do(t, "GET", "/admin/hosts/"+host, nil)

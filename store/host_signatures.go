@@ -100,23 +100,33 @@ func (db *DB) AllHostSignatures(ctx context.Context) ([]HostSignatures, error) {
 	return out, rows.Err()
 }
 
-// NoteSignatureEvidence records that host showed evidence (how, one of
-// Evidence*) that it verifies what (SigRFC9421 or SigEd25519). A refusal
-// recorded before stays: the host refused that signature from us.
-func (db *DB) NoteSignatureEvidence(ctx context.Context, host, what, how string, at time.Time) error {
-	var q string
-	switch what {
-	case SigRFC9421:
-		q = `INSERT INTO host_signatures(host, rfc9421, rfc9421_at, updated_at) VALUES ($1, $2, $3, $3)
-			ON CONFLICT(host) DO UPDATE SET rfc9421 = $2, rfc9421_at = $3, updated_at = $3`
-	case SigEd25519:
-		q = `INSERT INTO host_signatures(host, ed25519, ed25519_at, updated_at) VALUES ($1, $2, $3, $3)
-			ON CONFLICT(host) DO UPDATE SET ed25519 = $2, ed25519_at = $3, updated_at = $3`
-	default:
-		return errors.New("store: evidence for an unknown signature " + what)
+// Evidence is what a host showed at once: how it showed that it verifies
+// RFC 9421 and an Ed25519 key (Evidence*), "" for what it did not show.
+type Evidence struct {
+	RFC9421, Ed25519 string
+}
+
+// NoteSignatureEvidence records the evidence host showed, in one write; a
+// kind it did not show keeps what was recorded before. A refusal recorded
+// before stays: the host refused that signature from us.
+func (db *DB) NoteSignatureEvidence(ctx context.Context, host string, e Evidence, at time.Time) error {
+	ms := at.UnixMilli()
+	whenShown := func(how string) int64 {
+		if how == "" {
+			return 0
+		}
+		return ms
 	}
 	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, q, host, how, at.UnixMilli())
+		_, err := tx.ExecContext(ctx, `INSERT INTO host_signatures(host, rfc9421, rfc9421_at, ed25519, ed25519_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT(host) DO UPDATE SET
+				rfc9421    = CASE WHEN excluded.rfc9421 = '' THEN host_signatures.rfc9421 ELSE excluded.rfc9421 END,
+				rfc9421_at = CASE WHEN excluded.rfc9421 = '' THEN host_signatures.rfc9421_at ELSE excluded.rfc9421_at END,
+				ed25519    = CASE WHEN excluded.ed25519 = '' THEN host_signatures.ed25519 ELSE excluded.ed25519 END,
+				ed25519_at = CASE WHEN excluded.ed25519 = '' THEN host_signatures.ed25519_at ELSE excluded.ed25519_at END,
+				updated_at = excluded.updated_at`,
+			host, e.RFC9421, whenShown(e.RFC9421), e.Ed25519, whenShown(e.Ed25519), ms)
 		return err
 	})
 }

@@ -28,8 +28,8 @@ func testHostSignatures(t *testing.T, engine store.Engine) {
 	if _, err := db.HostSignaturesOf(ctx, "a.example"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown host: %v", err)
 	}
-	must(db.NoteSignatureEvidence(ctx, "a.example", store.SigEd25519, store.EvidenceFEP521a, t0))
-	must(db.NoteSignatureEvidence(ctx, "a.example", store.SigRFC9421, store.EvidenceSigned, t0.Add(time.Second)))
+	must(db.NoteSignatureEvidence(ctx, "a.example", store.Evidence{Ed25519: store.EvidenceFEP521a}, t0))
+	must(db.NoteSignatureEvidence(ctx, "a.example", store.Evidence{RFC9421: store.EvidenceSigned}, t0.Add(time.Second)))
 	must(db.NoteSignatureRefusal(ctx, "a.example", store.SigRFC9421, t0.Add(2*time.Second)))
 	must(db.NoteNodeInfo(ctx, "a.example", "hollo", "0.7.1", t0.Add(3*time.Second)))
 	got, err := db.HostSignaturesOf(ctx, "a.example")
@@ -48,8 +48,15 @@ func testHostSignatures(t *testing.T, engine store.Engine) {
 		t.Errorf("after a refusal of draft-cavage: %+v", got)
 	}
 	must(db.NoteSignatureRefusal(ctx, "b.example:8443", store.SigEd25519, t0))
-	if err := db.NoteSignatureEvidence(ctx, "b.example", "rsa", store.EvidenceSigned, t0); err == nil {
-		t.Error("evidence for an unknown signature was recorded")
+	if err := db.NoteSignatureEvidence(ctx, "c.example", store.Evidence{RFC9421: "a hunch"}, t0); err == nil {
+		t.Error("an unknown kind of evidence was recorded")
+	}
+	must(db.NoteSignatureEvidence(ctx, "c.example", store.Evidence{RFC9421: store.EvidenceAcceptSignature, Ed25519: store.EvidenceAcceptSignature}, t0))
+	if got, _ := db.HostSignaturesOf(ctx, "c.example"); got.RFC9421At != t0 || got.Ed25519At != t0 {
+		t.Errorf("both at once: %+v", got)
+	}
+	if _, err := db.ResetHostSignatures(ctx, "c.example"); err != nil {
+		t.Fatal(err)
 	}
 	all, err := db.AllHostSignatures(ctx)
 	must(err)

@@ -132,19 +132,19 @@ func (s *Signatures) reload(ctx context.Context, host string) store.HostSignatur
 	return row
 }
 
-// evidence records that host showed how (store.Evidence*) it verifies what
-// (store.SigRFC9421 or SigEd25519). origin (scheme://host) is where its
-// NodeInfo would be read.
-func (s *Signatures) evidence(ctx context.Context, host, origin, what, how string) {
-	if s == nil || host == "" {
+// evidence records what host showed (in one write), unless this process
+// wrote the same within noteEvery and the row still has it. origin
+// (scheme://host) is where its NodeInfo would be read.
+func (s *Signatures) evidence(ctx context.Context, host, origin string, e store.Evidence) {
+	if s == nil || host == "" || e == (store.Evidence{}) {
 		return
 	}
-	key := host + "|" + what + "|" + how
+	key := host + "|" + e.RFC9421 + "|" + e.Ed25519
 	now := s.now()
 	s.mu.Lock()
 	last, seen := s.noted[key]
 	row, known := s.hosts[host]
-	current := known && ((what == store.SigRFC9421 && row.RFC9421 != "") || (what == store.SigEd25519 && row.Ed25519 != ""))
+	current := known && (e.RFC9421 == "" || row.RFC9421 != "") && (e.Ed25519 == "" || row.Ed25519 != "")
 	if seen && current && now.Sub(last) < noteEvery {
 		s.mu.Unlock()
 		return
@@ -154,12 +154,12 @@ func (s *Signatures) evidence(ctx context.Context, host, origin, what, how strin
 	}
 	s.noted[key] = now
 	s.mu.Unlock()
-	if err := s.db.NoteSignatureEvidence(ctx, host, what, how, now); err != nil {
+	if err := s.db.NoteSignatureEvidence(ctx, host, e, now); err != nil {
 		s.log.Error("delivery: record signature evidence", "host", host, "err", err)
 		return
 	}
 	if !current {
-		s.log.Info("delivery: signature evidence", "host", host, "verifies", what, "because", how)
+		s.log.Info("delivery: signature evidence", "host", host, "rfc9421", e.RFC9421, "ed25519", e.Ed25519)
 	}
 	s.maybeReadNodeInfo(ctx, s.reload(ctx, host), origin)
 }
@@ -191,12 +191,14 @@ func (s *Signatures) SignedRequest(ctx context.Context, keyID string, scheme sig
 	if !ok {
 		return
 	}
+	var e store.Evidence
 	if scheme == signature.RFC9421 {
-		s.evidence(ctx, host, origin, store.SigRFC9421, store.EvidenceSigned)
+		e.RFC9421 = store.EvidenceSigned
 	}
 	if _, ok := key.(ed25519.PublicKey); ok {
-		s.evidence(ctx, host, origin, store.SigEd25519, store.EvidenceSigned)
+		e.Ed25519 = store.EvidenceSigned
 	}
+	s.evidence(ctx, host, origin, e)
 	s.AcceptSignature(ctx, origin, acceptSignature)
 }
 
@@ -217,18 +219,16 @@ func (s *Signatures) AcceptSignature(ctx context.Context, origin, header string)
 	if err != nil || len(dict.Names()) == 0 {
 		return
 	}
-	s.evidence(ctx, host, origin, store.SigRFC9421, store.EvidenceAcceptSignature)
+	e := store.Evidence{RFC9421: store.EvidenceAcceptSignature}
 	for _, name := range dict.Names() {
 		m, _ := dict.Get(name)
-		list, ok := m.(httpsfv.InnerList)
-		if !ok {
-			continue
-		}
-		if alg, ok := list.Params.Get("alg"); ok && alg == "ed25519" {
-			s.evidence(ctx, host, origin, store.SigEd25519, store.EvidenceAcceptSignature)
-			return
+		if list, ok := m.(httpsfv.InnerList); ok {
+			if alg, ok := list.Params.Get("alg"); ok && alg == "ed25519" {
+				e.Ed25519 = store.EvidenceAcceptSignature
+			}
 		}
 	}
+	s.evidence(ctx, host, origin, e)
 }
 
 // ActorFetched records what a fetched remote actor shows: an Ed25519
@@ -246,7 +246,7 @@ func (s *Signatures) ActorFetched(ctx context.Context, a *federation.RemoteActor
 	if inboxHost, _, _ := hostOrigin(a.Inbox); !ok || inboxHost != host {
 		return
 	}
-	s.evidence(ctx, host, origin, store.SigEd25519, store.EvidenceFEP521a)
+	s.evidence(ctx, host, origin, store.Evidence{Ed25519: store.EvidenceFEP521a})
 }
 
 // publishesEd25519 reports whether the actor lists an Ed25519 Multikey of
