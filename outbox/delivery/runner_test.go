@@ -169,10 +169,14 @@ func TestPermanentAndGone(t *testing.T) {
 func TestKnocks(t *testing.T) {
 	ctx := context.Background()
 	rfc9421 := func(how string) func(*env, string) {
-		return func(e *env, host string) { e.db.NoteSignatureEvidence(ctx, host, store.Evidence{RFC9421: how}, e.clock()) }
+		return func(e *env, host string) {
+			e.db.NoteSignatureEvidence(ctx, host, store.Evidence{RFC9421: how}, e.clock())
+		}
 	}
 	ed25519 := func(how string) func(*env, string) {
-		return func(e *env, host string) { e.db.NoteSignatureEvidence(ctx, host, store.Evidence{Ed25519: how}, e.clock()) }
+		return func(e *env, host string) {
+			e.db.NoteSignatureEvidence(ctx, host, store.Evidence{Ed25519: how}, e.clock())
+		}
 	}
 	nodeinfo := func(name, version string) func(*env, string) {
 		return func(e *env, host string) { e.db.NoteNodeInfo(ctx, host, name, version, e.clock()) }

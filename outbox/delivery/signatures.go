@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto"
 	"crypto/ed25519"
+	"errors"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -35,7 +36,8 @@ type Signatures struct {
 	mu       sync.Mutex
 	hosts    map[string]store.HostSignatures
 	loadedAt time.Time            // when hosts was last read (real time)
-	noted    map[string]time.Time // host|what|how -> when this process last wrote it
+	touched  map[string]bool      // while a reread runs: hosts changed here meanwhile ("" for all)
+	noted    map[string]time.Time // host|evidence -> when this process last wrote it
 	reading  map[string]bool      // hosts whose NodeInfo this process read or is reading
 	readers  chan struct{}        // NodeInfo reads at once
 }
@@ -88,18 +90,22 @@ func (s *Signatures) of(ctx context.Context, host string) store.HostSignatures {
 
 // refresh rereads every row when the copy is older than SignaturesRefresh.
 // The table holds only hosts that showed something, a small part of those
-// Herald delivers to. On an error the last copy stays.
+// Herald delivers to. What this process changed while the reread ran is
+// kept as it is here. On an error the last copy stays.
 func (s *Signatures) refresh(ctx context.Context) {
 	s.mu.Lock()
-	fresh := time.Since(s.loadedAt) < SignaturesRefresh
-	if !fresh {
-		s.loadedAt = time.Now() // one reader at a time; the others use the copy
-	}
-	s.mu.Unlock()
-	if fresh {
+	if time.Since(s.loadedAt) < SignaturesRefresh {
+		s.mu.Unlock()
 		return
 	}
+	s.loadedAt = time.Now() // one reader at a time; the others use the copy
+	s.touched = map[string]bool{}
+	s.mu.Unlock()
 	rows, err := s.db.AllHostSignatures(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	touched := s.touched
+	s.touched = nil
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("delivery: read host signatures", "err", err)
@@ -110,9 +116,25 @@ func (s *Signatures) refresh(ctx context.Context) {
 	for _, r := range rows {
 		hosts[r.Host] = r
 	}
-	s.mu.Lock()
+	if touched[""] {
+		hosts = map[string]store.HostSignatures{}
+	}
+	for h := range touched {
+		if row, ok := s.hosts[h]; ok {
+			hosts[h] = row
+		} else {
+			delete(hosts, h)
+		}
+	}
 	s.hosts = hosts
-	s.mu.Unlock()
+}
+
+// touch notes, under s.mu, that host's row changed here (while a reread
+// runs, so that it does not undo the change).
+func (s *Signatures) touch(host string) {
+	if s.touched != nil {
+		s.touched[host] = true
+	}
 }
 
 // reload rereads one host's row after this process wrote it.
@@ -123,8 +145,10 @@ func (s *Signatures) reload(ctx context.Context, host string) store.HostSignatur
 	switch {
 	case err == nil:
 		s.hosts[host] = row
-	case err == store.ErrNotFound:
+		s.touch(host)
+	case errors.Is(err, store.ErrNotFound):
 		delete(s.hosts, host)
+		s.touch(host)
 		row = store.HostSignatures{Host: host}
 	default:
 		row = s.hosts[host]
@@ -287,6 +311,7 @@ func (s *Signatures) Reset(ctx context.Context, host string) (int64, error) {
 			delete(s.hosts, h)
 		}
 	}
+	s.touch(host)
 	for k := range s.noted {
 		if host == "" || strings.HasPrefix(k, host+"|") {
 			delete(s.noted, k)
