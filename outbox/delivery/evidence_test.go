@@ -9,12 +9,10 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +29,7 @@ import (
 // (FEP-521a) and serve NodeInfo.
 type peer struct {
 	*httptest.Server
+	laterChecks
 	h        *fedtest.Herald
 	host, id string
 	edSigns  bool
@@ -41,11 +40,6 @@ type peer struct {
 	edPEM  string
 	rsa    crypto.Signer
 	rsaPEM string
-
-	checks   sync.WaitGroup
-	mu       sync.Mutex
-	verified []string // "cavage", "rfc9421" or "ed25519" as received
-	bad      []string
 }
 
 func newPeer(t *testing.T, h *fedtest.Herald, ip string, configure func(*peer)) *peer {
@@ -64,6 +58,9 @@ func newPeer(t *testing.T, h *fedtest.Herald, ip string, configure func(*peer)) 
 	}
 	p.rsa, _ = federation.ParsePrivateKeyPEM(privPEM)
 	p.rsaPEM = pubPEM
+	rsaPub, _ := federation.ParsePublicKeyPEM(h.Alice.PublicKeyPEM)
+	edPub, _ := federation.ParsePublicKeyPEM(h.Alice.Ed25519PublicKeyPEM)
+	p.laterChecks = laterChecks{now: h.Clock, rsa: rsaPub, ed: edPub, rfc9421: true}
 	configure(p)
 	p.Server = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
 	p.Listener.Close()
@@ -79,14 +76,8 @@ func (p *peer) serve(w http.ResponseWriter, r *http.Request) {
 	base := "http://" + p.host
 	switch {
 	case r.Method == http.MethodPost:
-		body, _ := io.ReadAll(r.Body)
-		req := r.Clone(context.Background())
-		p.checks.Add(1)
+		p.later(r)
 		w.WriteHeader(http.StatusAccepted)
-		go func() {
-			defer p.checks.Done()
-			p.check(req, body)
-		}()
 	case r.URL.Path == "/users/ed":
 		key := map[string]any{"id": p.id + "#main-key", "owner": p.id, "publicKeyPem": p.rsaPEM}
 		if p.edSigns {
@@ -114,40 +105,12 @@ func (p *peer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// check verifies a delivery with alice's keys after it was answered.
-func (p *peer) check(req *http.Request, body []byte) {
-	s, err := signature.Parse(req, body, signature.Options{Now: p.h.Clock(), Scheme: "http"})
-	kind := "cavage"
-	if err == nil {
-		pemText := p.h.Alice.PublicKeyPEM
-		switch {
-		case strings.HasSuffix(s.KeyID, "/ed25519-key"):
-			kind, pemText = "ed25519", p.h.Alice.Ed25519PublicKeyPEM
-		case s.Scheme == signature.RFC9421:
-			kind = "rfc9421"
-		}
-		pub, perr := federation.ParsePublicKeyPEM(pemText)
-		if err = perr; err == nil {
-			err = s.Verify(pub)
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err != nil {
-		p.bad = append(p.bad, err.Error())
-		return
-	}
-	p.verified = append(p.verified, kind)
-}
-
 func (p *peer) results() string {
-	p.checks.Wait()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.bad) > 0 {
-		return "bad: " + strings.Join(p.bad, "; ")
+	verified, bad := p.laterChecks.results()
+	if len(bad) > 0 {
+		return "bad: " + strings.Join(bad, "; ")
 	}
-	return strings.Join(p.verified, " ")
+	return strings.Join(verified, " ")
 }
 
 // send posts an activity by ed to Herald's shared inbox, signed with RFC

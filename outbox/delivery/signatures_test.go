@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"herald/federation"
 	"herald/federation/signature"
@@ -19,24 +21,77 @@ import (
 	"herald/store"
 )
 
-// lateInbox is an inbox that answers 202 at once and verifies the
-// signature afterwards, as snac 2.75 does (and any server that queues
-// first): its answer says nothing about the signature. It knows only
-// draft-cavage (and, with ed25519, RFC 9421 with alice's Ed25519 key
-// too), and counts what it could verify.
-type lateInbox struct {
-	*httptest.Server
-	host, url string
-	// rfc9421 makes it verify RFC 9421 with either of alice's keys too.
+// laterChecks verifies requests after they were answered, as a server
+// that queues first does (snac 2.75, Misskey): its answer says nothing
+// about the signature. It verifies draft-cavage, and RFC 9421 when
+// rfc9421 is set, with the sender's RSA or Ed25519 key, and keeps what it
+// could verify.
+type laterChecks struct {
+	now     func() time.Time
+	rsa, ed crypto.PublicKey
 	rfc9421 bool
-	// acceptSignature, when set, is sent as Accept-Signature on every
-	// answer.
-	acceptSignature string
 
-	checks   sync.WaitGroup
+	wg       sync.WaitGroup
 	mu       sync.Mutex
 	verified []string // "cavage", "rfc9421" or "ed25519", in order received
 	bad      []string // why each unverifiable request failed
+}
+
+// later copies the request for a check that runs once it is answered.
+func (c *laterChecks) later(r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	req := r.Clone(context.Background())
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.check(req, body)
+	}()
+}
+
+func (c *laterChecks) check(req *http.Request, body []byte) {
+	s, err := signature.Parse(req, body, signature.Options{Now: c.now(), Scheme: "http"})
+	kind := "cavage"
+	switch {
+	case err != nil:
+	case s.Scheme == signature.RFC9421 && !c.rfc9421:
+		err = errBadHeader
+	case strings.HasSuffix(s.KeyID, "/ed25519-key"):
+		kind, err = "ed25519", s.Verify(c.ed)
+	default:
+		if s.Scheme == signature.RFC9421 {
+			kind = "rfc9421"
+		}
+		err = s.Verify(c.rsa)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.bad = append(c.bad, err.Error())
+		return
+	}
+	c.verified = append(c.verified, kind)
+}
+
+var errBadHeader = &signature.Error{Reason: signature.ReasonMalformed, Msg: "bad signature header"}
+
+// results waits for every check and returns what verified and what did not.
+func (c *laterChecks) results() (verified, bad []string) {
+	c.wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.verified...), append([]string(nil), c.bad...)
+}
+
+// lateInbox is an inbox that answers 202 at once and verifies alice's
+// signatures afterwards (laterChecks).
+type lateInbox struct {
+	*httptest.Server
+	laterChecks
+	host, url string
+	// acceptSignature, when set, is sent as Accept-Signature on every
+	// answer.
+	acceptSignature string
 }
 
 func newLateInbox(t *testing.T, e *env, ip string) *lateInbox {
@@ -45,20 +100,13 @@ func newLateInbox(t *testing.T, e *env, ip string) *lateInbox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &lateInbox{}
+	in := &lateInbox{laterChecks: laterChecks{now: e.clock, rsa: e.pub, ed: e.edPub}}
 	in.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		req := r.Clone(context.Background())
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		in.checks.Add(1)
+		in.later(r)
 		if in.acceptSignature != "" {
 			w.Header().Set("Accept-Signature", in.acceptSignature)
 		}
 		w.WriteHeader(http.StatusAccepted)
-		go func() {
-			defer in.checks.Done()
-			in.check(e, req, body)
-		}()
 	}))
 	in.Listener.Close()
 	in.Listener = ln
@@ -67,41 +115,6 @@ func newLateInbox(t *testing.T, e *env, ip string) *lateInbox {
 	in.host = ln.Addr().String()
 	in.url = "http://" + in.host + "/inbox"
 	return in
-}
-
-// check verifies one request after it was answered.
-func (in *lateInbox) check(e *env, req *http.Request, body []byte) {
-	s, err := signature.Parse(req, body, signature.Options{Now: e.clock(), Scheme: "http"})
-	kind := "cavage"
-	switch {
-	case err != nil:
-	case s.Scheme == signature.RFC9421 && !in.rfc9421:
-		err = errBadHeader
-	case strings.HasSuffix(s.KeyID, "/ed25519-key"):
-		kind, err = "ed25519", s.Verify(e.edPub)
-	default:
-		if s.Scheme == signature.RFC9421 {
-			kind = "rfc9421"
-		}
-		err = s.Verify(e.pub)
-	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if err != nil {
-		in.bad = append(in.bad, err.Error())
-		return
-	}
-	in.verified = append(in.verified, kind)
-}
-
-var errBadHeader = &signature.Error{Reason: signature.ReasonMalformed, Msg: "bad signature header"}
-
-// results waits for every check and returns what verified and what did not.
-func (in *lateInbox) results() (verified, bad []string) {
-	in.checks.Wait()
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return append([]string(nil), in.verified...), append([]string(nil), in.bad...)
 }
 
 // TestAnswerBeforeVerifying: a server that answers 202 before it verifies
