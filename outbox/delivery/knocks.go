@@ -13,11 +13,15 @@ import (
 // signatures.go and shared by every node through the database).
 //
 // A 2xx answer is never evidence. snac 2.75 answers 202 before it verifies
-// and understands only draft-cavage; Misskey queues first too. A runner
-// that took a 2xx to an RFC 9421 probe as proof, and then signed with
-// Ed25519, lost every later delivery to such a host while counting it
-// delivered. So a host is moved off draft-cavage with RSA, which every
-// server verifies, only on evidence:
+// and understands only draft-cavage (seen on the wire in issue 25: it
+// logged "bad signature header" for every request Herald counted
+// delivered); Misskey only parses the Signature header in its inbox route
+// and queues the activity (packages/backend/src/server/
+// ActivityPubServerService.ts), verifying it later in the queue
+// (queue/processors/InboxProcessorService.ts). A runner that took a 2xx to
+// an RFC 9421 probe as proof, and then signed with Ed25519, lost every
+// later delivery to such a host. So a host is moved off draft-cavage with
+// RSA, which every server verifies, only on evidence:
 //
 //   - RFC 9421 (signed with the actor's RSA key) once the host showed it
 //     verifies RFC 9421: it refused our draft-cavage signature (400/401)
