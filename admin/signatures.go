@@ -12,7 +12,7 @@ import (
 )
 
 // signatureView is what a host's page shows of the signatures it verifies
-// (FEDERATION.md, "Signing"): how its deliveries are signed, and the
+// (FEDERATION.md, "The signature rule"): how its deliveries are signed, and the
 // evidence Herald has for it.
 type signatureView struct {
 	SignedWith string

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"herald/internal/storetest"
 	"herald/store"
 )
 
@@ -45,7 +46,7 @@ func TestHostSignatures(t *testing.T) {
 	if _, err := c.DB.HostSignaturesOf(ctx, host); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("after reset: %v", err)
 	}
-	if n := c.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'queued'`, host); n != 1 {
+	if n := storetest.Count(t, c.DB.AllDeliveries, func(d store.DeliveryView) bool { return d.Host == host && d.State == store.DeliveryQueued }); n != 1 {
 		t.Errorf("delivered rows queued again: %d, want 1", n)
 	}
 	_, page = b.do(t, "GET", res.Header.Get("Location"), nil)

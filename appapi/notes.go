@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/webfinger"
 )
@@ -44,16 +44,16 @@ func (h *Handler) postNote(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case strings.TrimSpace(req.Text) == "":
-		api.Error(w, http.StatusBadRequest, "text is required")
+		httpapi.Error(w, http.StatusBadRequest, "text is required")
 		return
 	case req.To != "" && req.To != "public" && req.To != "followers" && !isHTTP(req.To):
 		if _, _, err := webfinger.ParseHandle(req.To); err != nil {
-			api.Error(w, http.StatusBadRequest, "to must be public, followers, @user@host or an actor URL")
+			httpapi.Error(w, http.StatusBadRequest, "to must be public, followers, @user@host or an actor URL")
 			return
 		}
 	}
 	if req.InReplyTo != "" && !isHTTP(req.InReplyTo) {
-		api.Error(w, http.StatusBadRequest, "in_reply_to must be the URL of a post")
+		httpapi.Error(w, http.StatusBadRequest, "in_reply_to must be the URL of a post")
 		return
 	}
 	doc, err := h.Publisher.TextNoteDocument(r.Context(), a, outbox.TextNote{Text: req.Text, To: req.To, CW: req.CW,
@@ -61,10 +61,10 @@ func (h *Handler) postNote(w http.ResponseWriter, r *http.Request) {
 	var in *outbox.InputError
 	switch {
 	case errors.As(err, &in):
-		api.Error(w, http.StatusBadRequest, in.Msg)
+		httpapi.Error(w, http.StatusBadRequest, in.Msg)
 		return
 	case errors.Is(err, outbox.ErrUnresolved):
-		api.Error(w, http.StatusBadRequest, err.Error())
+		httpapi.Error(w, http.StatusBadRequest, err.Error())
 		return
 	case err != nil:
 		h.fail(w, r, err)
@@ -72,7 +72,7 @@ func (h *Handler) postNote(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := h.Publisher.Publish(r.Context(), a, doc, outbox.Options{IdempotencyKey: r.Header.Get("Idempotency-Key")})
 	if errors.As(err, &in) {
-		api.Error(w, http.StatusBadRequest, in.Msg)
+		httpapi.Error(w, http.StatusBadRequest, in.Msg)
 		return
 	}
 	if err != nil {
@@ -85,7 +85,7 @@ func (h *Handler) postNote(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	w.Header().Set("Location", res.Activity.IRI)
-	reply(w, code, NoteResult{Activity: res.Activity.IRI, Object: res.Activity.ObjectIRI, Unresolved: res.Unresolved})
+	httpapi.JSON(w, code, NoteResult{Activity: res.Activity.IRI, Object: res.Activity.ObjectIRI, Unresolved: res.Unresolved})
 }
 
 func isHTTP(s string) bool {

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"context"
-	"database/sql"
-)
+import "context"
 
 // RequeueDelivered queues again every delivery to host that was counted
 // done (done rows are kept DoneRetention), for a host that answered before
@@ -14,14 +11,14 @@ import (
 // was undone since is left out (its Undo is resent), and so is anything
 // about an object deleted since but the Delete itself. It returns how many
 // rows it requeued.
-func (db *DB) RequeueDelivered(ctx context.Context, host string) (n int64, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
+func (q *Queries) RequeueDelivered(ctx context.Context, host string) (n int64, err error) {
+	err = q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
 			WHERE state = 'done' AND host = $2 AND activity_id IN (
 				SELECT a.id FROM activities a
 				WHERE NOT EXISTS (SELECT 1 FROM activities u WHERE u.type = 'Undo' AND u.object_iri = a.iri)
 				AND (a.type = 'Delete' OR NOT EXISTS (SELECT 1 FROM objects o WHERE o.iri = a.object_iri AND o.deleted_at IS NOT NULL)))`,
-			db.Now().UnixMilli(), host)
+			q.db.Now().UnixMilli(), host)
 		if err != nil {
 			return err
 		}

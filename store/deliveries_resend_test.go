@@ -2,11 +2,11 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
 	"herald/internal/pgtest"
+	"herald/internal/storetest"
 	"herald/store"
 )
 
@@ -29,28 +29,24 @@ func testRequeueDelivered(t *testing.T, engine store.Engine) {
 	ids := map[string]int64{} // activity name -> its delivery to snac
 	send := func(name, typ, object string, inboxes ...string) {
 		t.Helper()
-		err := db.Write(ctx, func(tx *sql.Tx) error {
-			res, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: base + "activities/" + name, Type: typ, ActorID: a.ID,
-				Body: []byte(`{}`), ObjectIRI: object}, inboxes, now)
-			if err != nil {
-				return err
-			}
-			var id int64
-			err = tx.QueryRowContext(ctx, `SELECT id FROM deliveries WHERE activity_id = $1 AND inbox = $2`, res.ActivityID, snac).Scan(&id)
-			ids[name] = id
-			return err
-		})
+		res, err := db.EnqueueActivity(ctx, store.OutActivity{IRI: base + "activities/" + name, Type: typ, ActorID: a.ID,
+			Body: []byte(`{}`), ObjectIRI: object}, inboxes, now)
 		if err != nil {
 			t.Fatal(err)
 		}
+		d, ok := storetest.First(t, db.AllDeliveries, func(d store.DeliveryView) bool { return d.ActivityID == res.ActivityID && d.Inbox == snac })
+		if !ok {
+			t.Fatalf("%s queued no delivery to %s", name, snac)
+		}
+		ids[name] = d.ID
 	}
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+	err := db.Write(ctx, func(tx *store.Tx) error {
 		for _, o := range []string{"kept", "gone"} {
-			if err := store.InsertObject(ctx, tx, &store.Object{IRI: base + "statuses/" + o, ActorID: a.ID, Type: "Note", Body: `{}`}, now); err != nil {
+			if err := tx.InsertObject(ctx, &store.Object{IRI: base + "statuses/" + o, ActorID: a.ID, Type: "Note", Body: `{}`}, now); err != nil {
 				return err
 			}
 		}
-		return store.TombstoneObject(ctx, tx, base+"statuses/gone", `{}`, now)
+		return tx.TombstoneObject(ctx, base+"statuses/gone", `{}`, now)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -61,25 +57,25 @@ func testRequeueDelivered(t *testing.T, engine store.Engine) {
 	send("like", "Like", "https://snac.example/p/1", snac)
 	send("undo-like", "Undo", base+"activities/like", snac)
 	send("follow", "Follow", "https://snac.example/users/bob", snac)
-	send("queued", "Create", base+"statuses/kept", snac)
-	if _, err := db.Writer().Exec(`UPDATE deliveries SET state = 'done' WHERE id != $1`, ids["queued"]); err != nil {
-		t.Fatal(err)
+	if n := storetest.Deliver(t, db, now); n != 7 {
+		t.Fatalf("%d deliveries counted done, want 7", n)
 	}
+	send("queued", "Create", base+"statuses/kept", snac)
 	n, err := db.RequeueDelivered(ctx, "snac.example")
 	if err != nil || n != 4 {
 		t.Fatalf("requeued %d, %v; want 4", n, err)
 	}
 	for name, want := range map[string]string{"create-kept": "queued", "create-gone": "done", "delete-gone": "queued",
 		"like": "done", "undo-like": "queued", "follow": "queued", "queued": "queued"} {
-		var state string
-		db.Reader().QueryRow(`SELECT state FROM deliveries WHERE id = $1`, ids[name]).Scan(&state)
-		if state != want {
-			t.Errorf("%s: %s, want %s", name, state, want)
+		d, err := db.DeliveryByID(ctx, ids[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.State != want {
+			t.Errorf("%s: %s, want %s", name, d.State, want)
 		}
 	}
-	var otherState string
-	db.Reader().QueryRow(`SELECT state FROM deliveries WHERE inbox = $1`, other).Scan(&otherState)
-	if otherState != "done" {
-		t.Errorf("another host's delivery: %s", otherState)
+	if d, _ := storetest.First(t, db.AllDeliveries, func(d store.DeliveryView) bool { return d.Inbox == other }); d.State != "done" {
+		t.Errorf("another host's delivery: %s", d.State)
 	}
 }

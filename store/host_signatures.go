@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// The host_signatures table (migration 0090): what each remote host has
-// shown about the HTTP signatures it verifies. outbox/delivery/signrule.go
+// The host_signatures table (migration 0120): what each remote host has
+// shown about the HTTP signatures it verifies. outbox/delivery/knocks.go
 // decides from it how a delivery is signed; this file only keeps it.
 
 // Kinds of evidence (the values of host_signatures.rfc9421 and .ed25519).
@@ -74,8 +74,8 @@ func msTime(ms int64) time.Time {
 }
 
 // HostSignaturesOf returns host's row, or ErrNotFound.
-func (db *DB) HostSignaturesOf(ctx context.Context, host string) (HostSignatures, error) {
-	s, err := scanHostSignatures(db.r.QueryRowContext(ctx, `SELECT `+hostSignatureColumns+` FROM host_signatures WHERE host = $1`, host).Scan)
+func (q *Queries) HostSignaturesOf(ctx context.Context, host string) (HostSignatures, error) {
+	s, err := scanHostSignatures(q.r.QueryRowContext(ctx, `SELECT `+hostSignatureColumns+` FROM host_signatures WHERE host = $1`, host).Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return HostSignatures{}, ErrNotFound
 	}
@@ -83,8 +83,8 @@ func (db *DB) HostSignaturesOf(ctx context.Context, host string) (HostSignatures
 }
 
 // AllHostSignatures returns every row, by host.
-func (db *DB) AllHostSignatures(ctx context.Context) ([]HostSignatures, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+hostSignatureColumns+` FROM host_signatures ORDER BY host`)
+func (q *Queries) AllHostSignatures(ctx context.Context) ([]HostSignatures, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT `+hostSignatureColumns+` FROM host_signatures ORDER BY host`)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ type Evidence struct {
 // NoteSignatureEvidence records the evidence host showed, in one write; a
 // kind it did not show keeps what was recorded before. A refusal recorded
 // before stays: the host refused that signature from us.
-func (db *DB) NoteSignatureEvidence(ctx context.Context, host string, e Evidence, at time.Time) error {
+func (q *Queries) NoteSignatureEvidence(ctx context.Context, host string, e Evidence, at time.Time) error {
 	ms := at.UnixMilli()
 	whenShown := func(how string) int64 {
 		if how == "" {
@@ -117,8 +117,8 @@ func (db *DB) NoteSignatureEvidence(ctx context.Context, host string, e Evidence
 		}
 		return ms
 	}
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO host_signatures(host, rfc9421, rfc9421_at, ed25519, ed25519_at, updated_at)
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `INSERT INTO host_signatures(host, rfc9421, rfc9421_at, ed25519, ed25519_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT(host) DO UPDATE SET
 				rfc9421    = CASE WHEN excluded.rfc9421 = '' THEN host_signatures.rfc9421 ELSE excluded.rfc9421 END,
@@ -135,32 +135,32 @@ func (db *DB) NoteSignatureEvidence(ctx context.Context, host string, e Evidence
 // signature of kind what and 2xx to the fallback in the same attempt. A
 // refused draft-cavage signature is evidence for RFC 9421 (the fallback
 // that passed), and lifts an earlier refusal of RFC 9421: the host changed.
-func (db *DB) NoteSignatureRefusal(ctx context.Context, host, what string, at time.Time) error {
-	var q string
+func (q *Queries) NoteSignatureRefusal(ctx context.Context, host, what string, at time.Time) error {
+	var query string
 	switch what {
 	case SigCavage:
-		q = `INSERT INTO host_signatures(host, rfc9421, rfc9421_at, updated_at) VALUES ($1, '` + EvidenceRefusedCavage + `', $2, $2)
+		query = `INSERT INTO host_signatures(host, rfc9421, rfc9421_at, updated_at) VALUES ($1, '` + EvidenceRefusedCavage + `', $2, $2)
 			ON CONFLICT(host) DO UPDATE SET rfc9421 = '` + EvidenceRefusedCavage + `', rfc9421_at = $2, refused_rfc9421_at = 0, updated_at = $2`
 	case SigRFC9421:
-		q = `INSERT INTO host_signatures(host, refused_rfc9421_at, updated_at) VALUES ($1, $2, $2)
+		query = `INSERT INTO host_signatures(host, refused_rfc9421_at, updated_at) VALUES ($1, $2, $2)
 			ON CONFLICT(host) DO UPDATE SET refused_rfc9421_at = $2, updated_at = $2`
 	case SigEd25519:
-		q = `INSERT INTO host_signatures(host, refused_ed25519_at, updated_at) VALUES ($1, $2, $2)
+		query = `INSERT INTO host_signatures(host, refused_ed25519_at, updated_at) VALUES ($1, $2, $2)
 			ON CONFLICT(host) DO UPDATE SET refused_ed25519_at = $2, updated_at = $2`
 	default:
 		return errors.New("store: refusal of an unknown signature " + what)
 	}
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, q, host, at.UnixMilli())
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, query, host, at.UnixMilli())
 		return err
 	})
 }
 
 // NoteNodeInfo records what host's NodeInfo names ("" when it serves
 // none), read at at.
-func (db *DB) NoteNodeInfo(ctx context.Context, host, software, version string, at time.Time) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO host_signatures(host, software, software_version, nodeinfo_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+func (q *Queries) NoteNodeInfo(ctx context.Context, host, software, version string, at time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `INSERT INTO host_signatures(host, software, software_version, nodeinfo_at, updated_at) VALUES ($1, $2, $3, $4, $4)
 			ON CONFLICT(host) DO UPDATE SET software = $2, software_version = $3, nodeinfo_at = $4, updated_at = $4`,
 			host, software, version, at.UnixMilli())
 		return err
@@ -170,9 +170,9 @@ func (db *DB) NoteNodeInfo(ctx context.Context, host, software, version string, 
 // ResetHostSignatures forgets what Herald learnt about host's signatures
 // (every host when host is ""): it is sent draft-cavage again until it
 // shows evidence anew. It returns how many rows it removed.
-func (db *DB) ResetHostSignatures(ctx context.Context, host string) (n int64, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM host_signatures WHERE $1 = '' OR host = $1`, host)
+func (q *Queries) ResetHostSignatures(ctx context.Context, host string) (n int64, err error) {
+	err = q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM host_signatures WHERE $1 = '' OR host = $1`, host)
 		if err != nil {
 			return err
 		}

@@ -366,13 +366,17 @@ func (s *Signatures) maybeReadNodeInfo(ctx context.Context, row store.HostSignat
 	}()
 }
 
-// hostOrigin returns the host[:port] (as deliveries name hosts) and the
-// scheme://host[:port] of an absolute http(s) URL.
+// hostOrigin returns the host[:port] (as deliveries name hosts:
+// store.InboxHost) and the scheme://host[:port] of an absolute http(s) URL.
+// It is the one place evidence is keyed by host: the inbox, the fetcher
+// and the runner all record through it, and the runner looks the evidence
+// up by the delivery's host, so the two must stay the same function of a
+// URL.
 func hostOrigin(raw string) (host, origin string, ok bool) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+	host, err := store.InboxHost(raw)
+	if err != nil {
 		return "", "", false
 	}
-	host = strings.ToLower(u.Host)
+	u, _ := url.Parse(raw) // it parsed in InboxHost
 	return host, u.Scheme + "://" + host, true
 }
