@@ -90,7 +90,7 @@ func init() {
 		{name: "signatures", args: "[HOST]",
 			help: "how deliveries to each host are signed, and the evidence for it", run: (*cli).signatures},
 		{name: "signatures reset", args: "HOST [--resend] | --all",
-			help: "forget it: draft-cavage again (--resend: send the last 7 days' deliveries again)", run: (*cli).signaturesReset},
+			help: "forget what a host showed: draft-cavage again (--resend: its last 7 days' deliveries go again)", run: (*cli).signaturesReset},
 
 		{name: "webhook add", args: "--as NAME URL [--events LIST]",
 			help: "POST NAME's events to URL, signed (prints the secret once)", run: (*cli).webhookAdd},

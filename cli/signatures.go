@@ -115,7 +115,7 @@ func (c *cli) signaturesReset(ctx context.Context, args []string) int {
 		}
 		switch {
 		case host == "":
-			fmt.Fprintf(c.stdout, "forgot what Herald learnt about %d hosts: they are sent draft-cavage signatures until they show evidence again (a running server follows within %s)\n", n, delivery.SignaturesRefresh)
+			fmt.Fprintf(c.stdout, "forgot what Herald learnt about %s: they are sent draft-cavage signatures until they show evidence again (a running server follows within %s)\n", plural(n, "host"), delivery.SignaturesRefresh)
 		case n == 0:
 			fmt.Fprintf(c.stdout, "Herald had learnt nothing about %s: its deliveries are signed with draft-cavage\n", host)
 		default:
@@ -128,7 +128,7 @@ func (c *cli) signaturesReset(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "queued again %d deliveries counted delivered to %s in the last %d days (a running server sends them now)\n", queued, host, int(store.DoneRetention.Hours()/24))
+		fmt.Fprintf(c.stdout, "queued again %s counted delivered to %s in the last %d days (a running server sends them now)\n", plural(queued, "delivery"), host, int(store.DoneRetention.Hours()/24))
 		return nil
 	})
 }
