@@ -174,7 +174,10 @@ func checkShape(t *testing.T, doc map[string]any, bobNote, bobID string) (reply 
 		}
 		reply = true
 		b, _ := json.Marshal(doc)
-		for _, want := range []string{`"summary":"spoilers"`, `"sensitive":true`, `"contentMap":{"en":"\u003cp\u003ethe butler did it\u003c/p\u003e"}`,
+		// The reply mentions bob (a Mention, and the h-card first, as a
+		// Mastodon reply begins "@bob ").
+		hcard := `\u003cp\u003e\u003cspan class=\"h-card\" translate=\"no\"\u003e\u003ca href=\"` + bobID + `\" class=\"u-url mention\"\u003e@\u003cspan\u003ebob\u003c/span\u003e\u003c/a\u003e\u003c/span\u003e`
+		for _, want := range []string{`"summary":"spoilers"`, `"sensitive":true`, `"contentMap":{"en":"` + hcard + ` the butler did it\u003c/p\u003e"}`,
 			`{"href":"` + bobID + `","name":"@bob@`, `"cc":["` + doc["actor"].(string) + `/followers","` + bobID + `"]`} {
 			if !strings.Contains(string(b), want) {
 				t.Errorf("reply lacks %s: %s", want, b)

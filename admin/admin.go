@@ -89,6 +89,7 @@ func (h *Handler) Routes() chi.Router {
 		r.Post("/hosts/{host}/pause", h.pauseHost)
 		r.Post("/hosts/{host}/resume", h.resumeHost)
 		r.Post("/hosts/{host}/block", h.asks(h.hostBlocking, h.blockHost))
+		r.Post("/hosts/{host}/signatures/reset", h.resetSignatures)
 		r.Post("/deliveries/{id}/retry", h.retryDelivery)
 		r.Get("/posts", h.posts)
 		r.Post("/posts/retry", h.retryPost)
@@ -166,6 +167,9 @@ var flashes = map[string]string{
 	"unblocked": "Block lifted.",
 	"answered":  "Done: the answer is being sent.",
 	"nothing":   "Nothing matched: nothing changed.",
+
+	"signatures-reset":  "Forgotten: the host is sent draft-cavage signatures until it shows evidence again.",
+	"signatures-resent": "Forgotten, and what was delivered to the host in the last 7 days is being sent again.",
 }
 
 // fail answers a request the console could not do.

@@ -255,8 +255,13 @@ func (h *Handler) host(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	sigs, err := h.signaturesOf(r.Context(), name)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	h.render(w, r, http.StatusOK, "host", map[string]any{
-		"Host": rows[i], "Tags": rows[i].Tags, "Deliveries": list, "Base": hostURL(name),
+		"Host": rows[i], "Tags": rows[i].Tags, "Deliveries": list, "Base": hostURL(name), "Signatures": sigs,
 		"BlockDomain": store.NormalizeDomain(hostnameOf(name)),
 	})
 }

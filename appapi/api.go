@@ -1,13 +1,15 @@
 // Package appapi is the app API: what the CLI does for an operator, done
 // for an actor's app with the actor's bearer token, under /api/v1. An app
-// lists and answers its follow requests, blocks and unblocks actors and
-// domains, reads and requeues its delivery reports and manages its webhooks.
+// posts a note from plain text (as `herald post`), lists and answers its
+// follow requests, blocks and unblocks actors and domains, reads and
+// requeues its delivery reports and manages its webhooks.
 // Errors are JSON ({"error": "..."}) like the outbox's. openapi.json, served
 // at /api/openapi.json, describes every route; a test walks the router and
 // holds the two together.
 //
-// Publishing stays where ActivityPub puts it (POST /users/{name}/outbox),
-// and so does reading the inbox (GET /users/{name}/inbox).
+// Publishing anything else stays where ActivityPub puts it (POST
+// /users/{name}/outbox), and so does reading the inbox (GET
+// /users/{name}/inbox).
 package appapi
 
 import (
@@ -42,6 +44,7 @@ func (h *Handler) Routes() chi.Router {
 	r := chi.NewRouter()
 	const a = "/actors/{name}"
 	r.Get(a, h.actor)
+	r.Post(a+"/notes", h.postNote)
 	r.Get(a+"/follow_requests", h.followRequests)
 	r.Post(a+"/follow_requests/accept", h.answer(true))
 	r.Post(a+"/follow_requests/reject", h.answer(false))

@@ -92,6 +92,11 @@ func TestEveryRouteAnswersAsDocumented(t *testing.T) {
 	calls := []call{
 		{"GET", "/api/openapi.json", "/api/openapi.json", "", nil, "", 200},
 		{"GET", A, alice, w.h.Token, nil, "", 200},
+		{"POST", A + "/notes", alice, w.h.Token, map[string]any{"text": "hello", "to": w.bob.ID, "language": "de"}, "", 201},
+		{"POST", A + "/notes", alice, w.h.Token, map[string]any{"text": " "}, "", 400},
+		{"POST", A + "/notes", alice, w.h.Token, map[string]any{"text": "hi", "language": "not a language"}, "", 400},
+		{"POST", A + "/notes", alice, w.h.Token, map[string]any{"text": "hi", "to": "nobody"}, "", 400},
+		{"POST", A + "/notes", alice, w.h.Token, map[string]any{"text": "hi @nobody@127.0.0.1:1"}, "", 400},
 		{"GET", A + "/follow_requests", carol, w.carolToken, nil, "", 200},
 		{"POST", A + "/follow_requests/accept", carol, w.carolToken, map[string]any{"actor": w.bob.ID}, "", 200},
 		{"POST", A + "/follow_requests/reject", carol, w.carolToken, map[string]any{"actor": w.dave.ID}, "", 200},

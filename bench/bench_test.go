@@ -138,7 +138,7 @@ func TestFanoutEd25519(t *testing.T) {
 	t.Setenv("BENCH_FARM_CHILD", "1")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := RunScenario(ctx, Scenario{Name: "e", Hosts: 20, Followers: 40, CavageOnly: 0.25, Warmup: 3, Dir: t.TempDir(),
+	res, err := RunScenario(ctx, Scenario{Name: "e", Hosts: 20, Followers: 40, CavageOnly: 0.25, Warmup: 1, Dir: t.TempDir(),
 		Timeout: 10 * time.Second, FarmCmd: []string{os.Args[0]}})
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,8 @@ type Scenario struct {
 	Activities int // default 1; more is a burst
 	// Warmup activities are fanned out first, each waited for, outside
 	// the measured window: the runner learns each host's signatures from
-	// them (three take a Fedify-style host from draft-cavage to Ed25519).
+	// them (one takes a Fedify-style host from draft-cavage to Ed25519: its
+	// answer asks for Ed25519 in Accept-Signature).
 	Warmup int
 
 	// Host behaviours, as fractions of Hosts (see FarmOptions).

@@ -25,6 +25,10 @@ import (
 // reserved (RFC 2606): no real host can carry it.
 const FarmDomain = "farm.test"
 
+// farmAcceptSignature is what Fedify-style farm hosts answer with: a
+// request for RFC 9421 signatures made with an Ed25519 key.
+const farmAcceptSignature = `sig1=("@method" "@target-uri" "content-digest");alg="ed25519"`
+
 // Behaviour is how a farm host treats the requests it gets.
 type Behaviour uint8
 
@@ -56,7 +60,8 @@ type FarmOptions struct {
 	Ed25519Key crypto.PublicKey
 	// CavageOnly is the fraction of hosts that refuse RFC 9421 (401), as
 	// Mastodon before 4.5 does; the others (Healthy) verify draft-cavage,
-	// RFC 9421 and Ed25519, as Fedify does.
+	// RFC 9421 and Ed25519, as Fedify does, and say so in an
+	// Accept-Signature header.
 	CavageOnly float64
 	BlackHole  float64       // fraction of hosts that never answer
 	Refuse     float64       // fraction of hosts that refuse connections
@@ -340,6 +345,12 @@ func (f *Farm) serve(w http.ResponseWriter, r *http.Request) {
 		f.cavage.Add(1)
 	default:
 		f.rfc9421RSA.Add(1)
+	}
+	if f.kinds[i] != CavageOnly {
+		// A Fedify-style host shows that it verifies RFC 9421 with Ed25519
+		// keys the one way a farm host can: it asks for them (RFC 9421
+		// section 5). A 2xx alone would not move Herald off draft-cavage.
+		w.Header().Set("Accept-Signature", farmAcceptSignature)
 	}
 	if f.kinds[i] == Fail5xx {
 		f.touch(i)

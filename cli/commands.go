@@ -87,6 +87,10 @@ func init() {
 		{name: "deliveries pause", args: "HOST [--for 6h]",
 			help: "hold a host's deliveries, spending no retries", run: (*cli).deliveriesPause},
 		{name: "deliveries resume", args: "HOST", help: "let a paused host's deliveries go", run: (*cli).deliveriesResume},
+		{name: "signatures", args: "[HOST]",
+			help: "how deliveries to each host are signed, and the evidence for it", run: (*cli).signatures},
+		{name: "signatures reset", args: "HOST [--resend] | --all",
+			help: "forget what a host showed: draft-cavage again (--resend: its last 7 days' deliveries go again)", run: (*cli).signaturesReset},
 
 		{name: "webhook add", args: "--as NAME URL [--events LIST]",
 			help: "POST NAME's events to URL, signed (prints the secret once)", run: (*cli).webhookAdd},

@@ -41,6 +41,8 @@
 //	herald deliveries retry --host HOST | --id N | --all
 //	herald deliveries pause HOST [--for 6h]
 //	herald deliveries resume HOST
+//	herald signatures [HOST]
+//	herald signatures reset HOST [--resend] | --all
 //	herald webhook add --as NAME URL [--events LIST]
 //	herald webhook list [--as NAME]
 //	herald webhook deliveries ID [--failed] [-n N]

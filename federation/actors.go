@@ -231,6 +231,10 @@ type Fetcher struct {
 	// Blocked reports whether a (lower-case, port-less) host is blocked.
 	// A blocked host is never contacted. nil blocks nothing.
 	Blocked func(host string) bool
+	// OnActor, when set, is told of every actor fetched and cached (the
+	// delivery runner reads an actor's FEP-521a keys as evidence of what
+	// its server verifies).
+	OnActor func(ctx context.Context, a *RemoteActor)
 
 	mu        sync.Mutex
 	refreshed map[string]time.Time        // key id -> last RefreshKey fetch
@@ -437,6 +441,9 @@ func (f *Fetcher) save(ctx context.Context, a *RemoteActor) error {
 	}
 	if err := f.Store.PutRemoteActor(ctx, row, keys); err != nil {
 		return fmt.Errorf("cache actor %s: %w", a.ID, err)
+	}
+	if f.OnActor != nil {
+		f.OnActor(ctx, a)
 	}
 	return nil
 }

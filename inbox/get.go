@@ -78,6 +78,7 @@ func (h *Handler) VerifyGET(r *http.Request) (*federation.RemoteKey, error) {
 	switch {
 	case err == nil:
 		h.Metrics.countGET(getVerified)
+		h.Evidence.SignedRequest(ctx, signed.KeyID, signed.Scheme, key.Public, r.Header.Get("Accept-Signature"))
 		return key, nil
 	case errors.Is(err, federation.ErrBlocked):
 		h.Metrics.countGET(getRefused)

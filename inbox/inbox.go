@@ -32,6 +32,7 @@ import (
 	"herald/followersync"
 	"herald/httpapi"
 	"herald/outbox"
+	"herald/outbox/delivery"
 	"herald/store"
 )
 
@@ -56,6 +57,11 @@ type Handler struct {
 	// RateLimit bounds how many requests one remote host may make
 	// (ratelimit.go); nil means no bound.
 	RateLimit *RateLimit
+	// Evidence records what each verified request shows about the
+	// signatures its server verifies (its scheme, its key, an
+	// Accept-Signature header): the delivery runner signs by it. nil
+	// records nothing.
+	Evidence *delivery.Signatures
 
 	localOnce sync.Once
 	local     string // Herald's own authority (isLocal)
@@ -231,6 +237,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, r, http.StatusUnauthorized, string(signature.ReasonOf(err)), keyID, "signature verification failed")
 		return
 	}
+	h.Evidence.SignedRequest(ctx, signed.KeyID, signed.Scheme, key.Public, r.Header.Get("Accept-Signature"))
 	signer := federation.Authority(key.Owner)
 	if ok, wait := h.RateLimit.take(federation.Authority(keyID), h.Now()); !ok {
 		h.tooMany(w, wait)

@@ -147,18 +147,18 @@ func TestHeraldPostReachesFedify(t *testing.T) {
 		t.Errorf("the Delete the peer received is of %v, want %s", o, noteID)
 	}
 
-	// One knock each. The Accept of the Follow went out with draft-cavage,
-	// so the Create asks with RFC 9421 (RSA) once; Fedify took it, so the
-	// Update and the Delete are signed with alice's Ed25519 key, and
-	// Fedify verified those too.
-	for i, id := range []string{createID, updateID, deleteID} {
+	// One knock each, all with alice's Ed25519 key: Fedify's Follow was
+	// signed with RFC 9421 and its actor publishes an Ed25519 Multikey
+	// (FEP-521a), the evidence Herald moves a host by (the Accept was
+	// signed so already), and Fedify verified them.
+	for _, id := range []string{createID, updateID, deleteID} {
 		got := p.ReceivedByID(t, id)
 		if len(got) != 1 || got[0].Scheme != "rfc9421" {
 			t.Errorf("%s reached the peer %d times (%+v), want once, RFC 9421", id, len(got), got)
 			continue
 		}
-		if ed := strings.Contains(got[0].Headers["signature-input"], `alg="ed25519"`); ed != (i > 0) {
-			t.Errorf("%s: Signature-Input %q: Ed25519 %v, want %v", id, got[0].Headers["signature-input"], ed, i > 0)
+		if !strings.Contains(got[0].Headers["signature-input"], `alg="ed25519"`) {
+			t.Errorf("%s: Signature-Input %q, want Ed25519", id, got[0].Headers["signature-input"])
 		}
 		rep := waitReport(t, h, "alice", id)
 		if len(rep.Targets) != 1 || rep.Targets[0].Inbox != p.URL+"/inbox" || rep.Targets[0].State != "delivered" || rep.Targets[0].Attempts != 1 {
@@ -167,47 +167,65 @@ func TestHeraldPostReachesFedify(t *testing.T) {
 	}
 }
 
-// TestFedifyVerifiesHeraldEd25519: a host that verified Herald's RFC 9421
-// signature is sent the next delivery signed with the actor's Ed25519 key
-// (FEP-521a; keyid its CryptographicKey document, alg="ed25519"), and
-// Fedify fetches that key and verifies it on the first knock. A peer that
-// refuses RFC 9421 never gets an Ed25519 signature.
+// TestFedifyVerifiesHeraldEd25519: Herald signs with the actor's Ed25519
+// key (FEP-521a; keyid its CryptographicKey document, alg="ed25519") only
+// for a host that showed evidence that it verifies it, and Fedify fetches
+// that key and verifies it on the first knock. A peer that signs with
+// RFC 9421 and publishes an Ed25519 Multikey has shown it by its Follow;
+// one that signs with draft-cavage gets draft-cavage, answers 202 and all,
+// until its first RFC 9421 request reaches Herald.
 func TestFedifyVerifiesHeraldEd25519(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		schemes []string // what the peer's inbox lets through
-		want    []string // how the three Creates are signed
+		name string
+		opts PeerOptions
+		want []string // how the three Creates are signed
 	}{
-		{"fedify", nil, []string{"rfc9421", "ed25519", "ed25519"}},
-		{"cavage-only", []string{"draft-cavage"}, []string{"draft-cavage", "draft-cavage", "draft-cavage"}},
+		{"fedify", PeerOptions{}, []string{"ed25519", "ed25519", "ed25519"}},
+		{"signs with cavage", PeerOptions{FirstKnock: "cavage"}, []string{"draft-cavage", "draft-cavage", "draft-cavage"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, p := setup(t, PeerOptions{})
+			h, p := setup(t, tc.opts)
 			alice := h.ActorID("alice")
-			followAccepted(t, h, p, "alice") // the Accept: draft-cavage, the first knock
-			if tc.schemes != nil {
-				p.AcceptSchemes(t, tc.schemes...)
-			}
-			for i, want := range tc.want {
+			followAccepted(t, h, p, "alice")
+			create := func(i int) string {
+				t.Helper()
 				id, _ := h.Publish(t, "alice", map[string]any{"type": "Note", "content": fmt.Sprintf("note %d", i)})
 				got := waitReceived(t, p, id)
+				if len(got) != 1 {
+					t.Errorf("Create %d reached the peer %d times (%+v), want once", i, len(got), got)
+				}
 				r := checkVerified(t, got, "Create", alice, "/inbox")
 				input := r.Headers["signature-input"]
-				kind := r.Scheme
 				if strings.Contains(input, `alg="ed25519"`) {
-					kind = "ed25519"
 					if !strings.Contains(input, `keyid="`+alice+`/ed25519-key"`) {
-						t.Errorf("Create %d: Signature-Input %q: want keyid %s/ed25519-key", i+1, input, alice)
+						t.Errorf("Create %d: Signature-Input %q: want keyid %s/ed25519-key", i, input, alice)
+					}
+					return "ed25519"
+				}
+				return r.Scheme
+			}
+			for i, want := range tc.want {
+				if kind := create(i + 1); kind != want {
+					t.Errorf("Create %d: accepted with %s, want %s", i+1, kind, want)
+				}
+			}
+			if tc.opts.FirstKnock != "cavage" {
+				return
+			}
+			// Now the peer signs with RFC 9421: its next request to Herald
+			// is the evidence, and the next Create is signed with Ed25519.
+			p.Knock(t, h.URL, "rfc9421")
+			sent := p.SendNote(t, alice, "now with RFC 9421")
+			Eventually(t, deliveryDeadline, func() error {
+				for _, o := range p.PostsTo(t, alice+"/inbox") {
+					if o.Scheme == "rfc9421" && o.Status == 202 {
+						return nil
 					}
 				}
-				if kind != want {
-					t.Errorf("Create %d: accepted with %s (%q), want %s", i+1, kind, input, want)
-				}
-				for _, k := range got {
-					if strings.Contains(k.Headers["signature-input"], "ed25519") && tc.schemes != nil {
-						t.Errorf("Create %d: the cavage-only peer was sent an Ed25519 signature", i+1)
-					}
-				}
+				return fmt.Errorf("the peer's RFC 9421 note %s has not reached Herald", sent.ID)
+			})
+			if kind := create(4); kind != "ed25519" {
+				t.Errorf("Create after the evidence: accepted with %s, want ed25519", kind)
 			}
 		})
 	}

@@ -6,13 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
-	"herald/federation"
 	"herald/outbox"
-	"herald/outbox/compose"
 	"herald/store"
 )
 
@@ -211,52 +208,19 @@ func (r *Runner) resolve(ctx context.Context, target string) (string, error) {
 	return id, nil
 }
 
-// note builds the Note a post job publishes: the text composed as
-// Mastodon does (mentions, hashtags and links), addressed to the public,
-// the followers or one account; the publisher adds the mentioned accounts
-// and the author of what it answers.
+// note builds the Note a post job publishes (outbox.TextNoteDocument,
+// which the app API's notes route uses too).
 func (r *Runner) note(ctx context.Context, actor *store.Actor, args Args) (map[string]any, error) {
-	inst := r.Publisher.Instance
-	text := args.Text
-	note := map[string]any{"type": "Note"}
-	switch args.To {
-	case "", "public":
-		note["to"], note["cc"] = []string{federation.Public}, []string{inst.FollowersURL(actor.Name)}
-	case "followers":
-		note["to"] = []string{inst.FollowersURL(actor.Name)}
-	default:
-		id, err := r.resolve(ctx, args.To)
+	to := args.To
+	if to != "" && to != "public" && to != "followers" {
+		id, err := r.resolve(ctx, to)
 		if err != nil {
 			return nil, err
 		}
-		note["to"] = []string{id}
-		// A direct message mentions its recipient, or Mastodon-family
-		// servers file it nowhere.
-		if h := strings.TrimPrefix(args.To, "@"); !strings.HasPrefix(args.To, "http") && !strings.Contains(text, "@"+h) {
-			text = "@" + h + " " + text
-		}
+		to = id
 	}
-	res, err := r.Publisher.Compose(ctx, compose.Draft{Text: text, Summary: args.CW, InReplyTo: args.ReplyTo, Language: args.Lang})
-	if err != nil {
-		return nil, err
-	}
-	if len(res.Unresolved) > 0 {
-		u := res.Unresolved[0]
-		return nil, fmt.Errorf("could not find @%s: %v", u.Handle, u.Err)
-	}
-	res.Apply(note)
-	var attachments []any
-	for _, id := range args.Media {
-		m, err := r.DB.MediaByID(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("attachment %d: %w", id, err)
-		}
-		attachments = append(attachments, map[string]any{"type": "Document", "url": inst.MediaURL(m.File)})
-	}
-	if attachments != nil {
-		note["attachment"] = attachments
-	}
-	return note, nil
+	return r.Publisher.TextNoteDocument(ctx, actor, outbox.TextNote{Text: args.Text, To: to, CW: args.CW,
+		InReplyTo: args.ReplyTo, Language: args.Lang, Media: args.Media})
 }
 
 // unfollow undoes the actor's Follow of the target.

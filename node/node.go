@@ -95,6 +95,11 @@ type Node struct {
 	// noWorker: at the last heartbeat no process did the background work
 	// (watched by nodes of RoleWeb).
 	noWorker bool
+
+	// Signatures is what the node knows of the signatures each remote
+	// host verifies: the inbox and the fetcher record evidence in it, the
+	// runner signs by it.
+	Signatures *delivery.Signatures
 }
 
 // New builds a node on db. It creates the instance actor's key on first
@@ -116,6 +121,8 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 	if n.Fetcher, err = n.newFetcher(); err != nil {
 		return nil, err
 	}
+	n.Signatures = delivery.NewSignatures(db, n.Client, cfg.Logger, cfg.Now)
+	n.Fetcher.OnActor = n.Signatures.ActorFetched
 	n.Syncer = &followersync.Syncer{
 		DB: db, Instance: cfg.Instance, Fetcher: n.Fetcher, Metrics: followersync.NewMetrics(n.Registry),
 		Logger: cfg.Logger, Now: cfg.Now, Disabled: cfg.NoFollowersSync,
@@ -123,7 +130,7 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 	dcfg := delivery.Config{
 		DB: db, Client: n.Client, Instance: cfg.Instance, Logger: cfg.Logger,
 		Metrics: delivery.NewMetrics(n.Registry, db), Now: cfg.Now, Lease: cfg.DeliveryLease,
-		RetryScale: cfg.RetryScale, Owner: n.ProcessID,
+		RetryScale: cfg.RetryScale, Owner: n.ProcessID, Signatures: n.Signatures,
 		Webhooks: delivery.WebhookConfig{
 			Client:  webhook.NewClient(cfg.WebhooksAllowPrivateNetwork, federation.UserAgent(cfg.Version, cfg.Instance.Base())),
 			Metrics: delivery.NewWebhookMetrics(n.Registry),

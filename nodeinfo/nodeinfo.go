@@ -1,6 +1,7 @@
 // Package nodeinfo serves NodeInfo 2.0 and 2.1 (and the /.well-known/nodeinfo
 // discovery document), which crawlers and other servers read to learn what
-// software a host runs and how big it is.
+// software a host runs and how big it is; Read reads another host's, for
+// the delivery runner's signature rule.
 package nodeinfo
 
 import (

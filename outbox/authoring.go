@@ -50,16 +50,23 @@ func (p *Publisher) resolveMention(ctx context.Context, handle string) (compose.
 // reach besides its addressing: its content is composed from a plain-text
 // source (source.mediaType text/plain, as ActivityPub's "source" property
 // has it) or, when the client sent HTML, sanitised to what Mastodon accepts;
-// the author of the object it answers (inReplyTo) gets a Mention tag; and
-// every actor a Mention tag names is a recipient, as Mastodon delivers to
-// the mentioned.
+// the author of the object it answers (inReplyTo) gets a Mention tag; every
+// actor a Mention tag names is a recipient, as Mastodon delivers to the
+// mentioned, and so is the author of a post it quotes.
 func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj map[string]any) ([]string, error) {
 	if src, ok := obj["source"].(map[string]any); ok && federation.FirstString(obj["content"]) == "" {
 		if mt := federation.FirstString(src["mediaType"]); mt != "text/plain" {
 			return nil, inputErr("source.mediaType %q: Herald composes text/plain only (send HTML in content)", mt)
 		}
-		res, err := p.Compose(ctx, compose.Draft{Text: federation.FirstString(src["content"]),
+		text, lang, err := sourceText(src)
+		if err != nil {
+			return nil, err
+		}
+		res, err := p.Compose(ctx, compose.Draft{Text: text, Language: lang,
 			Summary: federation.FirstString(obj["summary"]), InReplyTo: federation.IDOf(obj["inReplyTo"])})
+		if errors.Is(err, compose.ErrLanguage) {
+			return nil, inputErr("source.contentMap: %q is not a language tag such as en or pt-BR", lang)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +75,7 @@ func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj map[stri
 		sanitizeContent(obj)
 	}
 	if reply := federation.IDOf(obj["inReplyTo"]); reply != "" {
-		author, mention, err := p.replyAuthor(ctx, reply)
+		author, mention, err := p.objectAuthor(ctx, "inReplyTo", reply)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +83,48 @@ func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj map[stri
 			obj["tag"] = append(asTagList(obj["tag"]), map[string]any{"type": "Mention", "href": author, "name": mention})
 		}
 	}
-	return mentioned(obj), nil
+	recipients := mentioned(obj)
+	if q := quoted(obj); q != "" {
+		// The quoted post's author is a recipient, as Mastodon reaches
+		// the quoted account (app/lib/status_reach_finder.rb,
+		// quoted_account_id among reached_account_ids).
+		author, _, err := p.objectAuthor(ctx, "quote", q)
+		if err != nil {
+			return nil, err
+		}
+		if author != p.Instance.ActorID(actor.Name) && !slices.Contains(recipients, author) {
+			recipients = append(recipients, author)
+		}
+	}
+	return recipients, nil
+}
+
+// sourceText is the plain text of a source and its language: the text is
+// source.content, or, to say its language, the one entry of
+// source.contentMap ({"pt-BR": "Olá"}), as AS2 gives any content in a
+// language; Herald writes contentMap from it, which is where Mastodon
+// reads a post's language.
+func sourceText(src map[string]any) (text, lang string, err error) {
+	cm, ok := src["contentMap"].(map[string]any)
+	if !ok {
+		if _, has := src["contentMap"]; has {
+			return "", "", inputErr("source.contentMap must be an object: {\"LANGUAGE\": \"TEXT\"}")
+		}
+		return federation.FirstString(src["content"]), "", nil
+	}
+	if _, has := src["content"]; has {
+		return "", "", inputErr("give the text in source.content or, with its language, in source.contentMap; not both")
+	}
+	if len(cm) != 1 {
+		return "", "", inputErr("source.contentMap holds the text in one language: {\"LANGUAGE\": \"TEXT\"}")
+	}
+	for lang, v := range cm {
+		if text, ok = v.(string); !ok {
+			return "", "", inputErr("source.contentMap[%q] must be the text", lang)
+		}
+		return text, lang, nil
+	}
+	return "", "", nil
 }
 
 // sanitizeContent keeps only the markup Mastodon accepts in content and in
@@ -118,16 +166,17 @@ func asTagList(v any) []any {
 	return nil
 }
 
-// replyAuthor finds who wrote the object a post answers: a local object's
+// objectAuthor finds who wrote the object a post answers, quotes or
+// reacts to (named by the property what, for the error): a local object's
 // actor, or the attributedTo of what the object's origin serves (fetched
 // with the instance's signed GET), which must be on the object's own host.
 // mention is @user@host.
-func (p *Publisher) replyAuthor(ctx context.Context, iri string) (author, mention string, err error) {
+func (p *Publisher) objectAuthor(ctx context.Context, what, iri string) (author, mention string, err error) {
 	inst := p.Instance
 	if p.ours(iri) {
 		o, err := p.DB.ObjectByIRI(ctx, iri)
 		if errors.Is(err, store.ErrNotFound) {
-			return "", "", inputErr("inReplyTo: no object %s here", iri)
+			return "", "", inputErr("%s: no object %s here", what, iri)
 		}
 		if err != nil {
 			return "", "", err
@@ -140,15 +189,15 @@ func (p *Publisher) replyAuthor(ctx context.Context, iri string) (author, mentio
 	}
 	doc, _, err := p.Fetcher.Get(ctx, iri)
 	if err != nil {
-		return "", "", inputErr("inReplyTo: could not fetch %s: %v", iri, err)
+		return "", "", inputErr("%s: could not fetch %s: %v", what, iri, err)
 	}
 	author = federation.IDOf(doc["attributedTo"])
 	if author == "" || !sameHost(author, iri) || federation.IDOf(doc["id"]) != iri {
-		return "", "", inputErr("inReplyTo: %s is not an object with an author on its own server", iri)
+		return "", "", inputErr("%s: %s is not an object with an author on its own server", what, iri)
 	}
 	a, err := p.Fetcher.Actor(ctx, author)
 	if err != nil {
-		return "", "", inputErr("inReplyTo: the author of %s: %v", iri, err)
+		return "", "", inputErr("%s: the author of %s: %v", what, iri, err)
 	}
 	u, _ := url.Parse(a.ID)
 	return a.ID, fmt.Sprintf("@%s@%s", a.PreferredUsername, u.Host), nil

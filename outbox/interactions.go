@@ -16,8 +16,10 @@ import (
 // planReaction publishes an Announce, a Like or an EmojiReact of an object
 // (by id). An Announce without addressing is public and goes to the
 // followers; a Like or a reaction without addressing goes to the object's
-// author when the client embedded the object with its attributedTo. Either
-// way the author is added to the audience when known. A Like may carry an
+// author. Either way the author (the attributedTo of the object as the
+// client embedded it, or as its origin serves it) is added to the audience
+// (cc), so its own server gets it whether or not anyone there follows the
+// actor; an author that cannot be found is reported as unresolved. A Like may carry an
 // emoji in content, with an Emoji tag for a custom one (what Misskey sends
 // for a reaction); an EmojiReact must (FEP-c0e0, Pleroma and Akkoma).
 func (p *Publisher) planReaction(ctx context.Context, pl *plan, doc map[string]any) error {
@@ -34,6 +36,22 @@ func (p *Publisher) planReaction(ctx context.Context, pl *plan, doc map[string]a
 	author := ""
 	if obj, ok := doc["object"].(map[string]any); ok {
 		author = federation.IDOf(obj["attributedTo"])
+	}
+	if author == "" {
+		// The object's author must get it, whoever follows the actor:
+		// Mastodon sends a boost to the boosted account's inbox when it
+		// does not follow the booster (app/services/reblog_service.rb,
+		// create_notification) and cc's it (TagManager#cc: the reblogged
+		// account), and a favourite to the author's inbox
+		// (app/services/favourite_service.rb).
+		var err error
+		if author, _, err = p.objectAuthor(ctx, "object", objID); err != nil {
+			pl.unresolved[objID] = "its author: " + err.Error()
+			author = ""
+		}
+	}
+	if author == p.Instance.ActorID(pl.actor.Name) {
+		author = "" // a reaction to one's own post tells the followers only
 	}
 	addr, present := readAddressing(doc)
 	if addr.empty() {

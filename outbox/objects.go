@@ -62,6 +62,9 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
 		return err
 	}
+	if err := p.tagRecipients(ctx, pl, obj, addr); err != nil {
+		return err
+	}
 	pl.objIRI = obj["id"].(string)
 	pl.activity["object"] = obj
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
@@ -116,6 +119,9 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 	addr, _ := readAddressing(obj)
 	addr.set(pl.activity, obj)
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
+		return err
+	}
+	if err := p.tagRecipients(ctx, pl, obj, addr); err != nil {
 		return err
 	}
 	pl.objIRI = current.IRI

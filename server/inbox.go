@@ -16,5 +16,6 @@ func (s *Server) newInbox() *inbox.Handler {
 		Limits:    inbox.DefaultLimits(),
 		RateLimit: inbox.NewRateLimit(s.cfg.InboxRate),
 		Sync:      s.node.Syncer,
+		Evidence:  s.node.Signatures,
 	}
 }

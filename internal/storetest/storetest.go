@@ -35,7 +35,7 @@ func Count[T any](t testing.TB, list func(context.Context) ([]T, error), match f
 	return n
 }
 
-// owner is the lease owner GiveUp claims as.
+// owner is the lease owner GiveUp and Deliver claim as.
 const owner = "storetest"
 
 // GiveUp fails every queued delivery to host (host[:port]) as the
@@ -44,6 +44,36 @@ const owner = "storetest"
 // attempts and lastErr when they are not zero ("" and 0 keep what the row
 // has). It returns how many it failed.
 func GiveUp(t testing.TB, db *store.DB, host string, attempts int, lastErr string, now time.Time) int {
+	t.Helper()
+	return settle(t, db, host, now, func(c store.Claimed, d store.DeliveryView) store.DeliveryResult {
+		r := store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: attempts,
+			NextAt: d.NextAt, Status: d.LastStatus, Error: lastErr}
+		if r.Attempts == 0 {
+			r.Attempts = c.Attempts
+		}
+		if r.Error == "" {
+			r.Error = d.LastError
+		}
+		return r
+	})
+}
+
+// Deliver writes every queued delivery, to any host, back done as the
+// scheduler records a 202 from its inbox: what a test that needs rows
+// counted delivered calls instead of sending them. It returns how many it
+// marked done.
+func Deliver(t testing.TB, db *store.DB, now time.Time) int {
+	t.Helper()
+	return settle(t, db, "", now, func(c store.Claimed, d store.DeliveryView) store.DeliveryResult {
+		return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryDone, Attempts: c.Attempts + 1,
+			NextAt: d.NextAt, Status: 202, Attempted: true, HostOutcome: "success"}
+	})
+}
+
+// settle claims every queued delivery to host ("" for every host), however
+// far off its next try, and writes back what result makes of each, in one
+// batch per lane. It returns how many it wrote.
+func settle(t testing.TB, db *store.DB, host string, now time.Time, result func(store.Claimed, store.DeliveryView) store.DeliveryResult) int {
 	t.Helper()
 	ctx := context.Background()
 	rows, err := db.AllDeliveries(ctx)
@@ -54,7 +84,7 @@ func GiveUp(t testing.TB, db *store.DB, host string, attempts int, lastErr strin
 	var others []string
 	for _, d := range rows {
 		byID[d.ID] = d
-		if d.Host != host && !slices.Contains(others, d.Host) {
+		if host != "" && d.Host != host && !slices.Contains(others, d.Host) {
 			others = append(others, d.Host)
 		}
 	}
@@ -67,16 +97,7 @@ func GiveUp(t testing.TB, db *store.DB, host string, attempts int, lastErr strin
 		}
 		results := make([]store.DeliveryResult, 0, len(claimed))
 		for _, c := range claimed {
-			d := byID[c.ID]
-			r := store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: attempts,
-				NextAt: d.NextAt, Status: d.LastStatus, Error: lastErr}
-			if r.Attempts == 0 {
-				r.Attempts = c.Attempts
-			}
-			if r.Error == "" {
-				r.Error = d.LastError
-			}
-			results = append(results, r)
+			results = append(results, result(c, byID[c.ID]))
 		}
 		if _, err := db.ApplyDeliveryResults(ctx, owner, results, now); err != nil {
 			t.Fatal(err)

@@ -312,3 +312,32 @@ func BenchmarkText(b *testing.B) {
 		}
 	}
 }
+
+func TestPrependMentions(t *testing.T) {
+	bob := MentionLink("https://b.example/@bob", "bob")
+	carol := MentionLink("https://c.example/@carol", "carol")
+	for _, tc := range []struct{ content, want string }{
+		{"<p>hi</p><p>there</p>", "<p>" + bob + " " + carol + " hi</p><p>there</p>"},
+		{"", "<p>" + bob + " " + carol + "</p>"},
+		{"<p></p>", "<p>" + bob + " " + carol + "</p>"},
+		{"plain <b>text</b>", "<p>" + bob + " " + carol + "</p>plain <b>text</b>"},
+	} {
+		if got := PrependMentions(tc.content, []string{bob, carol}); got != tc.want {
+			t.Errorf("PrependMentions(%q)\n got %s\nwant %s", tc.content, got, tc.want)
+		}
+	}
+	// What Text makes of "@bob hi" is what PrependMentions makes of "hi".
+	res, err := Text(context.Background(), Draft{Text: "@bob@b.example hi"}, Options{LocalDomain: "herald.example",
+		Resolve: func(context.Context, string) (Mention, error) {
+			return Mention{ID: "https://b.example/users/bob", URL: "https://b.example/@bob", Username: "bob", Host: "b.example"}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := PrependMentions("<p>hi</p>", []string{bob}); got != res.Content {
+		t.Errorf("prepended %s, composed %s", got, res.Content)
+	}
+	if got := Links(`<p><a href="https://a.example/x">x</a> <span class="h-card"><a class="u-url" href="https://b.example/@bob">@bob</a></span></p>`); len(got) != 2 || got[1] != "https://b.example/@bob" {
+		t.Errorf("Links: %q", got)
+	}
+}

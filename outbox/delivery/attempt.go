@@ -154,12 +154,14 @@ func (r *Runner) logGivenUp(c store.Claimed, status int, why string) {
 	r.cfg.Logger.Warn("delivery: given up", "host", c.Host, "status", status, "activity", activity, "inbox", c.Inbox, "error", why)
 }
 
-// attempt POSTs the activity, signed as the host's knock memory says
-// (knocks.go): draft-cavage until a scheme worked, RFC 9421 once the host
-// showed it verifies it, and RFC 9421 with the actor's Ed25519 key once it
-// showed it verifies that. On a 400 or 401 it re-sends at once with the
+// attempt POSTs the activity, signed as the evidence about the host says
+// (knocks.go): draft-cavage with RSA unless the host showed that it
+// verifies RFC 9421, and with the actor's Ed25519 key only once it showed
+// that it verifies that too. On a 400 or 401 it re-sends at once with the
 // fallback before the attempt counts (some servers accept only RFC 9421,
-// others only draft-cavage, many no Ed25519), and remembers what worked.
+// others only draft-cavage, many no Ed25519), and when the fallback passes
+// remembers what the host refused. An Accept-Signature header in any
+// answer is evidence too.
 func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retryAfter string, err error) {
 	act, err := r.bodies.get(ctx, c.ActivityID)
 	if err != nil {
@@ -169,27 +171,28 @@ func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retr
 	if err != nil {
 		return 0, "", fmt.Errorf("load signing key: %w", err)
 	}
-	r.mu.Lock()
-	k := r.knocks[c.Host]
-	r.mu.Unlock()
-	first, fallback := k.plan(edKey.Private != nil)
-	keyFor := func(s knockSig) signature.Key {
-		if s.ed25519 {
-			return edKey
-		}
-		return rsaKey
-	}
+	sigs := r.cfg.Signatures
+	knocks := plan(sigs.of(ctx, c.Host), edKey.Private != nil)
 	hdrName, hdrValue := r.followersHeader(ctx, act, c.Inbox)
-	status, retryAfter, err = r.post(ctx, c.Inbox, act.body, keyFor(first), first.scheme, hdrName, hdrValue)
-	used, refused := first, false
-	if err == nil && (status == http.StatusBadRequest || status == http.StatusUnauthorized) {
-		refused, used = true, fallback
-		status, retryAfter, err = r.post(ctx, c.Inbox, act.body, keyFor(fallback), fallback.scheme, hdrName, hdrValue)
-	}
-	if err == nil && status >= 200 && status < 300 {
-		r.mu.Lock()
-		r.knocks[c.Host] = r.knocks[c.Host].learn(first, used, refused)
-		r.mu.Unlock()
+	for i, k := range knocks {
+		key := rsaKey
+		if k.ed25519 {
+			key = edKey
+		}
+		var acceptSig string
+		status, retryAfter, acceptSig, err = r.post(ctx, c.Inbox, act.body, key, k.scheme, hdrName, hdrValue)
+		sigs.AcceptSignature(ctx, c.Inbox, acceptSig)
+		if err != nil || (status != http.StatusBadRequest && status != http.StatusUnauthorized) {
+			if i > 0 && err == nil && status >= 200 && status < 300 {
+				// The same body passed with another signature: the
+				// host's answers depended on the signature, so the
+				// refusals before are evidence.
+				for _, before := range knocks[:i] {
+					sigs.refusal(ctx, c.Host, refused(before))
+				}
+			}
+			return status, retryAfter, err
+		}
 	}
 	return status, retryAfter, err
 }
@@ -215,12 +218,13 @@ var errStopping = errors.New("shutting down")
 // answer costs nothing, and a host that never answers must not hold a slot
 // that other hosts need. The response body is drained (up to a limit) so
 // the connection is reused. A non-empty hdrValue is sent as the header
-// hdrName, which signature.Sign then covers.
-func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signature.Key, scheme signature.Scheme, hdrName, hdrValue string) (int, string, error) {
+// hdrName, which signature.Sign then covers. It returns the status and the
+// Retry-After and Accept-Signature headers of the answer.
+func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signature.Key, scheme signature.Scheme, hdrName, hdrValue string) (int, string, string, error) {
 	select {
 	case r.global <- struct{}{}:
 	case <-r.stopping:
-		return 0, "", errStopping
+		return 0, "", "", errStopping
 	}
 	var once sync.Once
 	free := func() { once.Do(func() { <-r.global }) }
@@ -229,20 +233,20 @@ func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signat
 		WroteRequest: func(httptrace.WroteRequestInfo) { free() },
 	}), http.MethodPost, inbox, bytes.NewReader(body))
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	req.Header.Set("Content-Type", "application/activity+json")
 	if hdrValue != "" {
 		req.Header.Set(hdrName, hdrValue)
 	}
 	if err := signature.Sign(req, body, key, scheme, r.cfg.Now()); err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	resp, err := r.cfg.Client.Do(req)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
-	return resp.StatusCode, resp.Header.Get("Retry-After"), nil
+	return resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Accept-Signature"), nil
 }

@@ -5,7 +5,8 @@
 // A Runner claims due rows in batches with a lease, runs them on a worker
 // pool with a global and a per-host concurrency cap, signs each attempt
 // afresh (draft-cavage, and RFC 9421 on a 400 or 401: "double-knocking";
-// RFC 9421 with Ed25519 for hosts that showed they verify it, knocks.go),
+// RFC 9421, with Ed25519 where it can, only for hosts that showed evidence
+// that they verify it: knocks.go),
 // classifies the answer as Mastodon does, and writes results back in
 // batches. Failing hosts are shed twice over: a per-host circuit breaker
 // reacts in seconds, the unavailable-domain tracker in days. A crash loses
@@ -73,6 +74,12 @@ type Config struct {
 	// Webhooks configures the webhook lane (webhook.go); its zero value
 	// sends no webhooks.
 	Webhooks WebhookConfig
+
+	// Signatures is what the node knows of the signatures each host
+	// verifies (signatures.go), shared with the inbox and the actor
+	// fetcher that record evidence in it; nil makes one of the runner's
+	// own.
+	Signatures *Signatures
 }
 
 func (c *Config) defaults() {
@@ -129,7 +136,6 @@ type Runner struct {
 	low         int                      // of which in the low lane
 	perHost     map[string]int           // claimed rows not yet finished, by host
 	hostSlots   map[string]chan struct{} // per-host concurrency slots
-	knocks      map[string]knock         // per host: which signatures it verifies (knocks.go)
 	skipped     map[string]bool          // unavailable hosts (not on probation)
 	policy      *store.Policy            // the federation policy (blocks, allowlist)
 	paused      map[string]bool          // hosts an operator paused (host[:port])
@@ -144,6 +150,9 @@ type Runner struct {
 // New creates a Runner.
 func New(cfg Config) *Runner {
 	cfg.defaults()
+	if cfg.Signatures == nil {
+		cfg.Signatures = NewSignatures(cfg.DB, nil, cfg.Logger, cfg.Now)
+	}
 	r := &Runner{
 		cfg:         cfg,
 		breaker:     newBreaker(cfg.BreakerThreshold, cfg.BreakerCoolOff),
@@ -155,7 +164,6 @@ func New(cfg Config) *Runner {
 		perHost:     map[string]int{},
 		claimed:     map[int64]bool{},
 		hostSlots:   map[string]chan struct{}{},
-		knocks:      map[string]knock{},
 		skipped:     map[string]bool{},
 		paused:      map[string]bool{},
 		flushSignal: make(chan struct{}, 1),

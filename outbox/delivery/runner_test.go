@@ -155,32 +155,65 @@ func TestPermanentAndGone(t *testing.T) {
 	}
 }
 
-// TestKnocks: what each kind of host receives over four deliveries, the
-// knock memory learning from its answers (knocks.go). Every delivery
-// succeeds in one attempt; only a host that accepted RSA RFC 9421 from us
-// is ever sent an Ed25519 signature.
+// TestKnocks: what each kind of host receives over four deliveries, from
+// the evidence Herald holds about it (knocks.go). Every delivery succeeds
+// in one attempt (a refused first knock falls back at once); a 2xx alone
+// never moves a host off draft-cavage, and only a host with evidence for
+// both RFC 9421 and an Ed25519 key is sent an Ed25519 signature.
 func TestKnocks(t *testing.T) {
+	ctx := context.Background()
+	rfc9421 := func(how string) func(*env, string) {
+		return func(e *env, host string) {
+			e.db.NoteSignatureEvidence(ctx, host, store.Evidence{RFC9421: how}, e.clock())
+		}
+	}
+	ed25519 := func(how string) func(*env, string) {
+		return func(e *env, host string) {
+			e.db.NoteSignatureEvidence(ctx, host, store.Evidence{Ed25519: how}, e.clock())
+		}
+	}
+	nodeinfo := func(name, version string) func(*env, string) {
+		return func(e *env, host string) { e.db.NoteNodeInfo(ctx, host, name, version, e.clock()) }
+	}
 	for _, tc := range []struct {
-		name  string
-		setup func(*inbox)
-		want  string
+		name     string
+		setup    func(*inbox)
+		evidence []func(*env, string)
+		want     string
 	}{
-		// Fedify: verifies both schemes and FEP-521a keys. Draft-cavage,
-		// then RFC 9421 asked once, then Ed25519 from the third on.
-		{"fedify", func(*inbox) {}, "cavage rfc9421 ed25519 ed25519"},
-		// Mastodon before 4.5: asked once with RFC 9421, refuses (and gets
-		// draft-cavage in the same attempt), never sent Ed25519.
-		{"cavage-only", func(in *inbox) { in.cavageOnly = true }, "cavage rfc9421 cavage cavage cavage"},
-		// RFC 9421 only (a double knock on the first delivery), no
-		// Ed25519: refused once, then RSA RFC 9421 for good.
-		{"rfc9421-only-rsa", func(in *inbox) { in.rfc9421Only, in.noEd25519 = true, true }, "cavage rfc9421 ed25519 rfc9421 rfc9421 rfc9421"},
-		// RFC 9421 only, with Ed25519: the second delivery already uses it.
-		{"rfc9421-only", func(in *inbox) { in.rfc9421Only = true }, "cavage rfc9421 ed25519 ed25519 ed25519"},
+		// Verifies everything (as Fedify does), but showed nothing: a 2xx
+		// is not evidence, so draft-cavage throughout.
+		{"no evidence", func(*inbox) {}, nil, "cavage cavage cavage cavage"},
+		{"cavage-only", func(in *inbox) { in.cavageOnly = true }, nil, "cavage cavage cavage cavage"},
+		// Refuses draft-cavage: a double knock on the first delivery, and
+		// that refusal is the evidence for RFC 9421 (RSA: nothing says it
+		// verifies Ed25519).
+		{"rfc9421-only", func(in *inbox) { in.rfc9421Only = true }, nil, "cavage rfc9421 rfc9421 rfc9421 rfc9421"},
+		{"signs rfc9421", func(*inbox) {}, []func(*env, string){rfc9421(store.EvidenceSigned)}, "rfc9421 rfc9421 rfc9421 rfc9421"},
+		{"accept-signature", func(*inbox) {}, []func(*env, string){rfc9421(store.EvidenceAcceptSignature)}, "rfc9421 rfc9421 rfc9421 rfc9421"},
+		{"rfc9421 and fep-521a", func(*inbox) {}, []func(*env, string){rfc9421(store.EvidenceSigned), ed25519(store.EvidenceFEP521a)}, "ed25519 ed25519 ed25519 ed25519"},
+		// An Ed25519 key alone says nothing about RFC 9421.
+		{"fep-521a only", func(*inbox) {}, []func(*env, string){ed25519(store.EvidenceFEP521a)}, "cavage cavage cavage cavage"},
+		// Evidence that turns out wrong, on a host that answers 401 to
+		// what it cannot verify: one double knock, then never again.
+		{"refuses ed25519", func(in *inbox) { in.noEd25519 = true }, []func(*env, string){rfc9421(store.EvidenceSigned), ed25519(store.EvidenceSigned)}, "ed25519 rfc9421 rfc9421 rfc9421 rfc9421"},
+		{"refuses rfc9421", func(in *inbox) { in.cavageOnly = true }, []func(*env, string){rfc9421(store.EvidenceAcceptSignature)}, "rfc9421 cavage cavage cavage cavage"},
+		{"refuses both", func(in *inbox) { in.cavageOnly = true }, []func(*env, string){rfc9421(store.EvidenceSigned), ed25519(store.EvidenceFEP521a)},
+			"ed25519 rfc9421 cavage cavage cavage cavage"},
+		// NodeInfo: software known to verify before it answers.
+		{"mastodon 4.5", func(*inbox) {}, []func(*env, string){nodeinfo("mastodon", "4.5.1")}, "rfc9421 rfc9421 rfc9421 rfc9421"},
+		{"mastodon 4.5 beta", func(*inbox) {}, []func(*env, string){nodeinfo("mastodon", "4.5.0-beta.2")}, "cavage cavage cavage cavage"},
+		{"mastodon 4.4", func(*inbox) {}, []func(*env, string){nodeinfo("mastodon", "4.4.3")}, "cavage cavage cavage cavage"},
+		{"fep-521a and hollo", func(*inbox) {}, []func(*env, string){ed25519(store.EvidenceFEP521a), nodeinfo("hollo", "0.7.1")}, "ed25519 ed25519 ed25519 ed25519"},
+		{"snac", func(*inbox) {}, []func(*env, string){nodeinfo("snac", "2.75")}, "cavage cavage cavage cavage"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, nil)
 			in := newInbox(t, e, "127.0.2.7")
 			tc.setup(in)
+			for _, f := range tc.evidence {
+				f(e, in.host)
+			}
 			for i := range 4 {
 				id := e.enqueue(t, store.LaneNormal, in.url)[in.url]
 				e.step(t)
