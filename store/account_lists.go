@@ -93,3 +93,11 @@ func (db *DB) AccountListPage(ctx context.Context, list AccountList, actorID int
 	}
 	return out, rows.Err()
 }
+
+// CountActorPosts returns how many objects a local actor published and
+// did not delete (an account's statuses_count).
+func (db *DB) CountActorPosts(ctx context.Context, actorID int64) (int, error) {
+	var n int
+	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE actor_id = $1 AND deleted_at IS NULL`, actorID).Scan(&n)
+	return n, err
+}

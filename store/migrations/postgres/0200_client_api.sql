@@ -67,3 +67,5 @@ CREATE TABLE markers (
 );
 
 ALTER TABLE media ADD COLUMN profile_of BIGINT REFERENCES actors(id);
+
+ALTER TABLE actors ADD COLUMN discoverable BOOLEAN NOT NULL DEFAULT true;

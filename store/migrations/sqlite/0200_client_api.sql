@@ -82,3 +82,7 @@ CREATE TABLE markers (
 -- An upload that is an actor's avatar or header (update_credentials) is
 -- kept while it is one, though no post attaches it.
 ALTER TABLE media ADD COLUMN profile_of INTEGER REFERENCES actors(id);
+
+-- Whether the actor lets directories and search list it (toot:discoverable
+-- in its document; update_credentials' discoverable).
+ALTER TABLE actors ADD COLUMN discoverable INTEGER NOT NULL DEFAULT 1;
