@@ -52,3 +52,14 @@ func ParseID(s string) (int64, bool) {
 // (clamped to now, as Mastodon does), so a timeline sorts by when things
 // were written; the later wave's tables store it as their primary key.
 func NewID(t time.Time) int64 { return store.Snowflake(t) }
+
+// UnmarshalJSON reads a time as Time writes it, or null.
+func (t *Timestamp) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*t = Timestamp{}
+		return nil
+	}
+	v, err := time.Parse(`"`+timeLayout+`"`, string(b))
+	*t = Timestamp(v)
+	return err
+}
