@@ -247,3 +247,19 @@ func accountOf(t *testing.T, h *fedtest.Herald, token string) mastoapi.Credentia
 	decode(t, res, body, 200, &acc)
 	return acc
 }
+
+func readAll(res *http.Response) []byte {
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return b
+}
+
+// mustJSONField is the raw value of one field of a JSON object, unquoted.
+func mustJSONField(t *testing.T, body []byte, field string) string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Trim(string(m[field]), `"`)
+}
