@@ -16,7 +16,7 @@ var actorTypes = map[string]bool{"Person": true, "Service": true, "Application":
 
 func (c *cli) actor(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(c.stderr, "herald: actor needs a subcommand: add, list, edit, token, rotate-key, move, alias or delete")
+		fmt.Fprintln(c.stderr, "herald: actor needs a subcommand: add, list, edit, token, password, tokens, rotate-key, move, alias or delete")
 		return exitUsage
 	}
 	switch args[0] {
@@ -36,11 +36,15 @@ func (c *cli) actor(ctx context.Context, args []string) int {
 		return c.actorMove(ctx, args[1:])
 	case "alias":
 		return c.actorAlias(ctx, args[1:])
+	case "password":
+		return c.actorPassword(ctx, args[1:])
+	case "tokens":
+		return c.actorTokens(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Fprint(c.stdout, usage)
 		return exitOK
 	default:
-		fmt.Fprintf(c.stderr, "herald: unknown actor subcommand %q (want add, list, edit, token, rotate-key, move, alias or delete)\n", args[0])
+		fmt.Fprintf(c.stderr, "herald: unknown actor subcommand %q (want add, list, edit, token, password, tokens, rotate-key, move, alias or delete)\n", args[0])
 		return exitUsage
 	}
 }

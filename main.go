@@ -9,6 +9,7 @@
 //	herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]
 //	herald actor list
 //	herald actor token NAME
+//	herald actor password NAME [--stdin] [--remove] | actor tokens NAME [--revoke ID] [--revoke-all]
 //	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--avatar URL] [--header URL] [--memorial]
 //	herald actor rotate-key NAME
 //	herald actor delete NAME --yes
@@ -100,6 +101,8 @@ commands:
   actor add NAME        create a local actor and print its bearer token
   actor list            list local actors
   actor token NAME      issue a new bearer token (the old one stops working)
+  actor password NAME   set the password to log in from Mastodon apps (asked, or --stdin; --remove)
+  actor tokens NAME     list the tokens given to Mastodon apps (--revoke ID, --revoke-all)
   actor edit NAME       change the profile and send the Update (--name, --summary, --field, --avatar, ...)
   actor rotate-key NAME
                         give an actor a new key pair; an Update goes to every server that knows it
