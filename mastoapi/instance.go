@@ -83,11 +83,6 @@ func (h *Handler) instanceV2(c *Call) error {
 			"media_attachments": mediaConfig(),
 			"polls":             pollsConfig(),
 			"translation":       map[string]any{"enabled": false},
-			"timelines_access": map[string]any{
-				"live_feeds":          map[string]any{"local": "public", "remote": "public"},
-				"hashtag_feeds":       map[string]any{"local": "public", "remote": "public"},
-				"trending_link_feeds": map[string]any{"local": "disabled", "remote": "disabled"},
-			},
 		},
 		"registrations": map[string]any{"enabled": false, "approval_required": false, "message": nil, "url": nil},
 		"contact":       map[string]any{"email": "", "account": nil},
