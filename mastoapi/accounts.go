@@ -153,7 +153,12 @@ type Relationship struct {
 }
 
 func relationship(id string, r *store.Relation) Relationship {
-	return Relationship{ID: id, Following: r.Following, ShowingReblogs: r.Following || r.Requested, Languages: nil,
+	var expires *string
+	if !r.MuteExpiresAt.IsZero() {
+		at := Time(r.MuteExpiresAt)
+		expires = &at
+	}
+	return Relationship{MutingExpiresAt: expires, ID: id, Following: r.Following, ShowingReblogs: r.Following || r.Requested, Languages: nil,
 		FollowedBy: r.FollowedBy, Blocking: r.Blocking, Muting: r.Muting, MutingNotifications: r.Muting && r.MutingNotifications,
 		Requested: r.Requested, RequestedBy: r.RequestedBy, DomainBlocking: r.DomainBlocking}
 }
@@ -205,105 +210,90 @@ func (h *Handler) relationships(c *Call) error {
 	return c.JSON(out)
 }
 
-// target resolves the :id of a relationship action; the caller's own
-// account is refused as Mastodon refuses following yourself.
-func (h *Handler) target(c *Call) (*accountRef, error) {
-	ref, err := h.refByID(c.Ctx(), c.param("id"))
-	if err != nil {
-		return nil, err
+// action serves one of the relationship actions (follow, block, mute
+// and their undoing): it resolves :id (the caller's own account is
+// refused, as Mastodon refuses following yourself), runs do, and answers
+// the relationship as it is then.
+func (h *Handler) action(do func(c *Call, ref *accountRef) error) func(*Call) error {
+	return func(c *Call) error {
+		ref, err := h.refByID(c.Ctx(), c.param("id"))
+		if err != nil {
+			return err
+		}
+		if ref.Local != nil && ref.Local.ID == c.Actor.ID {
+			return ErrNotPermitted
+		}
+		if err := do(c, ref); err != nil {
+			return err
+		}
+		rel, err := h.relationshipOf(c, ref)
+		if err != nil {
+			return err
+		}
+		return c.JSON(rel)
 	}
-	if ref.Local != nil && ref.Local.ID == c.Actor.ID {
-		return nil, Errorf(http.StatusForbidden, "This action is not allowed")
-	}
-	return ref, nil
 }
 
-// follow serves POST /api/v1/accounts/:id/follow: a Follow through the
-// outbox (Publisher), pending until the account accepts. Following an
-// account already followed (or asked) changes nothing, as in Mastodon.
-func (h *Handler) follow(c *Call) error {
-	ref, err := h.target(c)
-	if err != nil {
-		return err
-	}
+// publish sends an activity of the caller's through the outbox.
+func (h *Handler) publish(c *Call, doc map[string]any) error {
+	_, err := h.Publisher.Publish(c.Ctx(), c.Actor, doc, outbox.Options{})
+	return err
+}
+
+// follow is POST /api/v1/accounts/:id/follow: a Follow through the
+// outbox, pending until the account accepts. Following an account
+// already followed (or asked) changes nothing, as in Mastodon.
+func (h *Handler) follow(c *Call, ref *accountRef) error {
 	rel, err := h.relationshipOf(c, ref)
-	if err != nil || rel.Following || rel.Requested {
-		return h.answerRelationship(c, rel, err)
-	}
-	if rel.Blocking {
-		return Errorf(http.StatusForbidden, "This action is not allowed")
-	}
-	if _, err := h.Publisher.Publish(c.Ctx(), c.Actor, map[string]any{"type": "Follow", "object": ref.IRI}, publishOptions()); err != nil {
+	switch {
+	case err != nil || rel.Following || rel.Requested:
 		return err
+	case rel.Blocking:
+		return ErrNotPermitted
 	}
-	rel, err = h.relationshipOf(c, ref)
-	return h.answerRelationship(c, rel, err)
+	return h.publish(c, map[string]any{"type": "Follow", "object": ref.IRI})
 }
 
-// unfollow serves POST /api/v1/accounts/:id/unfollow: the Undo of the
-// actor's Follow, through the outbox; nothing when it follows not.
-func (h *Handler) unfollow(c *Call) error {
-	ref, err := h.target(c)
-	if err != nil {
-		return err
-	}
+// unfollow is POST /api/v1/accounts/:id/unfollow: the Undo of the
+// actor's Follow; nothing when it follows not.
+func (h *Handler) unfollow(c *Call, ref *accountRef) error {
 	follows, err := h.DB.FollowingOf(c.Ctx(), c.Actor.ID)
 	if err != nil {
 		return err
 	}
 	for _, f := range follows {
 		if f.Target == ref.IRI {
-			if _, err := h.Publisher.Publish(c.Ctx(), c.Actor, map[string]any{"type": "Undo", "object": f.FollowID}, publishOptions()); err != nil {
-				return err
-			}
+			return h.publish(c, map[string]any{"type": "Undo", "object": f.FollowID})
 		}
 	}
-	rel, err := h.relationshipOf(c, ref)
-	return h.answerRelationship(c, rel, err)
+	return nil
 }
 
-// block serves POST /api/v1/accounts/:id/block: a Block through the
-// outbox (the follows between the two go).
-func (h *Handler) block(c *Call) error {
-	ref, err := h.target(c)
+// block is POST /api/v1/accounts/:id/block: a Block through the outbox
+// (the follows between the two go); nothing when it is blocked already.
+func (h *Handler) block(c *Call, ref *accountRef) error {
+	_, err := h.DB.LatestBlock(c.Ctx(), c.Actor.ID, ref.IRI)
+	if errors.Is(err, store.ErrNotFound) {
+		return h.publish(c, map[string]any{"type": "Block", "object": ref.IRI})
+	}
+	return err
+}
+
+// unblock is POST /api/v1/accounts/:id/unblock: the Undo of the Block.
+func (h *Handler) unblock(c *Call, ref *accountRef) error {
+	iri, err := h.DB.LatestBlock(c.Ctx(), c.Actor.ID, ref.IRI)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	if _, err := h.DB.LatestBlock(c.Ctx(), c.Actor.ID, ref.IRI); errors.Is(err, store.ErrNotFound) {
-		if _, err := h.Publisher.Publish(c.Ctx(), c.Actor, map[string]any{"type": "Block", "object": ref.IRI}, publishOptions()); err != nil {
-			return err
-		}
-	} else if err != nil {
-		return err
-	}
-	rel, err := h.relationshipOf(c, ref)
-	return h.answerRelationship(c, rel, err)
+	return h.publish(c, map[string]any{"type": "Undo", "object": iri})
 }
 
-// unblock serves POST /api/v1/accounts/:id/unblock: the Undo of the Block.
-func (h *Handler) unblock(c *Call) error {
-	ref, err := h.target(c)
-	if err != nil {
-		return err
-	}
-	if iri, err := h.DB.LatestBlock(c.Ctx(), c.Actor.ID, ref.IRI); err == nil {
-		if _, err := h.Publisher.Publish(c.Ctx(), c.Actor, map[string]any{"type": "Undo", "object": iri}, publishOptions()); err != nil {
-			return err
-		}
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	rel, err := h.relationshipOf(c, ref)
-	return h.answerRelationship(c, rel, err)
-}
-
-// mute serves POST /api/v1/accounts/:id/mute (notifications, default
-// true; duration in seconds, 0 for ever). Nothing is sent.
-func (h *Handler) mute(c *Call) error {
-	ref, err := h.target(c)
-	if err != nil {
-		return err
-	}
+// mute is POST /api/v1/accounts/:id/mute (notifications, default true;
+// duration in seconds, 0 for ever). Nothing is sent.
+func (h *Handler) mute(c *Call, ref *accountRef) error {
 	m := &store.Mute{Target: ref.IRI, Notifications: true}
 	if v, set := c.Params.Bool("notifications"); set {
 		m.Notifications = v
@@ -315,35 +305,12 @@ func (h *Handler) mute(c *Call) error {
 	if secs > 0 {
 		m.ExpiresAt = h.Now().Add(time.Duration(secs) * time.Second)
 	}
-	if err := h.DB.SetMute(c.Ctx(), c.Actor.ID, m); err != nil {
-		return err
-	}
-	rel, err := h.relationshipOf(c, ref)
-	if err == nil && !m.ExpiresAt.IsZero() {
-		at := Time(m.ExpiresAt)
-		rel.MutingExpiresAt = &at
-	}
-	return h.answerRelationship(c, rel, err)
+	return h.DB.SetMute(c.Ctx(), c.Actor.ID, m)
 }
 
-// unmute serves POST /api/v1/accounts/:id/unmute.
-func (h *Handler) unmute(c *Call) error {
-	ref, err := h.target(c)
-	if err != nil {
-		return err
-	}
-	if err := h.DB.RemoveMute(c.Ctx(), c.Actor.ID, ref.IRI); err != nil {
-		return err
-	}
-	rel, err := h.relationshipOf(c, ref)
-	return h.answerRelationship(c, rel, err)
-}
-
-func (h *Handler) answerRelationship(c *Call, rel Relationship, err error) error {
-	if err != nil {
-		return err
-	}
-	return c.JSON(rel)
+// unmute is POST /api/v1/accounts/:id/unmute.
+func (h *Handler) unmute(c *Call, ref *accountRef) error {
+	return h.DB.RemoveMute(c.Ctx(), c.Actor.ID, ref.IRI)
 }
 
 // answerRequest serves POST /api/v1/follow_requests/:id/authorize and
@@ -363,7 +330,10 @@ func (h *Handler) answerRequest(approve bool) func(*Call) error {
 			return ErrNotFound
 		}
 		rel, err := h.relationshipOf(c, ref)
-		return h.answerRelationship(c, rel, err)
+		if err != nil {
+			return err
+		}
+		return c.JSON(rel)
 	}
 }
 
@@ -383,6 +353,3 @@ func (c *Call) param(name string) string { return chi.URLParam(c.R, name) }
 
 // errNoRequest is the outbox's answer to a follow request there is not.
 var errNoRequest = outbox.ErrNoRequest
-
-// publishOptions are the options of the client API's publications.
-func publishOptions() outbox.Options { return outbox.Options{} }

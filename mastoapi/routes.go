@@ -16,7 +16,7 @@ import (
 // and mutes scopes). A route with no scopes accepts any valid token.
 func (h *Handler) routes() []Route {
 	const (
-		get, post, patch, del = http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete
+		get, post, patch = http.MethodGet, http.MethodPost, http.MethodPatch
 	)
 	s := func(scopes ...string) []string { return scopes }
 	readAccounts, writeAccounts := s("read:accounts"), s("write:accounts")
@@ -93,12 +93,12 @@ func (h *Handler) routes() []Route {
 		{get, "/api/v1/accounts/{id}/featured_tags", Public, readAccounts, emptyList},
 		{get, "/api/v1/accounts/{id}/lists", UserToken, s("read:lists"), emptyList},
 		{get, "/api/v1/accounts/{id}/identity_proofs", UserToken, readAccounts, emptyList},
-		{post, "/api/v1/accounts/{id}/follow", UserToken, writeFollows, h.follow},
-		{post, "/api/v1/accounts/{id}/unfollow", UserToken, writeFollows, h.unfollow},
-		{post, "/api/v1/accounts/{id}/block", UserToken, s("write:blocks"), h.block},
-		{post, "/api/v1/accounts/{id}/unblock", UserToken, s("write:blocks"), h.unblock},
-		{post, "/api/v1/accounts/{id}/mute", UserToken, s("write:mutes"), h.mute},
-		{post, "/api/v1/accounts/{id}/unmute", UserToken, s("write:mutes"), h.unmute},
+		{post, "/api/v1/accounts/{id}/follow", UserToken, writeFollows, h.action(h.follow)},
+		{post, "/api/v1/accounts/{id}/unfollow", UserToken, writeFollows, h.action(h.unfollow)},
+		{post, "/api/v1/accounts/{id}/block", UserToken, s("write:blocks"), h.action(h.block)},
+		{post, "/api/v1/accounts/{id}/unblock", UserToken, s("write:blocks"), h.action(h.unblock)},
+		{post, "/api/v1/accounts/{id}/mute", UserToken, s("write:mutes"), h.action(h.mute)},
+		{post, "/api/v1/accounts/{id}/unmute", UserToken, s("write:mutes"), h.action(h.unmute)},
 		{get, "/api/v1/follow_requests", UserToken, readFollows, h.ownList(store.ListFollowRequests)},
 		{post, "/api/v1/follow_requests/{id}/authorize", UserToken, writeFollows, h.answerRequest(true)},
 		{post, "/api/v1/follow_requests/{id}/reject", UserToken, writeFollows, h.answerRequest(false)},

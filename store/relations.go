@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strings"
+	"time"
 )
 
 // Relation is what lies between a local actor and another account, for
@@ -13,6 +14,7 @@ type Relation struct {
 	Blocking                    bool
 	DomainBlocking              bool
 	Muting, MutingNotifications bool
+	MuteExpiresAt               time.Time // zero: muted until unmuted
 }
 
 // Relations returns the relations of a local actor with each of iris
@@ -60,7 +62,7 @@ func (db *DB) Relations(ctx context.Context, actorID int64, iris []string) (map[
 		return nil, err
 	}
 	for iri, m := range mutes {
-		out[iri].Muting, out[iri].MutingNotifications = true, m.Notifications
+		out[iri].Muting, out[iri].MutingNotifications, out[iri].MuteExpiresAt = true, m.Notifications, m.ExpiresAt
 	}
 	domains, err := db.ActorDomainBlocks(ctx, actorID)
 	if err != nil {
