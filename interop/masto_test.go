@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"herald/internal/storetest"
+	"herald/store"
 )
 
 // TestMastoJS drives Herald's Mastodon client API with masto.js, a real
@@ -78,7 +81,7 @@ func TestMastoJS(t *testing.T) {
 	if !strings.Contains(flow, "\ndone") || steps < 15 {
 		t.Errorf("the flow stopped after %d steps", steps)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1`, p.ActorID); n != 1 {
+	if n := storetest.Count(t, h.DB(t).AllFollowing, func(g store.Following) bool { return g.Target == p.ActorID }); n != 1 {
 		t.Errorf("Herald's following rows for the peer: %d", n)
 	}
 	if strings.Contains(h.Log(t), password) {

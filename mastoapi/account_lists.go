@@ -12,20 +12,20 @@ import (
 // are ordered by when each relationship began, newest first, as
 // Mastodon orders them by the follow's or block's id. Herald's
 // relationship rows have no id of their own, so their page key is the
-// pair (time, account): a cursor "SECONDS_ACCOUNTID" in the Link header,
+// pair (time, account): a cursor "MILLISECONDS_ACCOUNTID" in the Link header,
 // which apps pass back as max_id or since_id without reading it (they
 // never see Mastodon's follow ids either).
 
 // listCursor is the page key of a list entry with the account id shown.
 func listCursor(e store.ListEntry, accountID string) string {
-	return strconv.FormatInt(e.At.Unix(), 10) + "_" + accountID
+	return strconv.FormatInt(e.At.UnixMilli(), 10) + "_" + accountID
 }
 
 // listKey reads a cursor; nil for "" or anything malformed (Mastodon
 // reads a malformed id as none).
 func (h *Handler) listKey(c *Call, s string) *store.ListKey {
-	secs, id, ok := strings.Cut(s, "_")
-	at, err := strconv.ParseInt(secs, 10, 64)
+	ms, id, ok := strings.Cut(s, "_")
+	at, err := strconv.ParseInt(ms, 10, 64)
 	n, idOK := ParseID(id)
 	if !ok || err != nil || !idOK {
 		return nil
@@ -34,7 +34,7 @@ func (h *Handler) listKey(c *Call, s string) *store.ListKey {
 	if err != nil {
 		return nil
 	}
-	return &store.ListKey{At: time.Unix(at, 0).UTC(), IRI: iri}
+	return &store.ListKey{At: time.UnixMilli(at).UTC(), IRI: iri}
 }
 
 // accountList answers one page of a local actor's list, with its Link

@@ -2,7 +2,6 @@ package mastoapi_test
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"regexp"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/mastoapi"
 	"herald/store"
 )
@@ -118,11 +118,7 @@ func TestAccountListsPage(t *testing.T) {
 		if i == 4 {
 			state = store.StatePending
 		}
-		err := h.DB.Write(ctx, func(tx *sql.Tx) error {
-			_, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: h.Alice.ID, Follower: a.ID, Inbox: a.Inbox(), State: state}, h.Clock())
-			return err
-		})
-		if err != nil {
+		if _, _, err := h.DB.UpsertFollower(ctx, store.Follower{ActorID: h.Alice.ID, Follower: a.ID, Inbox: a.Inbox(), State: state}, h.Clock()); err != nil {
 			t.Fatal(err)
 		}
 		if i == 1 {
@@ -164,7 +160,7 @@ func TestAccountListsPage(t *testing.T) {
 	if !rel.FollowedBy {
 		t.Errorf("after authorize: %s", body)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM activities WHERE type = 'Accept' AND actor_id = $1`, h.Alice.ID); n != 1 {
+	if n := storetest.Count(t, h.DB.AllActivities, func(a store.Activity) bool { return a.Type == "Accept" && a.ActorID == h.Alice.ID }); n != 1 {
 		t.Errorf("Accepts queued: %d", n)
 	}
 	if res, _ := do(t, h, call{method: "POST", path: "/api/v1/follow_requests/" + ids[4] + "/reject", token: tok}); res.StatusCode != 404 {
@@ -199,11 +195,7 @@ func TestUpdateCredentials(t *testing.T) {
 	r := fedtest.NewRemote(t, "127.0.28.3")
 	ctx := context.Background()
 	bob := r.Actor(t, "bob")
-	err := h.DB.Write(ctx, func(tx *sql.Tx) error {
-		_, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: h.Alice.ID, Follower: bob.ID, Inbox: bob.Inbox(), State: store.StateAccepted}, h.Clock())
-		return err
-	})
-	if err != nil {
+	if _, _, err := h.DB.UpsertFollower(ctx, store.Follower{ActorID: h.Alice.ID, Follower: bob.ID, Inbox: bob.Inbox(), State: store.StateAccepted}, h.Clock()); err != nil {
 		t.Fatal(err)
 	}
 	tok := logIn(t, h, "read write")

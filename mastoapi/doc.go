@@ -51,7 +51,7 @@
 // Call.Link writes the Link header: next by max_id when the page was
 // full, prev by min_id (timelines) or since_id (account lists). The
 // relationship lists, whose rows have no id of their own, use the cursor
-// "SECONDS_ACCOUNTID" (account_lists.go).
+// "MILLISECONDS_ACCOUNTID" (account_lists.go).
 //
 // # OAuth
 //

@@ -1,8 +1,9 @@
 package mastoapi
 
 import (
-	"encoding/json"
 	"net/http"
+
+	"herald/httpapi"
 )
 
 // Error is an answer other than success: Status and {"error": Msg}, as
@@ -32,18 +33,13 @@ var (
 	ErrRemote        = Errorf(http.StatusServiceUnavailable, "Remote data could not be fetched")
 )
 
-// writeError answers e as JSON.
+// writeError answers e in Mastodon's shape, through httpapi's writer:
+// {"error": msg}, as httpapi.Error writes it, and error_description beside
+// it for OAuth's errors.
 func writeError(w http.ResponseWriter, e *Error) {
-	body := map[string]string{"error": e.Msg}
-	if e.Desc != "" {
-		body["error_description"] = e.Desc
+	if e.Desc == "" {
+		httpapi.Error(w, e.Status, e.Msg)
+		return
 	}
-	writeJSON(w, e.Status, body)
-}
-
-// writeJSON answers v as JSON with status code.
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
+	httpapi.JSON(w, e.Status, map[string]string{"error": e.Msg, "error_description": e.Desc})
 }

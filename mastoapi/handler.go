@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/federation"
+	"herald/httpapi"
 	"herald/internal/login"
 	"herald/outbox"
 	"herald/store"
@@ -200,8 +201,8 @@ func (h *Handler) fail(c *Call, err error) {
 	case errors.As(err, &in):
 		writeError(c.W, Errorf(http.StatusUnprocessableEntity, in.Msg))
 	case store.IsOutOfSpace(err):
-		c.W.Header().Set("Retry-After", "60")
-		writeError(c.W, Errorf(http.StatusServiceUnavailable, "The server is out of storage space; retry later"))
+		httpapi.OutOfSpace(c.W, err) // 503 with Retry-After, as every API of Herald's
+
 	case errors.Is(err, context.Canceled):
 	default:
 		h.Logger.Error("client API failed", "method", c.R.Method, "path", c.R.URL.Path, "err", err)

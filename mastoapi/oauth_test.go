@@ -1,14 +1,18 @@
 package mastoapi_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"herald/internal/storetest"
 	"herald/mastoapi"
+	"herald/store"
 )
 
 // TestAppRegistration: an app registers with JSON, a form or query
@@ -36,7 +40,7 @@ func TestAppRegistration(t *testing.T) {
 	if len(list.RedirectURIs) != 2 || strings.Join(list.Scopes, " ") != "read" {
 		t.Errorf("a list of redirect URIs and the default scope: %s", body)
 	}
-	before := h.Count(t, `SELECT count(*) FROM oauth_apps`)
+	before := storetest.Count(t, h.DB.AllOAuthApps, nil)
 	for name, params := range map[string]map[string]any{
 		"script scheme": {"client_name": "x", "redirect_uris": "javascript:alert(1)"},
 		"fragment":      {"client_name": "x", "redirect_uris": "https://app.example/cb#frag"},
@@ -49,10 +53,10 @@ func TestAppRegistration(t *testing.T) {
 			t.Errorf("%s: %d %s, want 422 with Mastodon's message", name, res.StatusCode, body)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM oauth_apps`); n != before {
+	if n := storetest.Count(t, h.DB.AllOAuthApps, nil); n != before {
 		t.Errorf("refused registrations stored %d apps", n-before)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM oauth_apps WHERE secret_hash LIKE '%' || client_id || '%'`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllOAuthApps, func(a store.OAuthApp) bool { return strings.Contains(a.SecretHash, a.ClientID) }); n != 0 {
 		t.Error("a client secret is stored as it is")
 	}
 }
@@ -70,7 +74,7 @@ func TestAuthorizationCode(t *testing.T) {
 	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "Wrong account or password") || res.Header.Get("Location") != "" {
 		t.Fatalf("a wrong password: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
-	if h.Count(t, `SELECT count(*) FROM oauth_codes`) != 0 {
+	if storetest.Count(t, h.DB.AllOAuthCodes, nil) != 0 {
 		t.Fatal("a wrong password made a code")
 	}
 
@@ -128,7 +132,7 @@ func TestAuthorizationCode(t *testing.T) {
 		"grant_type": "authorization_code", "code": string(m[1]), "client_id": oob.ClientID, "client_secret": oob.ClientSecret,
 		"redirect_uri": mastoapi.OOB}})
 	decode(t, res, body, 200, &tok)
-	if n := h.Count(t, `SELECT count(*) FROM oauth_tokens WHERE token_hash = $1`, tok.AccessToken); n != 0 {
+	if _, err := h.DB.OAuthTokenByHash(context.Background(), tok.AccessToken); !errors.Is(err, store.ErrNotFound) {
 		t.Error("a token is stored as it is")
 	}
 
@@ -187,8 +191,8 @@ func TestAuthorizeRefusals(t *testing.T) {
 	if res.StatusCode != 403 || res.Header.Get("Location") != "" {
 		t.Errorf("a forged form: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
-	if h.Count(t, `SELECT count(*) FROM oauth_codes`) != 1 {
-		t.Errorf("codes: %d, want only the loopback one", h.Count(t, `SELECT count(*) FROM oauth_codes`))
+	if n := storetest.Count(t, h.DB.AllOAuthCodes, nil); n != 1 {
+		t.Errorf("codes: %d, want only the loopback one", n)
 	}
 	if strings.Contains(h.Logs(), alicePassword) {
 		t.Error("the password reached the log")

@@ -2,7 +2,6 @@ package mastoapi
 
 import (
 	"crypto/sha256"
-	"database/sql"
 	"encoding/base64"
 	"errors"
 	"net/http"
@@ -84,10 +83,10 @@ func (h *Handler) token(c *Call) error {
 		return oauthError(http.StatusBadRequest, "invalid_request", "Missing required parameter: "+map[bool]string{true: "code", false: "redirect_uri"}[code == ""]+".")
 	}
 	now := h.Now()
-	err = h.DB.Write(c.Ctx(), func(tx *sql.Tx) error {
+	err = h.DB.Write(c.Ctx(), func(tx *store.Tx) error {
 		// The code goes whatever happens next: a code that failed once
 		// (a wrong verifier, say) may have been stolen.
-		grant, err := store.TakeOAuthCode(c.Ctx(), tx, store.HashToken(code))
+		grant, err := tx.TakeOAuthCode(c.Ctx(), store.HashToken(code))
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			return errInvalidGrant
@@ -99,12 +98,12 @@ func (h *Handler) token(c *Call) error {
 			return errInvalidGrant
 		}
 		t.ActorID, t.Scopes = grant.ActorID, grant.Scopes
-		return store.CreateOAuthToken(c.Ctx(), tx, t, store.HashToken(secret), now)
+		return tx.IssueOAuthToken(c.Ctx(), t, store.HashToken(secret))
 	})
 	if errors.Is(err, errInvalidGrant) {
 		// Take the code out anyway (the transaction that took it rolled
 		// back with the error).
-		h.DB.Write(c.Ctx(), func(tx *sql.Tx) error { _, err := store.TakeOAuthCode(c.Ctx(), tx, store.HashToken(code)); return err })
+		h.DB.TakeOAuthCode(c.Ctx(), store.HashToken(code))
 		return errInvalidGrant
 	}
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"herald/httpapi"
 )
 
 // Page is a list request's window, Mastodon's pagination parameters: the
@@ -89,6 +91,6 @@ func (c *Call) Empty() error { return c.JSON([]any{}) }
 
 // JSON answers v with 200.
 func (c *Call) JSON(v any) error {
-	writeJSON(c.W, http.StatusOK, v)
+	httpapi.JSON(c.W, http.StatusOK, v)
 	return nil
 }

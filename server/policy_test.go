@@ -8,6 +8,7 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/outbox"
 	"herald/store"
 )
@@ -39,13 +40,13 @@ func refusedEverywhere(t *testing.T, h *fedtest.Herald, r *fedtest.Remote, a *fe
 	t.Helper()
 	ctx := context.Background()
 	seen := r.Requests.Load()
-	followers := h.Count(t, `SELECT count(*) FROM followers`)
-	processed := h.Count(t, `SELECT count(*) FROM processed_activities`)
+	followers := storetest.Count(t, h.DB.AllFollowers, nil)
+	processed := storetest.Count(t, h.DB.ProcessedIDs, nil)
 	follow(t, h, a)
-	if n := h.Count(t, `SELECT count(*) FROM followers`); n != followers {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil); n != followers {
 		t.Errorf("a refused Follow was recorded: %d followers, was %d", n, followers)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM processed_activities`); n != processed {
+	if n := storetest.Count(t, h.DB.ProcessedIDs, nil); n != processed {
 		t.Error("a refused activity was marked seen")
 	}
 	if code, body, _ := get(t, h, "/users/alice/outbox", a, signature.Cavage, ""); code != 404 || body != `{"error":"no such actor"}`+"\n" {
@@ -92,7 +93,7 @@ func TestBlockCoversSubdomains(t *testing.T) {
 	if got := len(near.Received()); got != 2 {
 		t.Errorf("notblocked.test received %d POSTs, want the Accept and the post", got)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND last_error = 'skipped: domain blocked'`, sub.Host); n != 2 {
+	if n := storetest.Count(t, h.DB.AllDeliveries, func(d store.DeliveryView) bool { return d.Host == sub.Host && d.LastError == "skipped: domain blocked" }); n != 2 {
 		t.Errorf("%d skipped deliveries to %s, want 2", n, sub.Host)
 	}
 	refusedEverywhere(t, h, sub, bob)
@@ -124,7 +125,7 @@ func TestAllowlistMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	follow(t, h, carol)
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE host = 'social.friends.test'`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowers, func(f store.Follower) bool { host, _ := store.HostOf(f.Follower); return host == "social.friends.test" }); n != 1 {
 		t.Fatalf("carol's follow: %d rows", n)
 	}
 	refusedEverywhere(t, h, strangers, dave)

@@ -12,32 +12,28 @@ import (
 // iri (local or remote), giving it one the first time: a Snowflake of
 // first, which is when the account was first seen (a local actor's
 // creation, a remote one's first showing). Ids never change, so an app's
-// cached account stays valid.
-func (db *DB) AccountID(ctx context.Context, iri string, first time.Time) (int64, error) {
+// cached account stays valid. In a transaction it is part of it.
+func (q *Queries) AccountID(ctx context.Context, iri string, first time.Time) (int64, error) {
 	var id int64
-	err := db.r.QueryRowContext(ctx, `SELECT id FROM account_ids WHERE iri = $1`, iri).Scan(&id)
+	err := q.r.QueryRowContext(ctx, `SELECT id FROM account_ids WHERE iri = $1`, iri).Scan(&id)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return id, err
 	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		var err error
-		id, err = AllocateAccountID(ctx, tx, iri, first)
-		return err
-	})
-	return id, err
+	return inTx(ctx, q, func(tx *Tx) (int64, error) { return tx.allocateAccountID(ctx, iri, first) })
 }
 
-// AllocateAccountID is AccountID inside the caller's transaction.
-func AllocateAccountID(ctx context.Context, tx *sql.Tx, iri string, first time.Time) (int64, error) {
+// allocateAccountID gives iri an account id in tx, or returns the one it
+// has.
+func (tx *Tx) allocateAccountID(ctx context.Context, iri string, first time.Time) (int64, error) {
 	for range 8 {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO account_ids(id, iri, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-			Snowflake(first), iri, first.Unix()); err != nil {
+		if _, err := tx.w.ExecContext(ctx, `INSERT INTO account_ids(id, iri, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+			Snowflake(first), iri, first.UnixMilli()); err != nil {
 			return 0, err
 		}
 		// Either this insert or an earlier one holds the iri; a miss means
 		// the drawn id was taken: draw again.
 		var id int64
-		err := tx.QueryRowContext(ctx, `SELECT id FROM account_ids WHERE iri = $1`, iri).Scan(&id)
+		err := tx.w.QueryRowContext(ctx, `SELECT id FROM account_ids WHERE iri = $1`, iri).Scan(&id)
 		if err == nil {
 			return id, nil
 		}
@@ -50,9 +46,9 @@ func AllocateAccountID(ctx context.Context, tx *sql.Tx, iri string, first time.T
 
 // AccountIRI returns the actor id of the account the API shows as id, or
 // ErrNotFound.
-func (db *DB) AccountIRI(ctx context.Context, id int64) (string, error) {
+func (q *Queries) AccountIRI(ctx context.Context, id int64) (string, error) {
 	var iri string
-	err := db.r.QueryRowContext(ctx, `SELECT iri FROM account_ids WHERE id = $1`, id).Scan(&iri)
+	err := q.r.QueryRowContext(ctx, `SELECT iri FROM account_ids WHERE id = $1`, id).Scan(&iri)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", ErrNotFound
 	}

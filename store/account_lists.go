@@ -31,7 +31,7 @@ var listQueries = map[AccountList]string{
 // ListKey is where a row sits in a list: newest first by time, then by
 // actor id. A page starts or ends at a key.
 type ListKey struct {
-	At  time.Time // unix seconds, as stored
+	At  time.Time // the row's created_at (whole seconds, as stored)
 	IRI string
 }
 
@@ -47,16 +47,16 @@ type KeysetPage[K any] struct {
 }
 
 // AccountListPage returns one page of a local actor's list, newest first.
-func (db *DB) AccountListPage(ctx context.Context, list AccountList, actorID int64, p KeysetPage[ListKey]) ([]ListEntry, error) {
+func (q *Queries) AccountListPage(ctx context.Context, list AccountList, actorID int64, p KeysetPage[ListKey]) ([]ListEntry, error) {
 	base, ok := listQueries[list]
 	if !ok {
 		return nil, fmt.Errorf("no account list %d", list)
 	}
-	q := `SELECT iri, created_at FROM (` + base + `) l WHERE true`
+	query := `SELECT iri, created_at FROM (` + base + `) l WHERE true`
 	args := []any{actorID}
 	bound := func(op string, k *ListKey) {
-		args = append(args, k.At.Unix(), k.IRI)
-		q += fmt.Sprintf(` AND (created_at, iri) %s ($%d, $%d)`, op, len(args)-1, len(args))
+		args = append(args, k.At.UnixMilli(), k.IRI)
+		query += fmt.Sprintf(` AND (created_at, iri) %s ($%d, $%d)`, op, len(args)-1, len(args))
 	}
 	if p.Max != nil {
 		bound("<", p.Max)
@@ -73,7 +73,7 @@ func (db *DB) AccountListPage(ctx context.Context, list AccountList, actorID int
 		order = ` ORDER BY created_at, iri`
 	}
 	args = append(args, p.Limit)
-	rows, err := db.r.QueryContext(ctx, q+order+fmt.Sprintf(` LIMIT $%d`, len(args)), args...)
+	rows, err := q.r.QueryContext(ctx, query+order+fmt.Sprintf(` LIMIT $%d`, len(args)), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (db *DB) AccountListPage(ctx context.Context, list AccountList, actorID int
 		if err := rows.Scan(&e.IRI, &at); err != nil {
 			return nil, err
 		}
-		e.At = time.Unix(at, 0).UTC()
+		e.At = time.UnixMilli(at).UTC()
 		out = append(out, e)
 	}
 	if ascending {
@@ -96,8 +96,8 @@ func (db *DB) AccountListPage(ctx context.Context, list AccountList, actorID int
 
 // CountActorPosts returns how many objects a local actor published and
 // did not delete (an account's statuses_count).
-func (db *DB) CountActorPosts(ctx context.Context, actorID int64) (int, error) {
+func (q *Queries) CountActorPosts(ctx context.Context, actorID int64) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE actor_id = $1 AND deleted_at IS NULL`, actorID).Scan(&n)
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE actor_id = $1 AND deleted_at IS NULL`, actorID).Scan(&n)
 	return n, err
 }

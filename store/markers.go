@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
@@ -16,8 +15,8 @@ type Marker struct {
 }
 
 // Markers returns a local actor's saved markers, by timeline.
-func (db *DB) Markers(ctx context.Context, actorID int64) (map[string]Marker, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT timeline, last_read_id, version, updated_at FROM markers WHERE actor_id = $1`, actorID)
+func (q *Queries) Markers(ctx context.Context, actorID int64) (map[string]Marker, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT timeline, last_read_id, version, updated_at FROM markers WHERE actor_id = $1`, actorID)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +28,7 @@ func (db *DB) Markers(ctx context.Context, actorID int64) (map[string]Marker, er
 		if err := rows.Scan(&m.Timeline, &m.LastReadID, &m.Version, &at); err != nil {
 			return nil, err
 		}
-		m.UpdatedAt = time.Unix(at, 0).UTC()
+		m.UpdatedAt = time.UnixMilli(at).UTC()
 		out[m.Timeline] = m
 	}
 	return out, rows.Err()
@@ -37,11 +36,11 @@ func (db *DB) Markers(ctx context.Context, actorID int64) (map[string]Marker, er
 
 // SetMarkers saves markers (by timeline: home, notifications) for a local
 // actor in one transaction, each one's version one more than before.
-func (db *DB) SetMarkers(ctx context.Context, actorID int64, lastRead map[string]string) error {
-	now := db.Now().Unix()
-	return db.Write(ctx, func(tx *sql.Tx) error {
+func (q *Queries) SetMarkers(ctx context.Context, actorID int64, lastRead map[string]string) error {
+	now := q.db.Now().UnixMilli()
+	return q.write(ctx, func(tx *Tx) error {
 		for timeline, id := range lastRead {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO markers(actor_id, timeline, last_read_id, version, updated_at) VALUES ($1, $2, $3, 0, $4)
+			if _, err := tx.w.ExecContext(ctx, `INSERT INTO markers(actor_id, timeline, last_read_id, version, updated_at) VALUES ($1, $2, $3, 0, $4)
 				ON CONFLICT(actor_id, timeline) DO UPDATE SET last_read_id = excluded.last_read_id, version = markers.version + 1, updated_at = excluded.updated_at`,
 				actorID, timeline, id, now); err != nil {
 				return err

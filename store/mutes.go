@@ -22,28 +22,28 @@ type Mute struct {
 
 // SetMute mutes target for a local actor, or changes an existing mute's
 // notification flag and expiry (Mastodon's mute is an upsert too).
-func (db *DB) SetMute(ctx context.Context, actorID int64, m *Mute) error {
-	now := db.Now().UTC().Truncate(time.Second)
+func (q *Queries) SetMute(ctx context.Context, actorID int64, m *Mute) error {
+	now := q.db.Now().UTC().Truncate(time.Millisecond)
 	var expires sql.NullInt64
 	if !m.ExpiresAt.IsZero() {
-		expires = sql.NullInt64{Int64: m.ExpiresAt.Unix(), Valid: true}
+		expires = sql.NullInt64{Int64: m.ExpiresAt.UnixMilli(), Valid: true}
 	}
-	return db.Write(ctx, func(tx *sql.Tx) error {
+	return q.write(ctx, func(tx *Tx) error {
 		for range 8 {
 			// Update a mute that exists; else insert one, which finds
 			// nothing to do when the drawn id is taken or another
 			// request inserted the same mute meanwhile: then again.
 			var id, created int64
-			err := tx.QueryRowContext(ctx, `UPDATE mutes SET notifications = $1, expires_at = $2 WHERE actor_id = $3 AND target = $4 RETURNING id, created_at`,
+			err := tx.w.QueryRowContext(ctx, `UPDATE mutes SET notifications = $1, expires_at = $2 WHERE actor_id = $3 AND target = $4 RETURNING id, created_at`,
 				m.Notifications, expires, actorID, m.Target).Scan(&id, &created)
 			if errors.Is(err, sql.ErrNoRows) {
-				err = tx.QueryRowContext(ctx, `INSERT INTO mutes(id, actor_id, target, notifications, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-					ON CONFLICT DO NOTHING RETURNING id, created_at`, Snowflake(now), actorID, m.Target, m.Notifications, expires, now.Unix()).Scan(&id, &created)
+				err = tx.w.QueryRowContext(ctx, `INSERT INTO mutes(id, actor_id, target, notifications, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+					ON CONFLICT DO NOTHING RETURNING id, created_at`, Snowflake(now), actorID, m.Target, m.Notifications, expires, now.UnixMilli()).Scan(&id, &created)
 			}
 			if errors.Is(err, sql.ErrNoRows) {
 				continue
 			}
-			m.ID, m.CreatedAt = id, time.Unix(created, 0).UTC()
+			m.ID, m.CreatedAt = id, time.UnixMilli(created).UTC()
 			return err
 		}
 		return errors.New("mute: eight colliding ids")
@@ -51,18 +51,18 @@ func (db *DB) SetMute(ctx context.Context, actorID int64, m *Mute) error {
 }
 
 // RemoveMute unmutes target; unmuting an account not muted is not an error.
-func (db *DB) RemoveMute(ctx context.Context, actorID int64, target string) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM mutes WHERE actor_id = $1 AND target = $2`, actorID, target)
+func (q *Queries) RemoveMute(ctx context.Context, actorID int64, target string) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `DELETE FROM mutes WHERE actor_id = $1 AND target = $2`, actorID, target)
 		return err
 	})
 }
 
 // MutesOf returns a local actor's live mutes of the given accounts, by
 // account id (expired ones left out).
-func (db *DB) MutesOf(ctx context.Context, actorID int64, targets []string) (map[string]Mute, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, target, notifications, coalesce(expires_at, 0), created_at FROM mutes
-		WHERE actor_id = $1 AND (expires_at IS NULL OR expires_at > $2) AND `+db.inList("target", "$3"), actorID, db.Now().Unix(), db.listArg(targets))
+func (q *Queries) MutesOf(ctx context.Context, actorID int64, targets []string) (map[string]Mute, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT id, target, notifications, coalesce(expires_at, 0), created_at FROM mutes
+		WHERE actor_id = $1 AND (expires_at IS NULL OR expires_at > $2) AND `+q.db.inList("target", "$3"), actorID, q.db.Now().UnixMilli(), q.db.listArg(targets))
 	if err != nil {
 		return nil, err
 	}
@@ -83,20 +83,20 @@ func scanMute(rows *sql.Rows) (Mute, error) {
 	var expires, created int64
 	err := rows.Scan(&m.ID, &m.Target, &m.Notifications, &expires, &created)
 	if expires != 0 {
-		m.ExpiresAt = time.Unix(expires, 0).UTC()
+		m.ExpiresAt = time.UnixMilli(expires).UTC()
 	}
-	m.CreatedAt = time.Unix(created, 0).UTC()
+	m.CreatedAt = time.UnixMilli(created).UTC()
 	return m, err
 }
 
 // MutePage returns one page of a local actor's live mutes, newest first,
 // keyed by mute id.
-func (db *DB) MutePage(ctx context.Context, actorID int64, p KeysetPage[int64]) ([]Mute, error) {
-	q := `SELECT id, target, notifications, coalesce(expires_at, 0), created_at FROM mutes WHERE actor_id = $1 AND (expires_at IS NULL OR expires_at > $2)`
-	args := []any{actorID, db.Now().Unix()}
+func (q *Queries) MutePage(ctx context.Context, actorID int64, p KeysetPage[int64]) ([]Mute, error) {
+	query := `SELECT id, target, notifications, coalesce(expires_at, 0), created_at FROM mutes WHERE actor_id = $1 AND (expires_at IS NULL OR expires_at > $2)`
+	args := []any{actorID, q.db.Now().UnixMilli()}
 	add := func(cond string, v int64) {
 		args = append(args, v)
-		q += ` AND id ` + cond + ` $` + strconv.Itoa(len(args))
+		query += ` AND id ` + cond + ` $` + strconv.Itoa(len(args))
 	}
 	if p.Max != nil {
 		add("<", *p.Max)
@@ -109,12 +109,12 @@ func (db *DB) MutePage(ctx context.Context, actorID int64, p KeysetPage[int64]) 
 		add(">", *p.Min)
 	}
 	if ascending {
-		q += ` ORDER BY id`
+		query += ` ORDER BY id`
 	} else {
-		q += ` ORDER BY id DESC`
+		query += ` ORDER BY id DESC`
 	}
 	args = append(args, p.Limit)
-	rows, err := db.r.QueryContext(ctx, q+` LIMIT $`+strconv.Itoa(len(args)), args...)
+	rows, err := q.r.QueryContext(ctx, query+` LIMIT $`+strconv.Itoa(len(args)), args...)
 	if err != nil {
 		return nil, err
 	}

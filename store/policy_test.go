@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -100,9 +99,9 @@ func testBlockCoversSubdomainsEverywhere(t *testing.T, engine store.Engine) {
 		t.Fatal(err)
 	}
 	followers := []string{"https://bad.example/u/1", "https://m.bad.example/u/2", "https://notbad.example/u/3", "https://bad.example.net/u/4"}
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+	err := db.Write(ctx, func(tx *store.Tx) error {
 		for _, f := range followers {
-			if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: a.ID, Follower: f, Inbox: f + "/inbox", State: store.StateAccepted}, time.Now()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: a.ID, Follower: f, Inbox: f + "/inbox", State: store.StateAccepted}, time.Now()); err != nil {
 				return err
 			}
 		}
@@ -119,8 +118,8 @@ func testBlockCoversSubdomainsEverywhere(t *testing.T, engine store.Engine) {
 	if fixed, err := db.RecomputeFollowerDigests(ctx); err != nil || fixed != 0 {
 		t.Errorf("recompute after the block corrected %d digests %v, want 0", fixed, err)
 	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: "https://h.example/a/1", Type: "Create", Body: []byte("{}")},
+	err = db.Write(ctx, func(tx *store.Tx) error {
+		res, err := tx.EnqueueActivity(ctx, store.OutActivity{IRI: "https://h.example/a/1", Type: "Create", Body: []byte("{}")},
 			[]string{"https://x.m.bad.example/inbox", "https://notbad.example/inbox", "https://bad.example.net/inbox"}, time.Now())
 		if err == nil && (res.Queued != 2 || res.SkippedBlocked != 1) {
 			t.Errorf("enqueue %+v, want 2 queued and the subdomain skipped", res)

@@ -10,14 +10,10 @@ import (
 	"syscall"
 )
 
-// LockServe takes the database's serve lock: on SQLite an exclusive flock
-// on a named pipe beside the file (herald.db-wake), which the server then
-// reads wake-ups from; it fails with ErrServing while another process
-// holds it. On PostgreSQL it starts listening for wake-ups instead.
-func (db *DB) LockServe() (*ServeLock, error) {
-	if db.engine == PostgreSQL {
-		return db.listen()
-	}
+// lockWakePipe takes an SQLite file's serve lock: an exclusive flock on a
+// named pipe beside the file (herald.db-wake), which the server then reads
+// wake-ups from; it fails with ErrServing while another process holds it.
+func (db *DB) lockWakePipe() (*ServeLock, error) {
 	path := db.wakePath()
 	if err := syscall.Mkfifo(path, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("create %s: %w", path, err)
@@ -57,14 +53,11 @@ func (l *ServeLock) read() {
 	}
 }
 
-// NotifyServer wakes the server running on this SQLite database, if any,
-// and reports whether one was there to wake. It never blocks: with no
-// reader the pipe cannot be opened for writing, and a full pipe already
-// holds wake-ups enough. On PostgreSQL it reports false (see WorkersAlive).
-func (db *DB) NotifyServer() bool {
-	if db.engine != SQLite {
-		return false
-	}
+// writeWakePipe wakes the server running on an SQLite file, if any, and
+// reports whether one was there to wake. It never blocks: with no reader
+// the pipe cannot be opened for writing, and a full pipe already holds
+// wake-ups enough.
+func (db *DB) writeWakePipe() bool {
 	f, err := os.OpenFile(db.wakePath(), os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false

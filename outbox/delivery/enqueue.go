@@ -3,7 +3,6 @@ package delivery
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"time"
@@ -33,7 +32,7 @@ type Audience struct {
 // domains (the operator's, or the sender's own) and unavailable hosts are
 // dropped (and counted). Call Wake after
 // the transaction commits.
-func (r *Runner) Enqueue(ctx context.Context, tx *sql.Tx, a store.OutActivity, aud Audience, now time.Time) (store.EnqueueResult, error) {
+func (r *Runner) Enqueue(ctx context.Context, tx *store.Tx, a store.OutActivity, aud Audience, now time.Time) (store.EnqueueResult, error) {
 	body, err := StripBlindRecipients(a.Body)
 	if err != nil {
 		return store.EnqueueResult{}, err
@@ -45,14 +44,14 @@ func (r *Runner) Enqueue(ctx context.Context, tx *sql.Tx, a store.OutActivity, a
 	a.SyncFollowers = aud.FollowersOf != 0 && aud.FollowersOf == a.ActorID
 	inboxes := append([]string(nil), aud.Inboxes...)
 	if aud.FollowersOf != 0 {
-		f, err := store.FollowerInboxes(ctx, tx, aud.FollowersOf)
+		f, err := tx.FollowerInboxes(ctx, aud.FollowersOf)
 		if err != nil {
 			return store.EnqueueResult{}, err
 		}
 		inboxes = append(inboxes, f...)
 	}
 	if aud.Relays {
-		r, err := store.RelayInboxes(ctx, tx)
+		r, err := tx.RelayInboxes(ctx)
 		if err != nil {
 			return store.EnqueueResult{}, err
 		}
@@ -62,11 +61,11 @@ func (r *Runner) Enqueue(ctx context.Context, tx *sql.Tx, a store.OutActivity, a
 	if err != nil {
 		return store.EnqueueResult{}, err
 	}
-	res, err := store.EnqueueActivity(ctx, tx, a, inboxes, now)
+	res, err := tx.EnqueueActivity(ctx, a, inboxes, now)
 	if err != nil {
 		return res, err
 	}
-	if err := store.SkipInboxes(ctx, tx, res.ActivityID, a.Lane, refused, store.SkipForActorBlock, now); err != nil {
+	if err := tx.SkipInboxes(ctx, res.ActivityID, a.Lane, refused, store.SkipForActorBlock, now); err != nil {
 		return res, err
 	}
 	res.SkippedBlocked += len(refused)
@@ -80,11 +79,11 @@ func (r *Runner) Enqueue(ctx context.Context, tx *sql.Tx, a store.OutActivity, a
 // actor; the instance actor blocks nothing) may reach and those on the
 // domains it blocks. A Reject goes anyway: it is how a server on a blocked
 // domain learns that its actor's Follow is refused.
-func withoutActorBlocks(ctx context.Context, tx *sql.Tx, a store.OutActivity, inboxes []string) (keep, refused []string, err error) {
+func withoutActorBlocks(ctx context.Context, tx *store.Tx, a store.OutActivity, inboxes []string) (keep, refused []string, err error) {
 	if a.ActorID == 0 || a.Type == "Reject" {
 		return inboxes, nil, nil
 	}
-	blocked, err := store.ActorBlockedDomains(ctx, tx, a.ActorID)
+	blocked, err := tx.ActorBlockedDomains(ctx, a.ActorID)
 	if err != nil || len(blocked) == 0 {
 		return inboxes, nil, err
 	}

@@ -90,7 +90,7 @@ func (c *Config) defaults() {
 	}
 	setDefault(&c.GlobalCap, 64)
 	setDefault(&c.MaxInFlight, 1024)
-	setDefault(&c.PerHostCap, DefaultPerHostCap)
+	setDefault(&c.PerHostCap, federation.DefaultMaxConnsPerHost)
 	setDefault(&c.Lease, 5*time.Minute)
 	setDefault(&c.MaxIdle, 5*time.Second)
 	setDefault(&c.DrainTimeout, 10*time.Second)
@@ -108,10 +108,6 @@ func setDefault[T comparable](v *T, d T) {
 		*v = d
 	}
 }
-
-// DefaultPerHostCap is how many requests go to one host at once: what
-// paces a host's backlog after an outage or a pause.
-const DefaultPerHostCap = 4
 
 // Runner sends queued deliveries. Create it with New; run it with Run (the
 // server) or Step (tests).
