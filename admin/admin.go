@@ -24,7 +24,7 @@ import (
 
 	"herald/federation"
 	"herald/inbox"
-	"herald/internal/login"
+	"herald/login"
 	"herald/node"
 	"herald/store"
 	"herald/web/templates"

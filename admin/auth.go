@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"herald/internal/login"
+	"herald/login"
 	"herald/store"
 )
 

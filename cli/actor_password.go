@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/term"
 
-	"herald/internal/login"
+	"herald/login"
 	"herald/store"
 )
 

@@ -57,7 +57,7 @@
 //
 // oauth_*.go: apps (POST /api/v1/apps), the authorize page (Herald's own
 // log-in and consent form in web/templates/oauth, CSRF-protected, rate
-// limited by internal/login like the console), the token endpoint
+// limited by package login like the console), the token endpoint
 // (authorization_code with PKCE S256 verified when the authorization sent
 // a challenge, client_credentials), revocation, RFC 8414 metadata and
 // userinfo. Client secrets, codes and tokens are stored as SHA-256 of 256

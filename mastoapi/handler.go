@@ -13,7 +13,7 @@ import (
 
 	"herald/federation"
 	"herald/httpapi"
-	"herald/internal/login"
+	"herald/login"
 	"herald/outbox"
 	"herald/store"
 	"herald/web/templates"

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"herald/internal/fedtest"
-	"herald/internal/login"
+	"herald/login"
 	"herald/mastoapi"
 )
 

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"herald/internal/login"
+	"herald/login"
 	"herald/store"
 )
 
