@@ -61,6 +61,14 @@ type Account struct {
 	Roles          []any     `json:"roles,omitempty"`
 }
 
+// MutedAccount is an account in the list of mutes (GET /api/v1/mutes):
+// Mastodon's MutedAccount, an Account with when the mute ends (null for a
+// mute without an end).
+type MutedAccount struct {
+	Account
+	MuteExpiresAt *string `json:"mute_expires_at"`
+}
+
 // Field is a profile field; Value is HTML.
 type Field struct {
 	Name       string  `json:"name"`

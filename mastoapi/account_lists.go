@@ -92,7 +92,8 @@ func (h *Handler) ownList(list store.AccountList) func(*Call) error {
 	return func(c *Call) error { return h.accountList(c, list, c.Actor.ID) }
 }
 
-// mutes serves GET /api/v1/mutes, keyed by the mute's own Snowflake id.
+// mutes serves GET /api/v1/mutes (MutedAccount entities), keyed by the
+// mute's own Snowflake id.
 func (h *Handler) mutes(c *Call) error {
 	p, err := c.Page(DefaultAccountsLimit)
 	if err != nil {
@@ -108,7 +109,7 @@ func (h *Handler) mutes(c *Call) error {
 	if err != nil {
 		return err
 	}
-	out := []Account{}
+	out := []MutedAccount{}
 	for _, m := range rows {
 		ref, err := h.refByIRI(c.Ctx(), m.Target, false)
 		if err != nil {
@@ -118,7 +119,12 @@ func (h *Handler) mutes(c *Call) error {
 		if err != nil {
 			return err
 		}
-		out = append(out, acc)
+		muted := MutedAccount{Account: acc}
+		if !m.ExpiresAt.IsZero() {
+			at := Time(m.ExpiresAt)
+			muted.MuteExpiresAt = &at
+		}
+		out = append(out, muted)
 	}
 	if len(rows) > 0 {
 		c.Link(p, len(rows), ID(rows[len(rows)-1].ID), ID(rows[0].ID), PrevSince)

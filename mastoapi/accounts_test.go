@@ -88,11 +88,15 @@ func TestFollowThroughTheOutbox(t *testing.T) {
 		t.Errorf("after block: %s", body)
 	}
 	for _, list := range []string{"/api/v1/blocks", "/api/v1/mutes"} {
-		var accs []mastoapi.Account
+		var accs []mastoapi.MutedAccount
 		res, body := do(t, h, call{method: "GET", path: list, token: tok})
 		decode(t, res, body, 200, &accs)
 		if len(accs) != 1 || accs[0].ID != bobID {
 			t.Errorf("%s: %s", list, body)
+		}
+		// A mute's end is part of the muted account (MutedAccount).
+		if list == "/api/v1/mutes" && (len(accs) != 1 || accs[0].MuteExpiresAt == nil || !mastodonTime.MatchString(*accs[0].MuteExpiresAt)) {
+			t.Errorf("the mute's end: %s", body)
 		}
 	}
 	res, body = do(t, h, call{method: "POST", path: "/api/v1/accounts/" + bobID + "/unblock", token: tok})
