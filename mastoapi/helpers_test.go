@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"herald/internal/fedtest"
+	"herald/internal/openapitest"
 	"herald/login"
 	"herald/mastoapi"
 )
@@ -22,10 +23,13 @@ import (
 // alicePassword is the password the tests give alice.
 const alicePassword = "correct horse battery staple"
 
-// newHerald starts a Herald whose alice has a password.
+// newHerald starts a Herald whose alice has a password. Every answer the
+// test gets from it through h.Client is held against Herald's description
+// of the Mastodon API (testdata/mastodon-api/openapi.yaml).
 func newHerald(t *testing.T) *fedtest.Herald {
 	t.Helper()
 	h := fedtest.NewHerald(t)
+	h.Client.Transport = openapitest.Check(t, openapitest.Load(t, openapitest.HeraldSchema(), h.URL), h.Client.Transport)
 	hash, err := login.HashPassword(alicePassword)
 	if err != nil {
 		t.Fatal(err)
