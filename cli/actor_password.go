@@ -59,16 +59,22 @@ func (c *cli) actorPassword(ctx context.Context, args []string) int {
 	})
 }
 
+// firstLine is the first line of r, without its line end: a password
+// given on standard input.
+func firstLine(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
 // readPassword asks for a password twice on a terminal, without echo, or
 // reads the first line of standard input.
 func (c *cli) readPassword(name string, fromStdin bool) (string, error) {
 	f, isFile := stdin.(*os.File)
 	if fromStdin || !isFile || !term.IsTerminal(int(f.Fd())) {
-		line, err := bufio.NewReader(stdin).ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return "", err
-		}
-		return strings.TrimRight(line, "\r\n"), nil
+		return firstLine(stdin)
 	}
 	ask := func(prompt string) (string, error) {
 		fmt.Fprint(c.stderr, prompt)

@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"herald/login"
 	"herald/store"
@@ -27,11 +24,10 @@ func (c *cli) adminPassword(ctx context.Context, args []string) int {
 	return c.withDB(ctx, fs, args, 0, "usage: herald admin password [--stdin]", func(db *store.DB, _ []string) error {
 		password := login.NewPassword()
 		if *fromStdin {
-			line, err := bufio.NewReader(stdin).ReadString('\n')
-			if err != nil && !errors.Is(err, io.EOF) {
+			var err error
+			if password, err = firstLine(stdin); err != nil {
 				return err
 			}
-			password = strings.TrimRight(line, "\r\n")
 		}
 		hash, err := login.HashPassword(password)
 		if err != nil {
