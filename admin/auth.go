@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"herald/login"
 	"herald/store"
 )
 
@@ -101,7 +102,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	client := clientOf(r)
-	if wait, ok := h.limit.allow(client); !ok {
+	if wait, ok := h.limit.Allow(client); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 		h.log.Warn("admin: login refused, too many failures", "remote", r.RemoteAddr)
 		h.renderLogin(w, r, http.StatusTooManyRequests, "Too many failed logins: wait a minute and try again.")
@@ -112,8 +113,8 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if err != nil || !checkPassword(hash, r.PostFormValue("password")) {
-		h.limit.failed(client)
+	if err != nil || !login.CheckPassword(hash, r.PostFormValue("password")) {
+		h.limit.Failed(client)
 		h.log.Warn("admin: failed login", "remote", r.RemoteAddr)
 		h.renderLogin(w, r, http.StatusUnauthorized, "Wrong password.")
 		return

@@ -11,6 +11,8 @@
 //	herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]
 //	herald actor list
 //	herald actor token NAME
+//	herald actor password NAME [--stdin] [--remove]
+//	herald actor tokens NAME [--revoke ID] [--revoke-all]
 //	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--clear-fields] [--avatar URL] [--header URL] [--memorial] [--manual-approval]
 //	herald actor rotate-key NAME
 //	herald actor delete NAME --yes

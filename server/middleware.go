@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
+
+	"herald/mastoapi"
 )
 
 // logRequests logs one line per request and counts it in the HTTP
@@ -47,13 +49,13 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 }
 
 // limitBody caps request bodies at federation.MaxDocumentSize, and uploads
-// (POST .../uploadMedia) at MaxUploadBytes; a handler reading more gets an
+// (POST .../uploadMedia, the client API's) at MaxUploadBytes; a handler reading more gets an
 // *http.MaxBytesError and answers 413.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
 			limit := int64(federation.MaxDocumentSize)
-			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/uploadMedia") {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/uploadMedia") || mastoapi.IsUpload(r) {
 				limit = MaxUploadBytes
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, limit)

@@ -24,6 +24,7 @@ import (
 	"herald/followersync"
 	"herald/httpapi"
 	"herald/inbox"
+	"herald/mastoapi"
 	"herald/node"
 	"herald/nodeinfo"
 	"herald/outbox"
@@ -83,6 +84,7 @@ type Server struct {
 	space   spaceWatch // ready.go
 	http    *httpMetrics
 	admin   *admin.Handler
+	clients *mastoapi.Handler // the Mastodon client API (clientapi.go)
 }
 
 // New builds the server and its router on n.
@@ -104,6 +106,9 @@ func New(ctx context.Context, cfg Config, n *node.Node) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.clients, err = s.newClientAPI(); err != nil {
+		return nil, err
+	}
 	s.http = newHTTPMetrics(n.Registry)
 	s.router = s.routes()
 	s.http.known(s.router)
@@ -122,6 +127,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(s.logRequests)
 	r.Use(s.recoverPanics)
 	r.Use(limitBody)
+	r.Use(mastoapi.CORS)
 	if s.cfg.TrustProxy {
 		r.Use(trustProxy)
 	}
@@ -170,6 +176,7 @@ func (s *Server) routes() chi.Router {
 	r.Mount("/admin", s.admin.Routes())
 	r.Mount(appapi.Prefix, s.appAPI().Routes())
 	r.Get("/api/openapi.json", appapi.ServeOpenAPI)
+	s.clients.Mount(r)
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/status", http.StatusFound) })
 
 	r.NotFound(s.notFound)
