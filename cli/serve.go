@@ -152,7 +152,7 @@ func newNode(ctx context.Context, db *store.DB, f *serveFlags, in federation.Ins
 		return nil, nil, err
 	}
 	srv, err := server.New(ctx, server.Config{
-		HideSocialGraph: f.hideGraph, TLS: f.cert, TrustProxy: f.tls.trustProxy,
+		HideSocialGraph: f.hideGraph, TLS: f.cert, TrustProxy: f.tls.trustProxy, TrustedProxies: f.tls.proxies,
 		MetricsAccess: f.metricsAccess, MetricsToken: f.metricsToken, ShowBlocklist: f.showBlocklist,
 		AuthorizedFetch: f.authFetch, InboxRate: f.inboxRate,
 	}, n)

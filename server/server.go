@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -45,9 +46,13 @@ type Config struct {
 	HideSocialGraph bool
 	// TLS, when set, makes the server speak HTTPS with this certificate.
 	TLS *Certificate
-	// TrustProxy takes the request scheme from X-Forwarded-Proto when
-	// rebuilding @target-uri for RFC 9421 verification.
+	// TrustProxy takes the client's address (X-Forwarded-For, Forwarded)
+	// and scheme (X-Forwarded-Proto, for RFC 9421's @target-uri) from the
+	// requests of trusted proxies (clientaddr.go).
 	TrustProxy bool
+	// TrustedProxies are the proxies TrustProxy believes; empty means
+	// LoopbackProxies.
+	TrustedProxies []netip.Prefix
 	// ShowBlocklist says who sees the blocked domains and their reasons on
 	// the public status page: BlocklistNobody (the default; the page
 	// shows only how many) or BlocklistEveryone.
@@ -118,13 +123,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
+	if s.cfg.TrustProxy {
+		r.Use(s.fromProxy)
+	}
 	r.Use(middleware.RequestID)
 	r.Use(s.logRequests)
 	r.Use(s.recoverPanics)
 	r.Use(limitBody)
-	if s.cfg.TrustProxy {
-		r.Use(trustProxy)
-	}
 
 	inst := s.inst
 	wf := &webfinger.Handler{Instance: inst, Exists: s.actorExists}
@@ -209,7 +214,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		httpapi.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "error", "error": "database unavailable"})
 		return
 	}
-	httpapi.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	httpapi.JSON(w, http.StatusOK, s.seen(r))
 }
 
 // Run serves on ln until ctx is cancelled, then shuts down gracefully,
