@@ -63,6 +63,9 @@ type Config struct {
 	// MetricsToken, when set, is the bearer token /metrics requires (of
 	// everyone: loopback callers too).
 	MetricsToken string
+	// MetricsListener says that /metrics is served on a listener of its
+	// own (RunMetrics, --metrics-listen), not on the main one.
+	MetricsListener bool
 	// AuthorizedFetch serves objects, activities and collections only to
 	// signed GETs, and the actor document unsigned only in its minimal
 	// form (authorized.go).
@@ -170,7 +173,7 @@ func (s *Server) routes() chi.Router {
 
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
-	r.Method(http.MethodGet, "/metrics", s.metricsHandler())
+	r.Method(http.MethodGet, "/metrics", s.publicMetrics())
 	r.Get("/status", s.status)
 	r.Mount("/admin", s.admin.Routes())
 	r.Mount(appapi.Prefix, s.appAPI().Routes())
