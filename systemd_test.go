@@ -331,4 +331,3 @@ func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
 		t.Fatal(err)
 	}
 }
-
