@@ -142,9 +142,11 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/admin/login", http.StatusSeeOther)
 }
 
-// clientOf is the address a login is counted against: the peer's IP.
-// Behind a reverse proxy every login comes from the proxy, so the limit
-// is then one for everyone, which is the safe way round.
+// clientOf is the address a login is counted against: the peer's IP, or
+// behind a trusted proxy (--trust-proxy) the client's, which the server
+// put in RemoteAddr. Behind a proxy Herald does not trust, every login
+// comes from the proxy, so the limit is then one for everyone, which is
+// the safe way round.
 func clientOf(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -110,6 +110,8 @@ func init() {
 		{name: "log-level", args: "debug|info|warn|error",
 			help: "set the server's log level (recorded in the database)", run: (*cli).logLevel},
 		{name: "migrate", help: "apply database migrations and exit", run: (*cli).migrate},
+		{name: "doctor", args: "[--peer HOST|URL] [--listen ADDR] [--metrics-listen ADDR] [--json]",
+			help: "check what breaks federation (public URL, TLS, proxy, clock, files, disk, database, worker, metrics) and say how to fix it", run: (*cli).doctor},
 		{name: "backup", args: "FILE", help: "a consistent copy of the database, while the server runs", run: (*cli).backup},
 		{name: "admin password", args: "[--stdin]", help: "set the password of the console at /admin", run: (*cli).adminPassword},
 		{name: "db copy", args: "--from herald.db --to postgres://USER@HOST/DB",

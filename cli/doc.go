@@ -53,6 +53,7 @@
 //	herald jobs [-n N]
 //	herald log-level debug|info|warn|error
 //	herald migrate
+//	herald doctor [--peer HOST|URL] [--listen ADDR] [--metrics-listen ADDR] [--json]
 //	herald backup FILE
 //	herald admin password [--stdin]
 //	herald db copy --from herald.db --to postgres://USER@HOST/DB

@@ -14,6 +14,8 @@ import (
 // logRequests logs one line per request and counts it in the HTTP
 // metrics. It logs the path without the query
 // string and never logs headers, so tokens and signatures stay out of logs.
+// remote is the client's address: behind a trusted proxy, the one it
+// forwarded for (clientaddr.go).
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -23,6 +25,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		s.log.Info("http",
 			"method", r.Method,
 			"path", r.URL.Path,
+			"remote", r.RemoteAddr,
 			"status", ww.Status(),
 			"bytes", ww.BytesWritten(),
 			"duration", time.Since(start).Round(time.Microsecond),
