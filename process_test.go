@@ -87,6 +87,25 @@ type process struct {
 // listens.
 func startProcess(t *testing.T, bin string, args ...string) *process {
 	t.Helper()
+	p := spawn(t, bin, args...)
+	p.Base, p.Addr = waitServing(t, p.errs, p.hasExited)
+	return p
+}
+
+// hasExited reports whether the process has stopped.
+func (p *process) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// spawn runs the binary with args, to be stopped (SIGINT, then SIGKILL)
+// when the test ends.
+func spawn(t *testing.T, bin string, args ...string) *process {
+	t.Helper()
 	p := &process{cmd: exec.Command(bin, args...), out: &syncBuffer{}, errs: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.errs
 	if err := p.cmd.Start(); err != nil {
@@ -101,14 +120,6 @@ func startProcess(t *testing.T, bin string, args ...string) *process {
 		case <-time.After(15 * time.Second):
 			p.cmd.Process.Kill()
 			<-exited
-		}
-	})
-	p.Base, p.Addr = waitServing(t, p.errs, func() bool {
-		select {
-		case <-exited:
-			return true
-		default:
-			return false
 		}
 	})
 	return p

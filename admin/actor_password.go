@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"herald/login"
 	"herald/store"
 )
 
@@ -15,7 +16,7 @@ import (
 // URL answers 404. When it lands, this is the one line to add:
 //
 //	setActorPassword = (*store.DB).SetActorPassword
-var setActorPassword func(db *store.DB, ctx context.Context, actorID int64, hash string) error
+var setActorPassword func(db *store.DB, ctx context.Context, actorID int64, hash string) error = (*store.DB).SetActorPassword
 
 // setPassword sets the actor's log-in password from the form, typed twice,
 // as `herald actor password NAME` does: checked and hashed by HashPassword
@@ -35,7 +36,7 @@ func (h *Handler) setPassword(w http.ResponseWriter, r *http.Request) {
 		h.renderActor(w, r, http.StatusBadRequest, a, "The two passwords differ: nothing changed.")
 		return
 	}
-	hash, err := HashPassword(password)
+	hash, err := login.HashPassword(password)
 	if err != nil {
 		h.renderActor(w, r, http.StatusBadRequest, a, "Not set: "+err.Error()+".")
 		return

@@ -28,6 +28,7 @@ import (
 
 	"herald/federation"
 	"herald/inbox"
+	"herald/login"
 	"herald/node"
 	"herald/store"
 	"herald/web/templates"
@@ -52,7 +53,7 @@ type Handler struct {
 	log    *slog.Logger
 	now    func() time.Time
 	pages  templates.Pages
-	limit  *loginLimiter
+	limit  *login.Limiter
 	secure bool // cookies only over https
 }
 
@@ -60,7 +61,7 @@ type Handler struct {
 func New(cfg Config) (*Handler, error) {
 	n := cfg.Node
 	h := &Handler{cfg: cfg, db: n.DB, inst: n.Instance, log: n.Logger, now: n.Now, secure: n.Instance.Scheme == "https"}
-	h.limit = newLoginLimiter(h.now)
+	h.limit = login.NewLimiter(h.now)
 	pages, err := templates.ParseAdmin(template.FuncMap{
 		"when":    h.when,
 		"hostURL": hostURL,

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"herald/login"
 	"herald/store"
 )
 
@@ -101,7 +102,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	client := clientOf(r)
-	if wait, ok := h.limit.allow(client); !ok {
+	if wait, ok := h.limit.Allow(client); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 		h.log.Warn("admin: login refused, too many failures", "remote", r.RemoteAddr)
 		h.renderLogin(w, r, http.StatusTooManyRequests, "Too many failed logins: wait a minute and try again.")
@@ -112,8 +113,8 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if err != nil || !checkPassword(hash, r.PostFormValue("password")) {
-		h.limit.failed(client)
+	if err != nil || !login.CheckPassword(hash, r.PostFormValue("password")) {
+		h.limit.Failed(client)
 		h.log.Warn("admin: failed login", "remote", r.RemoteAddr)
 		h.renderLogin(w, r, http.StatusUnauthorized, "Wrong password.")
 		return
@@ -141,9 +142,11 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/admin/login", http.StatusSeeOther)
 }
 
-// clientOf is the address a login is counted against: the peer's IP.
-// Behind a reverse proxy every login comes from the proxy, so the limit
-// is then one for everyone, which is the safe way round.
+// clientOf is the address a login is counted against: the peer's IP, or
+// behind a trusted proxy (--trust-proxy) the client's, which the server
+// put in RemoteAddr. Behind a proxy Herald does not trust, every login
+// comes from the proxy, so the limit is then one for everyone, which is
+// the safe way round.
 func clientOf(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -28,13 +28,14 @@ func openAPI(t *testing.T) *fedtest.OpenAPI {
 }
 
 // The document in the repository, the one Herald serves and the real chi
-// routes agree: every route under /api/ is documented, and every documented
-// operation is a route.
+// routes agree: every route of the app API (under /api/ but not the
+// Mastodon client API's, which docs/clients.md describes) is documented,
+// and every documented operation is a route.
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	h := fedtest.NewHerald(t)
 	var routes []string
 	err := chi.Walk(h.Srv.Routes(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
-		if strings.HasPrefix(route, "/api/") {
+		if route == "/api/openapi.json" || strings.HasPrefix(route, appapi.Prefix+"/actors/") {
 			routes = append(routes, method+" "+route)
 		}
 		return nil

@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
-	"herald/admin"
+	"herald/login"
 	"herald/store"
 )
 
@@ -25,15 +22,14 @@ func (c *cli) adminPassword(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("admin password", flag.ContinueOnError)
 	fromStdin := fs.Bool("stdin", false, "read the password from the first line of standard input instead of making one up")
 	return c.withDB(ctx, fs, args, 0, "usage: herald admin password [--stdin]", func(db *store.DB, _ []string) error {
-		password := admin.NewPassword()
+		password := login.NewPassword()
 		if *fromStdin {
-			line, err := bufio.NewReader(stdin).ReadString('\n')
-			if err != nil && !errors.Is(err, io.EOF) {
+			var err error
+			if password, err = firstLine(stdin); err != nil {
 				return err
 			}
-			password = strings.TrimRight(line, "\r\n")
 		}
-		hash, err := admin.HashPassword(password)
+		hash, err := login.HashPassword(password)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,8 @@
 //	herald actor add NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]
 //	herald actor list
 //	herald actor token NAME
+//	herald actor password NAME [--stdin] [--remove]
+//	herald actor tokens NAME [--revoke ID] [--revoke-all]
 //	herald actor edit NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--clear-fields] [--avatar URL] [--header URL] [--memorial] [--manual-approval]
 //	herald actor rotate-key NAME
 //	herald actor delete NAME --yes
@@ -53,6 +55,7 @@
 //	herald jobs [-n N]
 //	herald log-level debug|info|warn|error
 //	herald migrate
+//	herald doctor [--peer HOST|URL] [--listen ADDR] [--metrics-listen ADDR] [--json]
 //	herald backup FILE
 //	herald admin password [--stdin]
 //	herald db copy --from herald.db --to postgres://USER@HOST/DB

@@ -70,6 +70,13 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 		// 127.0.0.1:0 picks one).
 		_, port, _ = net.SplitHostPort(ln.Addr().String())
 	}
+	var metricsLn net.Listener
+	if f.metricsListen != "" {
+		if metricsLn, err = net.Listen("tcp", f.metricsListen); err != nil {
+			return fmt.Errorf("--metrics-listen: %w", err)
+		}
+		defer metricsLn.Close()
+	}
 	in, err := c.recordInstance(ctx, db, f, port)
 	if err != nil {
 		return err
@@ -82,6 +89,13 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	}
 	warnAtStart(ctx, logger, db, f, in, ln, port)
 	announce(ctx, logger, db, in, ln, f.role, level)
+	metricsDone := make(chan error, 1)
+	if metricsLn != nil {
+		logger.Info("serving /metrics, /healthz and /readyz on "+metricsLn.Addr().String(), "metrics_listen", metricsLn.Addr().String())
+		go func() { metricsDone <- srv.RunMetrics(ctx, metricsLn) }()
+	} else {
+		metricsDone <- nil
+	}
 
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
@@ -97,7 +111,7 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	// The listener is closed: stop the scheduler, which hands what it has
 	// not finished back to the queue.
 	stopBG()
-	if err := errors.Join(serveErr, <-nodeDone); err != nil {
+	if err := errors.Join(serveErr, <-nodeDone, <-metricsDone); err != nil {
 		return err
 	}
 	logger.Info("stopped")
@@ -152,8 +166,8 @@ func newNode(ctx context.Context, db *store.DB, f *serveFlags, in federation.Ins
 		return nil, nil, err
 	}
 	srv, err := server.New(ctx, server.Config{
-		HideSocialGraph: f.hideGraph, TLS: f.cert, TrustProxy: f.tls.trustProxy,
-		MetricsAccess: f.metricsAccess, MetricsToken: f.metricsToken, ShowBlocklist: f.showBlocklist,
+		HideSocialGraph: f.hideGraph, TLS: f.cert, TrustProxy: f.tls.trustProxy, TrustedProxies: f.tls.proxies,
+		MetricsAccess: f.metricsAccess, MetricsToken: f.metricsToken, MetricsListener: f.metricsListen != "", ShowBlocklist: f.showBlocklist,
 		AuthorizedFetch: f.authFetch, InboxRate: f.inboxRate,
 	}, n)
 	if err != nil {

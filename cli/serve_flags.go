@@ -36,6 +36,7 @@ type serveFlags struct {
 	showBlocklist   string
 	metricsAccess   string
 	metricsToken    string
+	metricsListen   string // host:port; "" for none
 	mode            string // "" keeps the database's
 	role            string
 	mediaDir        string
@@ -61,6 +62,7 @@ func (c *cli) readServeFlags(args []string) (*serveFlags, error) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text (logfmt) or json (one object per line)")
 	fs.StringVar(&f.showBlocklist, "show-blocklist", server.BlocklistNobody, "who sees the blocked domains and their reasons on the public status page: nobody (only their number is shown) or everyone")
 	fs.StringVar(&f.metricsAccess, "metrics-access", server.MetricsLoopback, "who may read /metrics without the token: loopback (this machine, not through a proxy) or everyone")
+	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve /metrics, /healthz and /readyz on this host:port too, and /metrics only there (a worker has no other listener)")
 	fs.StringVar(&f.metricsToken, "metrics-token", "", "require this bearer token of every /metrics scraper (set it with HERALD_METRICS_TOKEN, which ps does not show)")
 	fs.StringVar(&f.mode, "federation-mode", "", "blocklist (federate with everyone not blocked) or allowlist (only with `herald allow` domains); recorded in the database, kept when not given")
 	fs.StringVar(&f.role, "role", store.RoleAll, "with PostgreSQL: all (HTTP and the background work), web (HTTP only) or worker (deliveries, jobs and sweeps; no HTTP)")
@@ -98,6 +100,15 @@ func (f *serveFlags) check() error {
 		return usageError{fmt.Sprintf("invalid --listen %q: want host:port with a port from 0 to 65535", f.listen)}
 	}
 	f.port = port
+	if f.metricsListen != "" {
+		_, mport, err := net.SplitHostPort(f.metricsListen)
+		if err == nil {
+			_, err = net.LookupPort("tcp", mport)
+		}
+		if err != nil {
+			return usageError{fmt.Sprintf("invalid --metrics-listen %q: want host:port with a port from 0 to 65535", f.metricsListen)}
+		}
+	}
 	if f.retryScale <= 0 || f.retryScale > 1 {
 		return usageError{fmt.Sprintf("invalid --test-retry-scale %v: want a factor in (0, 1]", f.retryScale)}
 	}

@@ -24,6 +24,8 @@ func TestServeChecksEveryValueFirst(t *testing.T) {
 		{[]string{"--role", "worker"}, "needs PostgreSQL"},
 		{[]string{"--tls-cert", "missing.pem"}, "--tls-cert and --tls-key go together"},
 		{[]string{"--domain", "https://x.example/"}, "--domain"},
+		{[]string{"--metrics-listen", "9100"}, `invalid --metrics-listen "9100"`},
+		{[]string{"--trusted-proxies", "proxy.example"}, "--trusted-proxies"},
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "h.db")

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/netip"
 
 	"herald/federation"
 	"herald/node"
@@ -18,8 +19,10 @@ type tlsFlags struct {
 	extraCA            string
 	insecureSkipVerify bool
 	trustProxy         bool
+	trustedProxies     string
 
-	roots []*x509.Certificate // --extra-ca, once loaded
+	roots   []*x509.Certificate // --extra-ca, once loaded
+	proxies []netip.Prefix      // --trusted-proxies, parsed; nil for loopback
 }
 
 func (f *tlsFlags) register(fs *flag.FlagSet) {
@@ -27,7 +30,8 @@ func (f *tlsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.key, "tls-key", "", "the private key of --tls-cert (PEM)")
 	fs.StringVar(&f.extraCA, "extra-ca", "", "PEM file of CAs to trust besides the system's (a local CA for interop)")
 	fs.BoolVar(&f.insecureSkipVerify, "tls-insecure-skip-verify", false, "trust any server certificate (tests only; refused with a non-loopback --domain)")
-	fs.BoolVar(&f.trustProxy, "trust-proxy", false, "take the request scheme from X-Forwarded-Proto when verifying RFC 9421 signatures (behind a reverse proxy only)")
+	fs.BoolVar(&f.trustProxy, "trust-proxy", false, "behind a reverse proxy: take the client's address (X-Forwarded-For, Forwarded) and scheme (X-Forwarded-Proto) from the proxies of --trusted-proxies")
+	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "the proxies --trust-proxy believes, CIDR prefixes or addresses, comma-separated (default: loopback, 127.0.0.0/8 and ::1); implies --trust-proxy")
 }
 
 // load reads the files the flags name: the certificate Herald serves
@@ -36,6 +40,13 @@ func (f *tlsFlags) register(fs *flag.FlagSet) {
 func (f *tlsFlags) load() (*server.Certificate, error) {
 	if (f.cert == "") != (f.key == "") {
 		return nil, usageError{"--tls-cert and --tls-key go together"}
+	}
+	if f.trustedProxies != "" {
+		proxies, err := server.ParseTrustedProxies(f.trustedProxies)
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("invalid --trusted-proxies %q: %v", f.trustedProxies, err)}
+		}
+		f.proxies, f.trustProxy = proxies, true
 	}
 	if f.extraCA != "" {
 		roots, err := server.LoadCAFile(f.extraCA)

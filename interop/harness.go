@@ -19,6 +19,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -41,6 +42,7 @@ type Herald struct {
 
 	bin string
 	db  *store.DB
+	log string // the server's log file
 }
 
 // StartHerald builds Herald (once), records the instance with `herald init
@@ -118,6 +120,7 @@ func StartHeraldWith(t testing.TB, opts HeraldOptions) *Herald {
 	}
 	serve = append(serve, opts.Serve...)
 	c := start(t, "herald", filepath.Dir(h.DBPath), bin, serve...)
+	h.log = c.log
 	c.waitHealthy(t, h.URL+"/healthz")
 	t.Cleanup(func() {
 		if h.db != nil {
@@ -125,6 +128,16 @@ func StartHeraldWith(t testing.TB, opts HeraldOptions) *Herald {
 		}
 	})
 	return h
+}
+
+// Log is what the server logged so far.
+func (h *Herald) Log(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(h.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // ActorID is the id of the local actor name.

@@ -116,7 +116,7 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{Config: cfg, DB: db, ProcessID: newProcessID(), InstanceKey: key}
-	n.Registry = newRegistry(cfg.Version)
+	n.Registry = newRegistry(cfg.Version, cfg.Role)
 	n.Client = n.newClient()
 	if n.Fetcher, err = n.newFetcher(); err != nil {
 		return nil, err
@@ -225,9 +225,13 @@ func newProcessID() string {
 }
 
 // newRegistry builds the registry /metrics serves: Go runtime and process
-// collectors plus herald_build_info. The node's parts add their
+// collectors plus herald_build_info, whose role label tells a dashboard
+// which scraped process does the deliveries. The node's parts add their
 // federation_* metrics to it.
-func newRegistry(version string) *prometheus.Registry {
+func newRegistry(version, role string) *prometheus.Registry {
+	if role == "" {
+		role = store.RoleAll
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -235,8 +239,8 @@ func newRegistry(version string) *prometheus.Registry {
 	)
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "herald_build_info",
-		Help:        "Always 1; the version label says which Herald is running.",
-		ConstLabels: prometheus.Labels{"version": version},
+		Help:        "Always 1; the version label says which Herald is running, role what this process does (all, web or worker).",
+		ConstLabels: prometheus.Labels{"version": version, "role": role},
 	})
 	info.Set(1)
 	reg.MustRegister(info)

@@ -119,7 +119,7 @@ func TestNew(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(build, []string{"version=v-test"}) {
+	if !slices.Equal(build, []string{"role=all", "version=v-test"}) {
 		t.Errorf("herald_build_info labels %v", build)
 	}
 }

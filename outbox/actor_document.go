@@ -61,7 +61,7 @@ func ActorDocument(inst federation.Instance, a *store.Actor) map[string]any {
 		"following":                 inst.FollowingURL(a.Name),
 		"endpoints":                 map[string]any{"sharedInbox": inst.SharedInboxURL(), "uploadMedia": inst.UploadMediaURL(a.Name)},
 		"manuallyApprovesFollowers": a.ManualApproval,
-		"discoverable":              true,
+		"discoverable":              a.Discoverable,
 		"published":                 a.CreatedAt.UTC().Format(time.RFC3339),
 		"publicKey": map[string]any{
 			"id":           inst.KeyID(a.Name),

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"herald/internal/fedtest"
 )
 
 // promtool finds Prometheus's promtool, or skips saying why; with
@@ -51,15 +53,50 @@ func TestDashboardAndAlertsUseDocumentedMetrics(t *testing.T) {
 	for _, row := range docRow.FindAllStringSubmatch(string(doc), -1) {
 		documented[row[1]] = true
 	}
+	exprs := queryExprs(t)
+	if len(exprs) < 20 {
+		t.Fatalf("found %d expressions", len(exprs))
+	}
+	for _, e := range exprs {
+		for _, m := range metricName.FindAllStringSubmatch(e, -1) {
+			name := m[1]
+			for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+				if base, ok := strings.CutSuffix(name, suffix); ok && documented[base] {
+					name = base
+				}
+			}
+			if !documented[name] {
+				t.Errorf("%s (in %q) is not in docs/metrics.md", m[1], e)
+			}
+		}
+	}
+}
+
+// queryExprs are the PromQL expressions of docs/alerts.yml and of every
+// panel of docs/grafana-dashboard.json.
+func queryExprs(t *testing.T) []string {
+	t.Helper()
 	alerts, err := os.ReadFile("../docs/alerts.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var exprs []string
-	for _, line := range strings.Split(string(alerts), "\n") {
-		if e, ok := strings.CutPrefix(strings.TrimSpace(line), "expr:"); ok {
-			exprs = append(exprs, e)
+	lines := strings.Split(string(alerts), "\n")
+	for i, line := range lines {
+		e, ok := strings.CutPrefix(strings.TrimSpace(line), "expr:")
+		if !ok {
+			continue
 		}
+		if strings.TrimSpace(e) == "|" { // a block: the lines indented below
+			e = ""
+			for _, l := range lines[i+1:] {
+				if !strings.HasPrefix(l, "          ") {
+					break
+				}
+				e += " " + strings.TrimSpace(l)
+			}
+		}
+		exprs = append(exprs, e)
 	}
 	raw, err := os.ReadFile("../docs/grafana-dashboard.json")
 	if err != nil {
@@ -82,20 +119,46 @@ func TestDashboardAndAlertsUseDocumentedMetrics(t *testing.T) {
 			exprs = append(exprs, tg.Expr)
 		}
 	}
-	if len(exprs) < 20 {
-		t.Fatalf("found %d expressions", len(exprs))
+	return exprs
+}
+
+// TestSharedFiguresTakenWithMax: a metric docs/metrics.md marks "max"
+// across nodes (read from the shared database) says so in its # HELP, and
+// the dashboard and the alerts never add it up over nodes, which would
+// count one queue once per node; every expression that uses it takes its
+// max.
+func TestSharedFiguresTakenWithMax(t *testing.T) {
+	doc, err := os.ReadFile("../docs/metrics.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, e := range exprs {
-		for _, m := range metricName.FindAllStringSubmatch(e, -1) {
-			name := m[1]
-			for _, suffix := range []string{"_bucket", "_count", "_sum"} {
-				if base, ok := strings.CutSuffix(name, suffix); ok && documented[base] {
-					name = base
-				}
-			}
-			if !documented[name] {
-				t.Errorf("%s (in %q) is not in docs/metrics.md", m[1], e)
+	h := fedtest.NewHerald(t)
+	served := h.Metrics(t)
+	exprs := queryExprs(t)
+	shared := 0
+	for _, row := range docRow.FindAllStringSubmatch(string(doc), -1) {
+		name, across := row[1], row[5]
+		help := regexp.MustCompile(`(?m)^# HELP ` + name + ` (.*)$`).FindStringSubmatch(served)
+		if help == nil {
+			t.Errorf("%s: no # HELP served", name)
+			continue
+		}
+		if isShared := strings.Contains(help[1], "shared database"); isShared != (across == "max") {
+			t.Errorf("%s is marked %q in metrics.md, but its help says %q", name, across, help[1])
+		}
+		if across != "max" {
+			continue
+		}
+		shared++
+		summed := regexp.MustCompile(`\bsum\s*(by\s*\([^)]*\)\s*)?\(\s*` + name + `\b`)
+		used := regexp.MustCompile(`\b` + name + `\b`)
+		for _, e := range exprs {
+			if used.MatchString(e) && (summed.MatchString(e) || !strings.Contains(e, "max")) {
+				t.Errorf("%s is read from the shared database, but %q does not take its max", name, e)
 			}
 		}
+	}
+	if shared < 5 {
+		t.Errorf("%d metrics marked max in metrics.md", shared)
 	}
 }

@@ -65,6 +65,7 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 			// A file no upload has, and the likes collection.
 			"file":       "0123456789abcdef0123456789abcdef.png",
 			"collection": "likes",
+			"tag":        "herald", // a hashtag timeline
 		}
 		var paths []string
 		chi.Walk(h.Srv.Routes(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {

@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	docRow      = regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| (counter|gauge|histogram) \\|([^|]*)\\| (.*) \\|$")
+	docRow      = regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| (counter|gauge|histogram) \\|([^|]*)\\| (.*) \\| (sum|max|count) \\|$")
 	backticked  = regexp.MustCompile("`([a-z_]+)`")
 	servedName  = regexp.MustCompile(`(?m)^# TYPE ((?:federation|herald)_[a-z_]+) `)
 	labelColumn = regexp.MustCompile("^`([a-z_]+)`$")

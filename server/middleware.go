@@ -7,11 +7,15 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
+
+	"herald/mastoapi"
 )
 
 // logRequests logs one line per request and counts it in the HTTP
 // metrics. It logs the path without the query
 // string and never logs headers, so tokens and signatures stay out of logs.
+// remote is the client's address: behind a trusted proxy, the one it
+// forwarded for (clientaddr.go).
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -21,6 +25,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		s.log.Info("http",
 			"method", r.Method,
 			"path", r.URL.Path,
+			"remote", r.RemoteAddr,
 			"status", ww.Status(),
 			"bytes", ww.BytesWritten(),
 			"duration", time.Since(start).Round(time.Microsecond),
@@ -47,13 +52,13 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 }
 
 // limitBody caps request bodies at federation.MaxDocumentSize, and uploads
-// (POST .../uploadMedia) at MaxUploadBytes; a handler reading more gets an
+// (POST .../uploadMedia, the client API's) at MaxUploadBytes; a handler reading more gets an
 // *http.MaxBytesError and answers 413.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
 			limit := int64(federation.MaxDocumentSize)
-			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/uploadMedia") {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/uploadMedia") || mastoapi.IsUpload(r) {
 				limit = MaxUploadBytes
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, limit)

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -24,6 +25,7 @@ import (
 	"herald/followersync"
 	"herald/httpapi"
 	"herald/inbox"
+	"herald/mastoapi"
 	"herald/node"
 	"herald/nodeinfo"
 	"herald/outbox"
@@ -45,9 +47,13 @@ type Config struct {
 	HideSocialGraph bool
 	// TLS, when set, makes the server speak HTTPS with this certificate.
 	TLS *Certificate
-	// TrustProxy takes the request scheme from X-Forwarded-Proto when
-	// rebuilding @target-uri for RFC 9421 verification.
+	// TrustProxy takes the client's address (X-Forwarded-For, Forwarded)
+	// and scheme (X-Forwarded-Proto, for RFC 9421's @target-uri) from the
+	// requests of trusted proxies (clientaddr.go).
 	TrustProxy bool
+	// TrustedProxies are the proxies TrustProxy believes; empty means
+	// LoopbackProxies.
+	TrustedProxies []netip.Prefix
 	// ShowBlocklist says who sees the blocked domains and their reasons on
 	// the public status page: BlocklistNobody (the default; the page
 	// shows only how many) or BlocklistEveryone.
@@ -58,6 +64,9 @@ type Config struct {
 	// MetricsToken, when set, is the bearer token /metrics requires (of
 	// everyone: loopback callers too).
 	MetricsToken string
+	// MetricsListener says that /metrics is served on a listener of its
+	// own (RunMetrics, --metrics-listen), not on the main one.
+	MetricsListener bool
 	// AuthorizedFetch serves objects, activities and collections only to
 	// signed GETs, and the actor document unsigned only in its minimal
 	// form (authorized.go).
@@ -83,6 +92,7 @@ type Server struct {
 	space   spaceWatch // ready.go
 	http    *httpMetrics
 	admin   *admin.Handler
+	clients *mastoapi.Handler // the Mastodon client API (clientapi.go)
 }
 
 // New builds the server and its router on n.
@@ -104,6 +114,9 @@ func New(ctx context.Context, cfg Config, n *node.Node) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.clients, err = s.newClientAPI(); err != nil {
+		return nil, err
+	}
 	s.http = newHTTPMetrics(n.Registry)
 	s.router = s.routes()
 	s.http.known(s.router)
@@ -118,14 +131,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
+	if s.cfg.TrustProxy {
+		r.Use(s.fromProxy)
+	}
 	r.Use(middleware.RequestID)
 	r.Use(s.logRequests)
 	r.Use(s.recoverPanics)
 	r.Use(limitBody)
 	r.Use(s.securityHeaders)
-	if s.cfg.TrustProxy {
-		r.Use(trustProxy)
-	}
+	r.Use(mastoapi.CORS)
 
 	inst := s.inst
 	wf := &webfinger.Handler{Instance: inst, Exists: s.actorExists}
@@ -166,11 +180,12 @@ func (s *Server) routes() chi.Router {
 
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
-	r.Method(http.MethodGet, "/metrics", s.metricsHandler())
+	r.Method(http.MethodGet, "/metrics", s.publicMetrics())
 	r.Get("/status", s.status)
 	r.Mount("/admin", s.admin.Routes())
 	r.Mount(appapi.Prefix, s.appAPI().Routes())
 	r.Get("/api/openapi.json", appapi.ServeOpenAPI)
+	s.clients.Mount(r)
 	r.Get("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/status", http.StatusFound) })
 
 	r.NotFound(s.notFound)
@@ -210,7 +225,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 		httpapi.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "error", "error": "database unavailable"})
 		return
 	}
-	httpapi.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	httpapi.JSON(w, http.StatusOK, s.seen(r))
 }
 
 // Run serves on ln until ctx is cancelled, then shuts down gracefully,

@@ -398,7 +398,7 @@ func TestHostMetaHealthMetricsStatus(t *testing.T) {
 		t.Errorf("healthz %d %s", res.StatusCode, body)
 	}
 	_, body = ts.get(t, "/metrics", "")
-	for _, m := range []string{"go_goroutines", "process_resident_memory_bytes", `herald_build_info{version="test"} 1`} {
+	for _, m := range []string{"go_goroutines", "process_resident_memory_bytes", `herald_build_info{role="all",version="test"} 1`} {
 		if !strings.Contains(body, m) {
 			t.Errorf("metrics lack %s", m)
 		}

@@ -6,12 +6,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
-	"strings"
 	"sync/atomic"
-
-	"herald/federation"
 )
 
 // Certificate holds the TLS certificate Herald serves and reloads it on
@@ -87,18 +83,4 @@ func LoadCAFile(path string) ([]*x509.Certificate, error) {
 		return nil, errors.New(path + ": no PEM certificate in it")
 	}
 	return out, nil
-}
-
-// trustProxy takes the scheme from X-Forwarded-Proto, for rebuilding the
-// request URL in RFC 9421 verification. Only installed with --trust-proxy:
-// anyone can send the header to a server reached directly.
-func trustProxy(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
-		switch proto = strings.ToLower(strings.TrimSpace(proto)); proto {
-		case "http", "https":
-			r = r.WithContext(federation.WithForwardedScheme(r.Context(), proto))
-		}
-		next.ServeHTTP(w, r)
-	})
 }

@@ -36,6 +36,9 @@ type Actor struct {
 	// not; herald actor move).
 	AlsoKnownAs []string
 	MovedTo     string
+	// Discoverable lets directories and search list the actor
+	// (toot:discoverable); true unless its owner turned it off.
+	Discoverable bool
 }
 
 // Profile is what an actor shows besides its name and summary, as Mastodon
@@ -58,7 +61,7 @@ type ProfileField struct {
 var ErrExists = errors.New("already exists")
 
 const actorColumns = `id, name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, created_at, deleted_at IS NOT NULL,
-	fields, avatar_url, header_url, memorial, also_known_as, coalesce(moved_to, ''), ed25519_private_key_pem, ed25519_public_key_pem`
+	fields, avatar_url, header_url, memorial, also_known_as, coalesce(moved_to, ''), ed25519_private_key_pem, ed25519_public_key_pem, discoverable`
 
 // actorScan scans actorColumns (and then extra) into an Actor.
 type actorScan struct {
@@ -72,7 +75,7 @@ func (s *actorScan) dest(extra ...any) []any {
 	a := &s.a
 	return append([]any{&a.ID, &a.Name, &a.Type, &a.DisplayName, &a.Summary, &a.ManualApproval, &a.PrivateKeyPEM, &a.PublicKeyPEM,
 		&s.created, &a.Deleted, &s.fields, &a.AvatarURL, &a.HeaderURL, &a.Memorial, &s.aliases, &a.MovedTo,
-		&a.Ed25519PrivateKeyPEM, &a.Ed25519PublicKeyPEM}, extra...)
+		&a.Ed25519PrivateKeyPEM, &a.Ed25519PublicKeyPEM, &a.Discoverable}, extra...)
 }
 
 func (s *actorScan) actor() (*Actor, error) {
@@ -103,7 +106,8 @@ func scanActor(row interface{ Scan(...any) error }) (*Actor, error) {
 }
 
 // SetActorProfile replaces what an actor shows: display name, summary,
-// profile and whether it approves followers by hand.
+// profile, type, whether it approves followers by hand and whether it is
+// discoverable.
 func (q *Queries) SetActorProfile(ctx context.Context, a *Actor) error {
 	fields, err := json.Marshal(a.Fields)
 	if err != nil {
@@ -113,9 +117,10 @@ func (q *Queries) SetActorProfile(ctx context.Context, a *Actor) error {
 		fields = []byte("[]")
 	}
 	return q.write(ctx, func(tx *Tx) error {
-		r, err := tx.w.ExecContext(ctx, `UPDATE actors SET display_name = $1, summary = $2, manual_approval = $3, fields = $4, avatar_url = $5, header_url = $6, memorial = $7
+		r, err := tx.w.ExecContext(ctx, `UPDATE actors SET display_name = $1, summary = $2, manual_approval = $3, fields = $4, avatar_url = $5, header_url = $6, memorial = $7,
+			type = $9, discoverable = $10
 			WHERE id = $8 AND deleted_at IS NULL`,
-			a.DisplayName, a.Summary, a.ManualApproval, string(fields), a.AvatarURL, a.HeaderURL, a.Memorial, a.ID)
+			a.DisplayName, a.Summary, a.ManualApproval, string(fields), a.AvatarURL, a.HeaderURL, a.Memorial, a.ID, a.Type, a.Discoverable)
 		if err != nil {
 			return err
 		}
@@ -138,6 +143,7 @@ func HashToken(token string) string {
 // ErrExists if the name is taken, and changes nothing in that case.
 func (q *Queries) CreateActor(ctx context.Context, a *Actor, token string) error {
 	a.CreatedAt = q.db.Now().UTC().Truncate(time.Second)
+	a.Discoverable = true // the column's default
 	if a.Ed25519PrivateKeyPEM == "" {
 		var err error
 		if a.Ed25519PrivateKeyPEM, a.Ed25519PublicKeyPEM, err = generateEd25519PEM(); err != nil {

@@ -121,7 +121,7 @@ var ErrNoDatabase = errors.New("no database")
 // refused.
 func Open(ctx context.Context, target string) (*DB, error) {
 	if IsPostgresURL(target) {
-		return openPostgres(ctx, target, false)
+		return openPostgres(ctx, target, false, false)
 	}
 	if err := createPrivate(target); err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func Open(ctx context.Context, target string) (*DB, error) {
 // database) must say so, not start an empty instance.
 func OpenExisting(ctx context.Context, target string) (*DB, error) {
 	if IsPostgresURL(target) {
-		return openPostgres(ctx, target, true)
+		return openPostgres(ctx, target, true, false)
 	}
 	if _, err := os.Stat(target); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w at %s", ErrNoDatabase, target)

@@ -77,6 +77,10 @@ type dialect interface {
 	// wakeWorker wakes the processes that run jobs, or returns an error
 	// wrapping ErrNoWorker (see DB.WakeWorker).
 	wakeWorker(ctx context.Context, db *DB, since time.Time) error
+
+	// integrity checks the database's structure (check.go): what is
+	// wrong, and whether anything was checked.
+	integrity(ctx context.Context, db *DB) (problems []string, checked bool, err error)
 }
 
 // The DB's helpers for the SQL that differs.

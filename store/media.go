@@ -90,7 +90,7 @@ const MediaUnattachedFor = 24 * time.Hour
 // and uploads never attached within MediaUnattachedFor.
 func (q *Queries) MediaToRemove(ctx context.Context, limit int) ([]Media, error) {
 	rows, err := q.r.QueryContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE removed_at IS NULL AND (
-		(object_id IS NULL AND created_at < $1)
+		(object_id IS NULL AND profile_of IS NULL AND created_at < $1)
 		OR EXISTS (SELECT 1 FROM objects o WHERE o.id = media.object_id AND o.deleted_at IS NOT NULL AND NOT EXISTS (
 			SELECT 1 FROM activities a JOIN deliveries d ON d.activity_id = a.id
 			WHERE a.object_iri = o.iri AND a.type = 'Delete' AND d.state IN ('queued', 'leased'))))

@@ -45,7 +45,7 @@ func createPrivate(path string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+		return accessError(path, fmt.Errorf("create %s: %w", path, err))
 	}
 	return f.Close()
 }
@@ -60,12 +60,12 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	w.SetConnMaxLifetime(0)
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, accessError(path, fmt.Errorf("open %s: %w", path, err))
 	}
 	db := &DB{dialect: sqliteDialect{}, writer: w, path: path, shown: path, mediaDir: path + "-media", Now: time.Now}
 	if err := db.migrate(ctx); err != nil {
 		w.Close()
-		return nil, err
+		return nil, accessError(path, err)
 	}
 	r, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
@@ -211,4 +211,17 @@ func (sqliteDialect) wakeWorker(_ context.Context, db *DB, _ time.Time) error {
 		return nil
 	}
 	return noWorker(fmt.Sprintf("no herald serve is running on %s; it runs when the server starts", db.Path()))
+}
+
+// integrity runs PRAGMA quick_check: every page and record readable and
+// well formed (integrity_check's index comparison costs as much again).
+func (sqliteDialect) integrity(ctx context.Context, db *DB) ([]string, bool, error) {
+	rows, err := column[string](ctx, db.reader, `PRAGMA quick_check`)
+	if err != nil {
+		return nil, true, err
+	}
+	if len(rows) == 1 && rows[0] == "ok" {
+		return nil, true, nil
+	}
+	return rows, true, nil
 }

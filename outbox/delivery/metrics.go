@@ -52,18 +52,21 @@ func NewMetrics(reg prometheus.Registerer, db *store.DB) *Metrics {
 func (m *Metrics) delivery(outcome string) { m.total.WithLabelValues(outcome).Inc() }
 
 // queueCollector reads the queue's gauges from the database at scrape time,
-// so they are right whichever process changed the queue.
+// so they are right whichever process changed the queue. On PostgreSQL
+// every node reads the same rows: the figures are the instance's, not the
+// node's, and their help says so (a dashboard takes their max across
+// nodes; the open circuits are the node's own).
 type queueCollector struct {
 	db *store.DB
 	m  *Metrics
 }
 
 var (
-	depthDesc       = prometheus.NewDesc("federation_queue_depth", "Deliveries still to be sent, by state: queued (waiting, retries included) and leased (in flight).", []string{"state"}, nil)
-	finishedDesc    = prometheus.NewDesc("federation_deliveries_finished", "Finished deliveries kept for the reports, by state: done (kept 7 days) and failed (kept 30 days).", []string{"state"}, nil)
-	oldestDesc      = prometheus.NewDesc("federation_queue_oldest_due_age_seconds", "How long the longest-waiting due delivery has been due (0 when none is due); paused hosts are left out.", nil, nil)
-	unavailableDesc = prometheus.NewDesc("federation_unavailable_domains", "Hosts marked unavailable (failing on 7 distinct days).", nil, nil)
-	pausedDesc      = prometheus.NewDesc("federation_paused_hosts", "Hosts whose deliveries an operator paused.", nil, nil)
+	depthDesc       = prometheus.NewDesc("federation_queue_depth", "Deliveries still to be sent, by state: queued (waiting, retries included) and leased (in flight). Read from the shared database: every node reports the same figure (take the max across nodes, not the sum).", []string{"state"}, nil)
+	finishedDesc    = prometheus.NewDesc("federation_deliveries_finished", "Finished deliveries kept for the reports, by state: done (kept 7 days) and failed (kept 30 days). Read from the shared database: every node reports the same figure (take the max across nodes, not the sum).", []string{"state"}, nil)
+	oldestDesc      = prometheus.NewDesc("federation_queue_oldest_due_age_seconds", "How long the longest-waiting due delivery has been due (0 when none is due); paused hosts are left out. Read from the shared database: every node reports the same figure (take the max across nodes, not the sum).", nil, nil)
+	unavailableDesc = prometheus.NewDesc("federation_unavailable_domains", "Hosts marked unavailable (failing on 7 distinct days). Read from the shared database: every node reports the same figure (take the max across nodes, not the sum).", nil, nil)
+	pausedDesc      = prometheus.NewDesc("federation_paused_hosts", "Hosts whose deliveries an operator paused. Read from the shared database: every node reports the same figure (take the max across nodes, not the sum).", nil, nil)
 	circuitDesc     = prometheus.NewDesc("federation_circuit_open", "Hosts whose circuit breaker is open or half-open.", nil, nil)
 )
 

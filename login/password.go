@@ -1,4 +1,4 @@
-package admin
+package login
 
 import (
 	"crypto/rand"
@@ -20,8 +20,8 @@ import (
 // on GPUs.
 const bcryptCost = bcrypt.DefaultCost
 
-// MinPasswordLength is the shortest password `herald admin password`
-// accepts.
+// MinPasswordLength is the shortest password `herald admin password` and
+// `herald actor password` accept.
 const MinPasswordLength = 12
 
 // HashPassword returns the hash to store for password.
@@ -37,8 +37,8 @@ func HashPassword(password string) (string, error) {
 	return string(h), err
 }
 
-// checkPassword reports whether password matches hash.
-func checkPassword(hash, password string) bool {
+// CheckPassword reports whether password matches hash.
+func CheckPassword(hash, password string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
 }
 

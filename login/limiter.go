@@ -1,4 +1,8 @@
-package admin
+// Package login holds what logging in needs wherever Herald asks for a
+// password (the console at /admin, the client API's authorize page): the
+// password hash (bcrypt) and a limiter of failed attempts per client
+// address and overall.
+package login
 
 import (
 	"sync"
@@ -16,9 +20,9 @@ const (
 	maxClients     = 4096 // tracked addresses; past it the oldest go
 )
 
-// loginLimiter is a token bucket per client address and one for all,
+// Limiter is a token bucket per client address and one for all,
 // spent by failed logins.
-type loginLimiter struct {
+type Limiter struct {
 	now     func() time.Time
 	mu      sync.Mutex
 	clients map[string]*bucket
@@ -30,8 +34,9 @@ type bucket struct {
 	at     time.Time
 }
 
-func newLoginLimiter(now func() time.Time) *loginLimiter {
-	return &loginLimiter{now: now, clients: map[string]*bucket{}, all: bucket{tokens: allBurst, at: now()}}
+// NewLimiter returns a limiter on the clock now.
+func NewLimiter(now func() time.Time) *Limiter {
+	return &Limiter{now: now, clients: map[string]*bucket{}, all: bucket{tokens: allBurst, at: now()}}
 }
 
 // refill brings b up to date at now and returns it.
@@ -41,9 +46,9 @@ func (b *bucket) refill(now time.Time, burst int, every time.Duration) *bucket {
 	return b
 }
 
-// allow reports whether client may try a password now, or how long it
+// Allow reports whether client may try a password now, or how long it
 // must wait.
-func (l *loginLimiter) allow(client string) (time.Duration, bool) {
+func (l *Limiter) Allow(client string) (time.Duration, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -56,8 +61,8 @@ func (l *loginLimiter) allow(client string) (time.Duration, bool) {
 	return 0, true
 }
 
-// failed spends a token of client's bucket and of the shared one.
-func (l *loginLimiter) failed(client string) {
+// Failed spends a token of client's bucket and of the shared one.
+func (l *Limiter) Failed(client string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
@@ -73,7 +78,7 @@ func (l *loginLimiter) failed(client string) {
 	l.all.refill(now, allBurst, allEvery).tokens--
 }
 
-func (l *loginLimiter) forgetOldest() {
+func (l *Limiter) forgetOldest() {
 	var oldest string
 	for c, b := range l.clients {
 		if oldest == "" || b.at.Before(l.clients[oldest].at) {
