@@ -12,7 +12,8 @@ import (
 )
 
 // The actor page: one local actor, with what `herald actor edit | token |
-// rotate-key | move | delete` do (and its log-in password, actor_password.go).
+// rotate-key | move | delete` do; its log-in password and app tokens are in
+// actor_password.go and actor_tokens.go.
 // The profile is saved as actor edit saves it, then the Update goes out as
 // a job; key rotation, move and delete are jobs too, and ask first, as a
 // new or revoked token does.
@@ -39,9 +40,19 @@ func (h *Handler) renderActor(w http.ResponseWriter, r *http.Request, status int
 	for len(fields) < jobs.MaxFields {
 		fields = append(fields, store.ProfileField{})
 	}
+	tokens, err := h.db.ActorOAuthTokens(r.Context(), a.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	_, err = h.db.ActorPasswordHash(r.Context(), a.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		h.fail(w, r, err)
+		return
+	}
 	data := map[string]any{"Actor": a, "Fields": fields, "Followers": followers, "Following": following,
 		"Profile": h.inst.ProfileURL(a.Name), "ID": h.inst.ActorID(a.Name), "Base": actorURL(a.Name),
-		"Passwords": setActorPassword != nil}
+		"AppTokens": tokens, "HasPassword": err == nil}
 	if bad != "" {
 		data["Flash"], data["FlashBad"] = bad, true
 	}

@@ -1,31 +1,20 @@
 package admin
 
 import (
-	"context"
+	"errors"
 	"net/http"
 
 	"herald/login"
 	"herald/store"
 )
 
-// setActorPassword stores the hash of the password a person logs in to a
-// local actor with from a Mastodon app: the client API's actor_passwords
-// table, which the mapi branch brings (store.DB.SetActorPassword, as
-// `herald actor password` calls it). Until it is on main this is nil: the
-// actor page says log-in passwords come with the client API, and the form's
-// URL answers 404. When it lands, this is the one line to add:
-//
-//	setActorPassword = (*store.DB).SetActorPassword
-var setActorPassword func(db *store.DB, ctx context.Context, actorID int64, hash string) error = (*store.DB).SetActorPassword
+// The actor page's log-in password: what a person types to log in to a
+// local actor from a Mastodon app, as `herald actor password NAME
+// [--remove]` sets or removes it.
 
-// setPassword sets the actor's log-in password from the form, typed twice,
-// as `herald actor password NAME` does: checked and hashed by HashPassword
-// (bcrypt), never logged or shown.
+// setPassword sets the password from the form, typed twice: checked and
+// hashed by login.HashPassword (bcrypt), never logged or shown.
 func (h *Handler) setPassword(w http.ResponseWriter, r *http.Request) {
-	if setActorPassword == nil {
-		h.pageError(w, r, http.StatusNotFound, "Log-in passwords for Mastodon apps come with the client API, which this Herald does not have yet.")
-		return
-	}
 	a, err := h.actorOf(r)
 	if err != nil {
 		h.refuse(w, r, err)
@@ -41,10 +30,39 @@ func (h *Handler) setPassword(w http.ResponseWriter, r *http.Request) {
 		h.renderActor(w, r, http.StatusBadRequest, a, "Not set: "+err.Error()+".")
 		return
 	}
-	if err := setActorPassword(h.db, r.Context(), a.ID, hash); err != nil {
+	if err := h.db.SetActorPassword(r.Context(), a.ID, hash); err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	h.log.Info("admin: log-in password set", "actor", a.Name)
 	done(w, r, actorURL(a.Name), "password-set")
+}
+
+// passwordRemoval asks before the password goes.
+func (h *Handler) passwordRemoval(r *http.Request) (question, error) {
+	a, err := h.actorOf(r)
+	if err != nil {
+		return question{}, err
+	}
+	return question{Title: "Remove @" + a.Name + "'s log-in password?",
+		Effects: []string{"Nobody can log in to @" + a.Name + " from a Mastodon app until a new password is set.",
+			"Apps already logged in keep their tokens: revoke those below if they must stop too."},
+		Button: "Remove the password", Back: actorURL(a.Name)}, nil
+}
+
+func (h *Handler) removePassword(w http.ResponseWriter, r *http.Request) {
+	a, err := h.actorOf(r)
+	if err != nil {
+		h.refuse(w, r, err)
+		return
+	}
+	if err := h.db.RemoveActorPassword(r.Context(), a.ID); errors.Is(err, store.ErrNotFound) {
+		done(w, r, actorURL(a.Name), "nothing")
+		return
+	} else if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.log.Info("admin: log-in password removed", "actor", a.Name)
+	done(w, r, actorURL(a.Name), "password-removed")
 }

@@ -34,6 +34,8 @@ func (h *Handler) sectionRoutes(r chi.Router) {
 	r.Post("/actors/{name}/profile", h.editProfile)
 	r.Post("/actors/{name}/revoke-token", h.asks(h.tokenRevocation, h.revokeToken))
 	r.Post("/actors/{name}/password", h.setPassword)
+	r.Post("/actors/{name}/password/remove", h.asks(h.passwordRemoval, h.removePassword))
+	r.Post("/actors/{name}/app-tokens/revoke", h.asks(h.appTokenRevocation, h.revokeAppTokens))
 	r.Post("/actors/{name}/rotate-key", h.asks(h.keyRotation, h.rotateKey))
 	r.Post("/actors/{name}/move", h.asks(h.actorMove, h.moveActor))
 	r.Post("/actors/{name}/delete", h.asks(h.actorDeletion, h.deleteActor))

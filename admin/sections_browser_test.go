@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"golang.org/x/crypto/bcrypt"
 
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
@@ -306,6 +307,30 @@ func TestSectionsInABrowser(t *testing.T) {
 		t.Errorf("after saving the profile: %s", d.location())
 	}
 	c.Node.Jobs.Step(ctx)
+
+	// The Mastodon apps' password and tokens.
+	tusky := appToken(t, c, "Tusky")
+	d.open("/admin/actors/alice")
+	if s := d.text("main"); !strings.Contains(s, "Tusky") || !strings.Contains(s, "No password is set") {
+		t.Errorf("the actor page lists no app token: %s", s)
+	}
+	d.shoot("actor-apps")
+	d.fill(`input[name=password]`, "a long enough password")
+	d.fill(`input[name=again]`, "a long enough password")
+	d.press(`form[action$="/password"] button`)
+	if hash, err := c.DB.ActorPasswordHash(ctx, c.Alice.ID); err != nil || bcrypt.CompareHashAndPassword([]byte(hash), []byte("a long enough password")) != nil {
+		t.Errorf("password: %q %v", hash, err)
+	}
+	d.press(`form[action$="/app-tokens/revoke"] input[name=id] ~ button`)
+	d.confirm("Revoke Tusky's token?", "confirm-app-token")
+	if list, _ := c.DB.ActorOAuthTokens(ctx, c.Alice.ID); len(list) != 0 || !strings.Contains(d.text(".flash"), "logged out") {
+		t.Errorf("token %d not revoked: %+v", tusky, list)
+	}
+	d.press(`form[action$="/password/remove"] button`)
+	d.confirm("Remove @alice's log-in password?", "")
+	if _, err := c.DB.ActorPasswordHash(ctx, c.Alice.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("password not removed: %v", err)
+	}
 
 	d.open("/admin/actors/alice")
 	d.press(`form[action$="/token"] button`)

@@ -2,18 +2,17 @@ package admin_test
 
 import (
 	"context"
+	"errors"
 	"html"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
 
-	"herald/admin"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
 	"herald/jobs"
@@ -122,6 +121,15 @@ func TestDestructiveActionsAskFirst(t *testing.T) {
 				func(j store.Job) bool { return j.Kind == kind }) == 1
 		}
 	}
+	hash, _ := bcrypt.GenerateFromPassword([]byte("long enough pw"), bcrypt.MinCost)
+	if err := c.DB.SetActorPassword(ctx, c.Alice.ID, string(hash)); err != nil {
+		t.Fatal(err)
+	}
+	one, two := appToken(t, c, "Tusky"), appToken(t, c, "Ivory")
+	hasToken := func(id int64) bool {
+		return storetest.Count(t, func(ctx context.Context) ([]store.OAuthToken, error) { return c.DB.ActorOAuthTokens(ctx, c.Alice.ID) },
+			func(tk store.OAuthToken) bool { return tk.ID == id }) == 1
+	}
 	failingHost := hostnameOf(c.failing.Host)
 	for _, tc := range []struct {
 		name, path string
@@ -135,6 +143,12 @@ func TestDestructiveActionsAskFirst(t *testing.T) {
 			return storetest.Count(t, c.DB.AllowedDomains, func(store.AllowedDomain) bool { return true }) == 0
 		}},
 		{"new token", "/admin/actors/alice/token", nil, "A new token for @alice?", func() bool { return !tokenWorks() }},
+		{"password remove", "/admin/actors/alice/password/remove", nil, "Remove @alice's log-in password?", func() bool {
+			_, err := c.DB.ActorPasswordHash(ctx, c.Alice.ID)
+			return errors.Is(err, store.ErrNotFound)
+		}},
+		{"app token revoke", "/admin/actors/alice/app-tokens/revoke", url.Values{"id": {strconv.FormatInt(one, 10)}}, "Revoke Tusky's token?", func() bool { return !hasToken(one) }},
+		{"app tokens revoke all", "/admin/actors/alice/app-tokens/revoke", nil, "Revoke every app token of @alice?", func() bool { return !hasToken(two) }},
 		{"relay remove", "/admin/relays/remove", url.Values{"url": {relay.URL}}, "Leave the relay " + relay.URL + "?", job(jobs.KindRelayRemove)},
 		{"webhook delete", "/admin/webhooks/" + strconv.FormatInt(hook.ID, 10) + "/delete", nil, "Delete webhook " + strconv.FormatInt(hook.ID, 10) + "?", func() bool {
 			return storetest.Found(c.DB.WebhookByID(ctx, hook.ID)) == 0
@@ -291,30 +305,22 @@ func TestConsoleActionsDoWhatTheCommandsDo(t *testing.T) {
 		t.Error("the follower got no Update")
 	}
 
-	// The log-in password: typed twice, stored as a bcrypt hash.
-	var mu sync.Mutex
-	stored := map[int64]string{}
-	admin.SetActorPasswordStore(func(_ *store.DB, _ context.Context, id int64, hash string) error {
-		mu.Lock()
-		defer mu.Unlock()
-		stored[id] = hash
-		return nil
-	})
-	t.Cleanup(func() { admin.SetActorPasswordStore(nil) })
+	// The log-in password: typed twice, stored as a bcrypt hash, as
+	// herald actor password stores it.
 	if res, page := s.post(t, "/admin/actors/alice/password", url.Values{"password": {"long enough pw"}, "again": {"long enough px"}}); res.StatusCode != http.StatusBadRequest || !strings.Contains(page, "differ") {
 		t.Errorf("two passwords: %d", res.StatusCode)
 	}
 	if res, page := s.post(t, "/admin/actors/alice/password", url.Values{"password": {"short"}, "again": {"short"}}); res.StatusCode != http.StatusBadRequest || !strings.Contains(page, "too short") {
 		t.Errorf("a short password: %d", res.StatusCode)
 	}
-	if len(stored) != 0 {
-		t.Fatalf("refused passwords stored: %v", stored)
+	if _, err := c.DB.ActorPasswordHash(ctx, c.Alice.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a refused password was stored: %v", err)
 	}
 	if res, _ := s.post(t, "/admin/actors/alice/password", url.Values{"password": {"long enough pw"}, "again": {"long enough pw"}}); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("password: %d", res.StatusCode)
 	}
-	if bcrypt.CompareHashAndPassword([]byte(stored[c.Alice.ID]), []byte("long enough pw")) != nil {
-		t.Errorf("stored %v", stored)
+	if hash, err := c.DB.ActorPasswordHash(ctx, c.Alice.ID); err != nil || bcrypt.CompareHashAndPassword([]byte(hash), []byte("long enough pw")) != nil {
+		t.Errorf("stored %q %v", hash, err)
 	}
 	if strings.Contains(c.Logs(), "long enough pw") {
 		t.Error("the password reached the log")
@@ -447,4 +453,21 @@ func hostnameOf(hostport string) string {
 		return hostport
 	}
 	return u.Hostname()
+}
+
+// appToken gives alice a token of a Mastodon app named name, as the OAuth
+// flow stores one, and returns its id.
+func appToken(t *testing.T, c *console, name string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	app := &store.OAuthApp{ClientID: "client-" + name, SecretHash: store.HashToken("secret-" + name), Name: name,
+		RedirectURIs: []string{"urn:ietf:wg:oauth:2.0:oob"}, Scopes: []string{"read", "write"}}
+	if err := c.DB.CreateOAuthApp(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	tk := &store.OAuthToken{AppID: app.ID, ActorID: c.Alice.ID, Scopes: []string{"read", "write"}}
+	if err := c.DB.IssueOAuthToken(ctx, tk, store.HashToken("token-"+name)); err != nil {
+		t.Fatal(err)
+	}
+	return tk.ID
 }
