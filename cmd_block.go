@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
+	"herald/host"
 	"herald/store"
 )
 
@@ -33,7 +35,8 @@ func (c *cli) block(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	domain, err := store.ParseHost(pos[0])
+	name, err := host.ParseOperator(pos[0])
+	domain := name.String()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "herald: invalid domain %q: %v; give a host name such as bad.example\n", pos[0], err)
 		return exitFail
@@ -90,16 +93,16 @@ func (c *cli) printDomains(list []store.BlockedDomain) error {
 // store it; an entry an older Herald stored without checking can still be
 // removed as it was typed.
 func listedDomain(s string) string {
-	if d, err := store.ParseHost(s); err == nil {
-		return d
+	if d, err := host.ParseOperator(s); err == nil {
+		return d.String()
 	}
-	return store.NormalizeDomain(s)
+	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), ".")
 }
 
 // covered names what an entry for domain covers: the domain and its
 // subdomains, or an IP address alone.
 func covered(domain string) string {
-	if store.Subdomains(domain) {
+	if !host.Name(domain).IsIP() {
 		return domain + " and its subdomains (*." + domain + ")"
 	}
 	return domain

@@ -16,6 +16,7 @@ import (
 	"herald/federation"
 	"herald/inbox"
 	"herald/node"
+	"herald/policy"
 	"herald/server"
 	"herald/store"
 )
@@ -48,7 +49,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	metricsAccess := fs.String("metrics-access", server.MetricsLoopback, "who may read /metrics without the token: loopback (this machine, not through a proxy) or everyone")
 	metricsToken := fs.String("metrics-token", "", "require this bearer token of every /metrics scraper (set it with HERALD_METRICS_TOKEN, which ps does not show)")
 	mode := fs.String("federation-mode", "", "blocklist (federate with everyone not blocked) or allowlist (only with `herald allow` domains); recorded in the database, kept when not given")
-	role := fs.String("role", store.RoleAll, "with PostgreSQL: all (HTTP and the background work), web (HTTP only) or worker (deliveries, jobs and sweeps; no HTTP)")
+	role := fs.String("role", policy.RoleAll, "with PostgreSQL: all (HTTP and the background work), web (HTTP only) or worker (deliveries, jobs and sweeps; no HTTP)")
 	mediaDir := mediaDirFlag(fs)
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
@@ -86,14 +87,14 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 		return c.fail(usageError{fmt.Sprintf("invalid --inbox-rate %q: %v", *inboxRate, err)})
 	}
 	if *mode != "" {
-		if _, err := store.ParseMode(*mode); err != nil {
+		if _, err := policy.ParseMode(*mode); err != nil {
 			return c.fail(usageError{fmt.Sprintf("invalid --federation-mode %q: %v", *mode, err)})
 		}
 	}
 	switch {
-	case *role != store.RoleAll && *role != store.RoleWeb && *role != store.RoleWorker:
+	case *role != policy.RoleAll && *role != policy.RoleWeb && *role != policy.RoleWorker:
 		return c.fail(usageError{fmt.Sprintf("invalid --role %q: want all, web or worker", *role)})
-	case *role != store.RoleAll && !store.IsPostgresURL(*path):
+	case *role != policy.RoleAll && !store.IsPostgresURL(*path):
 		return c.fail(usageError{fmt.Sprintf("--role %s needs PostgreSQL (--db postgres://...): on an SQLite file one herald serve does everything", *role)})
 	}
 	cert, err := tlsf.load()
@@ -123,7 +124,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	}
 	defer lock.Close()
 	var ln net.Listener
-	if *role != store.RoleWorker {
+	if *role != policy.RoleWorker {
 		if ln, err = net.Listen("tcp", *listen); err != nil {
 			return c.fail(fmt.Errorf("listen: %w", err))
 		}
@@ -181,7 +182,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	if m, err := db.FederationMode(ctx); err == nil && m == store.ModeAllowlist {
+	if m, err := db.FederationMode(ctx); err == nil && m == policy.ModeAllowlist {
 		allowed, _ := db.AllowedDomains(ctx)
 		logger.Info("federation mode: allowlist: federating only with the allowed domains", "allowed", len(allowed))
 	}
@@ -226,7 +227,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 // roleNote is what the start line adds for a process that does not do
 // everything.
 func roleNote(role string) string {
-	if role == store.RoleWeb {
+	if role == policy.RoleWeb {
 		return " (role web: another process does the deliveries and jobs)"
 	}
 	return ""

@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/federation"
+	"herald/host"
 	"herald/jobs"
 	"herald/store"
 )
@@ -123,8 +124,13 @@ func (h *Handler) resumeHost(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) blockHost(w http.ResponseWriter, r *http.Request) {
-	host := chi.URLParam(r, "host")
-	h.block(w, r, hostnameOf(host), hostURL(host))
+	name := chi.URLParam(r, "host")
+	a, err := host.ParseAuthority(name)
+	if err != nil {
+		http.Error(w, "No such host.", http.StatusNotFound)
+		return
+	}
+	h.block(w, r, a.Name.String(), hostURL(name))
 }
 
 func (h *Handler) addBlock(w http.ResponseWriter, r *http.Request) {
@@ -133,11 +139,12 @@ func (h *Handler) addBlock(w http.ResponseWriter, r *http.Request) {
 
 // block blocks a domain as `herald block` does.
 func (h *Handler) block(w http.ResponseWriter, r *http.Request, domain, back string) {
-	domain = store.NormalizeDomain(domain)
-	if domain == "" || strings.ContainsAny(domain, ":/@ ") {
-		http.Error(w, "Give a host name such as bad.example.", http.StatusBadRequest)
+	name, err := host.ParseOperator(domain)
+	if err != nil {
+		http.Error(w, "Give a host name such as bad.example: "+err.Error()+".", http.StatusBadRequest)
 		return
 	}
+	domain = name.String()
 	removed, err := h.db.BlockDomain(r.Context(), domain, strings.TrimSpace(r.PostFormValue("reason")))
 	if err != nil {
 		h.fail(w, r, err)

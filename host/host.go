@@ -333,3 +333,19 @@ func SameAuthority(a, b string) bool {
 	y, err2 := OfURL(b)
 	return err1 == nil && err2 == nil && x == y
 }
+
+// AuthorityOf is OfURL as a string, "" for anything that is not an
+// absolute http(s) URL (a relative or non-http IRI has no origin Herald
+// could check): the unit the inbox's origin rules compare. Mastodon's
+// invalid_origin? and trustworthy_attribution?
+// (app/helpers/jsonld_helper.rb,
+// app/services/activitypub/fetch_remote_status_service.rb) compare the
+// host alone; keeping the port is stricter, and makes two servers on one
+// host (common in tests) two origins.
+func AuthorityOf(raw string) string {
+	a, err := OfURL(raw)
+	if err != nil {
+		return ""
+	}
+	return a.String()
+}

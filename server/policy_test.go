@@ -9,7 +9,7 @@ import (
 	"herald/federation/signature"
 	"herald/internal/fedtest"
 	"herald/outbox"
-	"herald/store"
+	"herald/policy"
 )
 
 // follow makes a follow alice and checks that the inbox answered 202.
@@ -92,8 +92,8 @@ func TestBlockCoversSubdomains(t *testing.T) {
 	if got := len(near.Received()); got != 2 {
 		t.Errorf("notblocked.test received %d POSTs, want the Accept and the post", got)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND last_error = 'skipped: domain blocked'`, sub.Host); n != 2 {
-		t.Errorf("%d skipped deliveries to %s, want 2", n, sub.Host)
+	if n := h.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'failed' AND last_error = 'skipped: domain blocked (blocked.test)'`, sub.Host); n != 2 {
+		t.Errorf("%d skipped deliveries to %s saying which block, want 2", n, sub.Host)
 	}
 	refusedEverywhere(t, h, sub, bob)
 
@@ -107,7 +107,9 @@ func TestBlockCoversSubdomains(t *testing.T) {
 
 // TestAllowlistMode: in allowlist mode only a subdomain of an allowed
 // domain is federated with; another server, even one that followed before
-// the switch, is refused at the inbox, at fetch and at enqueue.
+// the switch, is refused at the inbox and at fetch, and what is addressed
+// to it is held (not failed: the operator may allow it) without contacting
+// it.
 func TestAllowlistMode(t *testing.T) {
 	ctx := context.Background()
 	h := newSecureHerald(t)
@@ -120,7 +122,7 @@ func TestAllowlistMode(t *testing.T) {
 	if _, err := h.DB.AllowDomain(ctx, "friends.test", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.DB.SetFederationMode(ctx, store.ModeAllowlist); err != nil {
+	if err := h.DB.SetFederationMode(ctx, policy.ModeAllowlist); err != nil {
 		t.Fatal(err)
 	}
 	follow(t, h, carol)
@@ -133,8 +135,8 @@ func TestAllowlistMode(t *testing.T) {
 	}
 
 	seen := strangers.Requests.Load()
-	if res := post(t, h, "friends only"); res.Queued.Queued != 1 || res.Queued.SkippedBlocked != 1 {
-		t.Fatalf("queued %+v, want carol's server queued and dave's skipped", res.Queued)
+	if res := post(t, h, "friends only"); res.Queued.Queued != 2 || res.Queued.SkippedBlocked != 0 {
+		t.Fatalf("queued %+v, want both queued (dave's to be held)", res.Queued)
 	}
 	h.Step(t)
 	if got := len(friends.Received()); got != 2 { // the Accept and the post
@@ -142,5 +144,9 @@ func TestAllowlistMode(t *testing.T) {
 	}
 	if n := strangers.Requests.Load(); n != seen {
 		t.Errorf("a server off the allowlist was contacted %d times", n-seen)
+	}
+	if n := h.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'queued' AND attempts = 0
+		AND last_error = 'held: not on the allowlist (allowlist mode)'`, strangers.Host); n == 0 {
+		t.Errorf("no delivery to the server off the allowlist held, saying why")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"strings"
 	"time"
+
+	"herald/host"
 )
 
 // BlockedDomain is one row of the blocklist.
@@ -12,12 +14,6 @@ type BlockedDomain struct {
 	Domain    string
 	Reason    string
 	CreatedAt time.Time
-}
-
-// NormalizeDomain lower-cases a domain and strips a trailing dot, so
-// "Example.COM." and "example.com" are one block.
-func NormalizeDomain(d string) string {
-	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")
 }
 
 // BlockDomain adds domain to the blocklist (updating the reason if it is
@@ -34,7 +30,7 @@ func (db *DB) BlockDomain(ctx context.Context, domain, reason string) (removed i
 
 // blockDomain is BlockDomain inside tx.
 func blockDomain(ctx context.Context, tx *sql.Tx, domain, reason string, now time.Time) (removed int64, err error) {
-	domain = NormalizeDomain(domain)
+	domain = canonicalDomain(domain)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO blocked_domains(domain, reason, created_at) VALUES ($1, $2, $3)
 		ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, domain, reason, now.Unix()); err != nil {
 		return 0, err
@@ -42,7 +38,7 @@ func blockDomain(ctx context.Context, tx *sql.Tx, domain, reason string, now tim
 	// The subdomains too: "%.example.com", its LIKE wildcards escaped (a
 	// host name has none, but an old entry might).
 	sub := "%." + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(domain)
-	if !Subdomains(domain) {
+	if n, err := host.Parse(domain); err == nil && n.IsIP() {
 		sub = "" // an IP address has none; "" matches no host
 	}
 	// Followers go through deleteFollowers, which keeps the digests.
@@ -78,7 +74,7 @@ func (db *DB) ImportBlocks(ctx context.Context, list []BlockedDomain) (added []s
 		added, removed = nil, 0
 		for _, b := range list {
 			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM blocked_domains WHERE domain = $1`, NormalizeDomain(b.Domain)).Scan(&n); err != nil {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM blocked_domains WHERE domain = $1`, canonicalDomain(b.Domain)).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
@@ -88,7 +84,7 @@ func (db *DB) ImportBlocks(ctx context.Context, list []BlockedDomain) (added []s
 			if err != nil {
 				return err
 			}
-			added = append(added, NormalizeDomain(b.Domain))
+			added = append(added, canonicalDomain(b.Domain))
 			removed += r
 		}
 		return nil

@@ -26,6 +26,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -67,6 +68,8 @@ type DB struct {
 	onCommit func()
 	// space tracks writes refused for lack of space (space.go).
 	space space
+	// commits counts committed Writes (Commits, policy_rows.go).
+	commits atomic.Uint64
 }
 
 // stmtKey names a prepared statement: its pool and its SQL text.
@@ -226,6 +229,7 @@ func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return err
 	}
+	db.commits.Add(1)
 	if db.onCommit != nil {
 		db.onCommit()
 	}

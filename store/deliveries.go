@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"net"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"herald/policy"
 )
 
 // Delivery lanes. The low lane carries wide, cheap fan-outs (the Delete of
@@ -56,34 +56,15 @@ var ErrIdempotencyKeyTaken = errors.New("idempotency key taken")
 type EnqueueResult struct {
 	ActivityID         int64
 	Queued             int // delivery rows inserted
-	SkippedBlocked     int // inboxes on blocked domains
+	SkippedBlocked     int // inboxes the policy refuses (blocked, not allowed, the actor's block)
 	SkippedUnavailable int // inboxes on hosts marked unavailable (and not on probation)
-}
-
-// InboxHost returns the host[:port] of an inbox URL in lower case: the key
-// of per-host queues, caps and circuit breakers.
-func InboxHost(inbox string) (string, error) {
-	u, err := url.Parse(inbox)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return "", fmt.Errorf("invalid inbox URL %q", inbox)
-	}
-	return strings.ToLower(u.Host), nil
-}
-
-// hostname strips the port from host[:port].
-func hostname(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return hostport
 }
 
 // EnqueueActivity stores a once and one queued delivery per distinct inbox,
 // due now, inside the caller's transaction, so an activity is accepted only
-// together with every delivery it needs. Inboxes on hosts the federation
-// policy refuses (Refuses: blocked, or not allowed in allowlist mode) and on
-// unavailable hosts are not queued: they get a failed row saying why, and
-// are counted. Each host is looked up once, however many inboxes it has.
+// together with every delivery it needs. The caller has judged the inboxes
+// by the federation policy already (outbox/delivery, with package policy):
+// those it refused go in with SkipInboxes.
 func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []string, now time.Time) (EnqueueResult, error) {
 	var res EnqueueResult
 	var actor any
@@ -102,41 +83,6 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 	}
 	if err != nil {
 		return res, fmt.Errorf("store activity %s: %w", a.IRI, err)
-	}
-	check, err := txPrepare(ctx, tx, `SELECT EXISTS (SELECT 1 FROM hosts WHERE host = $1 AND unavailable_since IS NOT NULL AND NOT probation)`)
-	if err != nil {
-		return res, err
-	}
-	defer check.Close()
-	policy := newPolicyCheck(tx)
-	defer policy.close()
-	// A skipped inbox is recorded as a failed row that was never
-	// attempted, so the activity's delivery report shows where it did not
-	// go and why.
-	skipped, err := txPrepare(ctx, tx, `INSERT INTO deliveries(activity_id, inbox, host, lane, state, next_at, enqueued_at, updated_at, last_error)
-		VALUES ($1, $2, $3, $4, 'failed', $5, $6, $7, $8) ON CONFLICT(activity_id, inbox) DO NOTHING`)
-	if err != nil {
-		return res, err
-	}
-	defer skipped.Close()
-	skip := func(inbox, host, why string) error {
-		_, err := skipped.ExecContext(ctx, res.ActivityID, inbox, host, a.Lane, now.UnixMilli(), now.UnixMilli(), now.UnixMilli(), why)
-		return err
-	}
-	type verdict struct{ blocked, unavailable bool }
-	verdicts := map[string]verdict{}
-	// A wide fan-out reads the federation policy and the unavailable
-	// hosts once instead of asking about each of its hosts: on PostgreSQL
-	// every question is a round trip.
-	var whole *Policy
-	var unavailable map[string]bool
-	if len(inboxes) > wideFanOut {
-		if whole, err = readPolicy(ctx, tx); err != nil {
-			return res, err
-		}
-		if unavailable, err = stringSet(ctx, tx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`); err != nil {
-			return res, err
-		}
 	}
 	ms := now.UnixMilli()
 	var queue []string // inbox, host, inbox, host, ...
@@ -171,35 +117,6 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 		if err != nil {
 			return res, err
 		}
-		v, ok := verdicts[host]
-		switch {
-		case ok:
-		case whole != nil:
-			v = verdict{whole.Refuses(hostname(host)), unavailable[host]}
-			verdicts[host] = v
-		default:
-			if v.blocked, err = policy.refuses(ctx, hostname(host)); err != nil {
-				return res, err
-			}
-			if err := check.QueryRowContext(ctx, host).Scan(&v.unavailable); err != nil {
-				return res, err
-			}
-			verdicts[host] = v
-		}
-		switch {
-		case v.blocked:
-			res.SkippedBlocked++
-			if err := skip(inbox, host, "skipped: domain blocked"); err != nil {
-				return res, err
-			}
-			continue
-		case v.unavailable:
-			res.SkippedUnavailable++
-			if err := skip(inbox, host, "skipped: host unavailable"); err != nil {
-				return res, err
-			}
-			continue
-		}
 		if queue = append(queue, inbox, host); len(queue) == 2*deliveryBatch {
 			if err := flush(); err != nil {
 				return res, err
@@ -207,24 +124,6 @@ func EnqueueActivity(ctx context.Context, tx *sql.Tx, a OutActivity, inboxes []s
 		}
 	}
 	return res, flush()
-}
-
-// wideFanOut is the number of inboxes above which EnqueueActivity reads
-// the federation policy and the unavailable hosts whole.
-const wideFanOut = 64
-
-// stringSet runs a query of one text column and returns its values as a
-// set.
-func stringSet(ctx context.Context, tx *sql.Tx, query string) (map[string]bool, error) {
-	list, err := column[string](ctx, tx, query)
-	if err != nil {
-		return nil, err
-	}
-	set := make(map[string]bool, len(list))
-	for _, s := range list {
-		set[s] = true
-	}
-	return set, nil
 }
 
 // deliveryBatch is how many delivery rows one INSERT carries: a fan-out to
@@ -400,6 +299,7 @@ func (db *DB) NextDue(ctx context.Context, lane int) (t time.Time, ok bool, err 
 // DeliveryActivity is what the runner needs to send an activity.
 type DeliveryActivity struct {
 	IRI           string // the activity's id, for logs
+	Type          string
 	ActorID       int64  // the sender; 0 for the instance actor
 	ActorName     string // the sender's name; "" for the instance actor
 	Body          []byte
@@ -413,16 +313,16 @@ func (db *DB) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActivity
 	var name sql.NullString
 	var s string
 	var sync bool
-	var iri string
-	err := db.r.QueryRowContext(ctx, `SELECT a.iri, a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
-		WHERE a.id = $1`, id).Scan(&iri, &actor, &name, &s, &sync)
+	var iri, typ string
+	err := db.r.QueryRowContext(ctx, `SELECT a.iri, a.type, a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
+		WHERE a.id = $1`, id).Scan(&iri, &typ, &actor, &name, &s, &sync)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &DeliveryActivity{IRI: iri, ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync}, nil
+	return &DeliveryActivity{IRI: iri, Type: typ, ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync}, nil
 }
 
 // DeliveryCounts returns how many deliveries are in each state.
@@ -546,20 +446,14 @@ func (db *DB) ApplyDeliveryResults(ctx context.Context, owner string, results []
 	return newlyUnavailable, err
 }
 
-// Retention of finished deliveries.
-const (
-	DoneRetention   = 7 * 24 * time.Hour
-	FailedRetention = 30 * 24 * time.Hour
-)
-
-// SweepDeliveries deletes done deliveries older than DoneRetention and failed
-// ones older than FailedRetention.
+// SweepDeliveries deletes done deliveries older than policy.DoneRetention
+// and failed ones older than policy.FailedRetention.
 func (db *DB) SweepDeliveries(ctx context.Context) (int64, error) {
 	var n int64
 	now := db.Now()
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `DELETE FROM deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
-			now.Add(-DoneRetention).UnixMilli(), now.Add(-FailedRetention).UnixMilli())
+			now.Add(-policy.DoneRetention).UnixMilli(), now.Add(-policy.FailedRetention).UnixMilli())
 		if err != nil {
 			return err
 		}

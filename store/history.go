@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"herald/policy"
 )
 
 // History series (delivery_history.series).
@@ -15,10 +17,6 @@ const (
 	SeriesFailed = "failed" // attempts given up on (permanent, or retries spent)
 	SeriesDepth  = "depth"  // queued plus in flight, sampled each minute
 )
-
-// HistoryRetention is how long the per-minute history is kept: enough for
-// the console's 24-hour charts with a day to spare.
-const HistoryRetention = 48 * time.Hour
 
 // recordHistory adds a result batch's attempts to the current minute's
 // counters, inside ApplyDeliveryResults' transaction: at most three upserts
@@ -111,11 +109,11 @@ func (db *DB) History(ctx context.Context, since, now time.Time, step time.Durat
 	return out, rows.Err()
 }
 
-// SweepHistory deletes history older than HistoryRetention.
+// SweepHistory deletes history older than policy.HistoryRetention.
 func (db *DB) SweepHistory(ctx context.Context) (int64, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < $1`, db.Now().Add(-HistoryRetention).Unix()/60)
+		r, err := tx.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < $1`, db.Now().Add(-policy.HistoryRetention).Unix()/60)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"herald/policy"
 )
 
 // RecordInbound notes, inside the inbox transaction, that host (host[:port])
@@ -19,10 +21,6 @@ func RecordInbound(ctx context.Context, tx *sql.Tx, host string, now time.Time) 
 	return err
 }
 
-// UnavailableAfterDays is how many distinct UTC days of failed deliveries
-// make a host unavailable (Mastodon's DeliveryFailureTracker threshold).
-const UnavailableAfterDays = 7
-
 // hostSucceeded clears a host's failure record: any successful delivery
 // proves it is alive (Mastodon's track_success!).
 func hostSucceeded(ctx context.Context, tx *sql.Tx, host string) error {
@@ -34,7 +32,7 @@ func hostSucceeded(ctx context.Context, tx *sql.Tx, host string) error {
 }
 
 // hostFailed records today as a failing day for host. A host failing on
-// UnavailableAfterDays distinct days becomes unavailable; a host on
+// policy.UnavailableAfterDays distinct days becomes unavailable; a host on
 // probation becomes unavailable again at the first failure. It reports
 // whether the host became unavailable now.
 func hostFailed(ctx context.Context, tx *sql.Tx, host, lastErr string, now time.Time) (bool, error) {
@@ -61,7 +59,7 @@ func hostFailed(ctx context.Context, tx *sql.Tx, host, lastErr string, now time.
 	switch {
 	case probation:
 		r, err = tx.ExecContext(ctx, `UPDATE hosts SET probation = false WHERE host = $1 AND probation`, host)
-	case !unavailable && days >= UnavailableAfterDays:
+	case !unavailable && days >= policy.UnavailableAfterDays:
 		r, err = tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2 AND unavailable_since IS NULL`, now.Unix(), host)
 	default:
 		return false, nil
@@ -105,25 +103,6 @@ func (db *DB) UnavailableHosts(ctx context.Context) ([]HostStatus, error) {
 			h.LastFailureAt = time.Unix(failure, 0).UTC()
 		}
 		out = append(out, h)
-	}
-	return out, rows.Err()
-}
-
-// SkippedHosts returns the hosts whose deliveries are skipped: unavailable
-// and not on probation.
-func (db *DB) SkippedHosts(ctx context.Context) (map[string]bool, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return nil, err
-		}
-		out[h] = true
 	}
 	return out, rows.Err()
 }

@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"sort"
 	"time"
+
+	"herald/host"
+	"herald/policy"
 )
 
 // HostOverview is everything the console shows about one remote host
@@ -110,17 +113,18 @@ func (db *DB) HostOverviews(ctx context.Context, now time.Time) ([]HostOverview,
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	blocked, err := column[string](ctx, db.r, `SELECT domain FROM blocked_domains`)
+	rows2, err := db.PolicyRows(ctx)
 	if err != nil {
 		return nil, err
 	}
-	isBlocked := map[string]bool{}
-	for _, d := range blocked {
-		isBlocked[d] = true
-	}
+	// Blocked as the policy judges it (a domain above, another spelling),
+	// by the blocklist alone: the mode is not the host's doing.
+	rows2.Mode, rows2.Allowed = policy.ModeBlocklist, nil
+	p := policy.Compile(rows2)
 	out := make([]HostOverview, 0, len(hosts))
 	for _, o := range hosts {
-		o.Blocked = isBlocked[NormalizeDomain(hostname(o.Host))]
+		a, err := host.ParseAuthority(o.Host)
+		o.Blocked = err == nil && p.Host(a.Name).Rule == policy.RuleBlocked
 		out = append(out, *o)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"time"
+
+	"herald/policy"
 )
 
 // Job states.
@@ -129,14 +131,11 @@ func (db *DB) ReleaseJob(ctx context.Context, id int64, now time.Time) error {
 	})
 }
 
-// JobRetention is how long finished jobs are kept for `herald jobs`.
-const JobRetention = 30 * 24 * time.Hour
-
-// SweepJobs deletes finished jobs older than JobRetention.
+// SweepJobs deletes finished jobs older than policy.JobRetention.
 func (db *DB) SweepJobs(ctx context.Context) (int64, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < $1`, db.Now().Add(-JobRetention).UnixMilli())
+		r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < $1`, db.Now().Add(-policy.JobRetention).UnixMilli())
 		if err != nil {
 			return err
 		}

@@ -82,17 +82,3 @@ func (db *DB) Pauses(ctx context.Context, now time.Time) ([]Pause, error) {
 	}
 	return out, rows.Err()
 }
-
-// PausedHostSet returns the hosts paused at now, for the delivery
-// scheduler's check of rows it claimed before a pause began.
-func (db *DB) PausedHostSet(ctx context.Context, now time.Time) (map[string]bool, error) {
-	list, err := column[string](ctx, db.r, pausedHosts+`$1`, now.Unix())
-	if err != nil {
-		return nil, err
-	}
-	set := make(map[string]bool, len(list))
-	for _, h := range list {
-		set[h] = true
-	}
-	return set, nil
-}

@@ -4,12 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"time"
-)
 
-// ProcessedRetention is how long accepted activity ids are remembered. The
-// signature date window (about an hour) already rejects older replays; a
-// month covers servers that retry for days.
-const ProcessedRetention = 30 * 24 * time.Hour
+	"herald/policy"
+)
 
 // MarkProcessed records an activity id inside the inbox transaction. It
 // returns false if the id was already there: a replay or a redelivery, to be
@@ -24,11 +21,11 @@ func MarkProcessed(ctx context.Context, tx *sql.Tx, id string, now time.Time) (b
 	return n == 1, err
 }
 
-// SweepProcessed forgets activity ids older than ProcessedRetention.
+// SweepProcessed forgets activity ids older than policy.ProcessedRetention.
 func (db *DB) SweepProcessed(ctx context.Context) (int64, error) {
 	var n int64
 	err := db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM processed_activities WHERE received_at < $1`, db.Now().Add(-ProcessedRetention).Unix())
+		res, err := tx.ExecContext(ctx, `DELETE FROM processed_activities WHERE received_at < $1`, db.Now().Add(-policy.ProcessedRetention).Unix())
 		if err != nil {
 			return err
 		}

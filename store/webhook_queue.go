@@ -7,6 +7,8 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"herald/policy"
 )
 
 // ClaimedWebhook is a webhook delivery leased to the scheduler, with what
@@ -188,7 +190,7 @@ func (db *DB) SweepWebhookDeliveries(ctx context.Context) (int64, error) {
 	now := db.Now()
 	err := db.Write(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
-			now.Add(-DoneRetention).UnixMilli(), now.Add(-FailedRetention).UnixMilli())
+			now.Add(-policy.DoneRetention).UnixMilli(), now.Add(-policy.FailedRetention).UnixMilli())
 		if err != nil {
 			return err
 		}
