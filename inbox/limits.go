@@ -76,6 +76,9 @@ type Limits struct {
 	hosts    map[string]*hostLoad
 	changed  chan struct{}            // closed (and replaced) whenever capacity frees
 	flights  map[string]chan struct{} // key ids being fetched; closed when the fetch ends
+	// refetches are the key ids being fetched again after a signature
+	// failed with the cached key (a rotation, verify.go); closed at the end.
+	refetches map[string]chan struct{}
 }
 
 type hostLoad struct {
@@ -88,7 +91,8 @@ type hostLoad struct {
 // key fetches and hostFetches of those for one host.
 func NewLimits(max, hostShare, fetchSlots, hostFetches int) *Limits {
 	return &Limits{max: max, hostMax: hostShare, fetchMax: fetchSlots, hostFetchMax: hostFetches,
-		hosts: map[string]*hostLoad{}, changed: make(chan struct{}), flights: map[string]chan struct{}{}}
+		hosts: map[string]*hostLoad{}, changed: make(chan struct{}), flights: map[string]chan struct{}{},
+		refetches: map[string]chan struct{}{}}
 }
 
 // DefaultLimits are the production limits.
@@ -306,4 +310,27 @@ func (t *ticket) release(now time.Time) {
 	close(l.changed)
 	l.changed = make(chan struct{})
 	l.mu.Unlock()
+}
+
+// refetch claims the refetch of key after a failed signature: if another
+// request is refetching it, wait is closed when that one ends; otherwise
+// the caller refetches and calls end when done. nil Limits: the caller
+// refetches.
+func (l *Limits) refetch(key string) (wait <-chan struct{}, end func()) {
+	if l == nil {
+		return nil, func() {}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ch := l.refetches[key]; ch != nil {
+		return ch, nil
+	}
+	ch := make(chan struct{})
+	l.refetches[key] = ch
+	return nil, func() {
+		l.mu.Lock()
+		delete(l.refetches, key)
+		l.mu.Unlock()
+		close(ch)
+	}
 }
