@@ -84,7 +84,7 @@ type Limits struct {
 	total    int // requests in flight
 	fetching int // of them, holding a key fetch permit
 	hosts    map[string]*hostLoad
-	domains  map[string]*hostLoad // by registrable domain (no cool-off)
+	domains  map[string]*hostLoad     // by registrable domain (no cool-off)
 	changed  chan struct{}            // closed (and replaced) whenever capacity frees
 	flights  map[string]chan struct{} // key ids being fetched; closed when the fetch ends
 	// refetches are the key ids being fetched again after a signature
