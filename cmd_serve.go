@@ -111,7 +111,7 @@ func (c *cli) serve(ctx context.Context, args []string) int {
 	}
 	defer db.Close()
 	useMediaDir(db, *mediaDir)
-	if err := writableDir(*mediaDir); err != nil {
+	if err := writableDir(db.MediaDir()); err != nil {
 		// Said now, not at the first upload hours later.
 		return c.fail(fmt.Errorf("--media-dir: %w", err))
 	}
