@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"herald/host"
 	"herald/outbox"
 	"herald/outbox/delivery"
 	"herald/store"
@@ -189,9 +190,9 @@ func pauseEnd(until time.Time) string {
 // hostArg checks a HOST argument: a host name or host:port as deliveries
 // name it (the host of an inbox URL), not a URL.
 func hostArg(arg string) (string, error) {
-	host := strings.ToLower(strings.TrimSpace(arg))
-	if h, err := store.InboxHost("https://" + host + "/"); err != nil || h != host || strings.ContainsAny(host, "/@?#") {
+	a, err := host.ParseAuthority(strings.TrimSpace(arg))
+	if err != nil {
 		return "", usageError{fmt.Sprintf("invalid host %q: give a host name as in the inbox URL, such as mastodon.example (or host:port)", arg)}
 	}
-	return host, nil
+	return a.String(), nil
 }

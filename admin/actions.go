@@ -88,7 +88,10 @@ func (h *Handler) retryPost(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) pauseHost(w http.ResponseWriter, r *http.Request) {
-	host := chi.URLParam(r, "host")
+	host, ok := authorityParam(w, r)
+	if !ok {
+		return
+	}
 	var until time.Time
 	if v := r.PostFormValue("for"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -108,7 +111,10 @@ func (h *Handler) pauseHost(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) resumeHost(w http.ResponseWriter, r *http.Request) {
-	host := chi.URLParam(r, "host")
+	host, ok := authorityParam(w, r)
+	if !ok {
+		return
+	}
 	_, err := h.db.ResumeHost(r.Context(), host)
 	if errors.Is(err, store.ErrNotFound) {
 		done(w, r, hostURL(host), "nothing")
@@ -236,4 +242,15 @@ func (h *Handler) answerFollow(w http.ResponseWriter, r *http.Request) {
 	}
 	h.cfg.Node.Jobs.Wake()
 	done(w, r, "/admin/actors", "answered")
+}
+
+// authorityParam is the {host} of the URL as deliveries name hosts
+// (host.Authority's form), or a 404 for what is no host.
+func authorityParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+	a, err := host.ParseAuthority(chi.URLParam(r, "host"))
+	if err != nil {
+		http.Error(w, "No such host.", http.StatusNotFound)
+		return "", false
+	}
+	return a.String(), true
 }

@@ -19,8 +19,8 @@ const (
 	RuleBlocked Rule = "blocked"
 	// RuleNotAllowed: allowlist mode, and no entry covers the host.
 	RuleNotAllowed Rule = "not_allowed"
-	// RuleActorBlocked: the local actor blocks the host or a domain above
-	// it.
+	// RuleActorBlocked: the local actor blocks the host (that host alone:
+	// an actor's block is not the operator's, FEDERATION.md).
 	RuleActorBlocked Rule = "actor_blocked"
 	// RuleUnavailable: deliveries to the host failed on
 	// UnavailableAfterDays distinct days, and it has not spoken since.
@@ -207,8 +207,9 @@ func (p *Policy) URL(raw string) Verdict {
 }
 
 // Actor is Host, and then whether the local actor (a row id; 0 for the
-// instance actor, which blocks nothing) blocks the host or a domain above
-// it.
+// instance actor, which blocks nothing) blocks the host. An actor's block
+// covers the host it names in any spelling, and that host alone (as the
+// app API documents; the operator's blocks cover subdomains).
 func (p *Policy) Actor(actorID int64, n host.Name) Verdict {
 	if v := p.Host(n); v.Refused() {
 		return v
@@ -216,27 +217,10 @@ func (p *Policy) Actor(actorID int64, n host.Name) Verdict {
 	if actorID == 0 {
 		return Verdict{}
 	}
-	blocks := p.actor[actorID]
-	for _, d := range n.Chain() {
-		if e, ok := blocks[d]; ok {
-			return Verdict{Rule: RuleActorBlocked, Entry: e}
-		}
+	if e, ok := p.actor[actorID][n]; ok {
+		return Verdict{Rule: RuleActorBlocked, Entry: e}
 	}
 	return Verdict{}
-}
-
-// ActorBlocks reports whether the local actor blocks the host or a domain
-// above it (the actor's own list only).
-func (p *Policy) ActorBlocks(actorID int64, n host.Name) bool {
-	if p == nil || actorID == 0 {
-		return false
-	}
-	for _, d := range n.Chain() {
-		if _, ok := p.actor[actorID][d]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 // Delivery judges one delivery of a local actor's activity (actorID 0 for

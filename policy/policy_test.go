@@ -86,8 +86,9 @@ func TestDelivery(t *testing.T) {
 		held  bool
 	}{
 		{0, "friend.example", "", false},
-		{7, "www.friend.example", RuleActorBlocked, false},
-		{8, "www.friend.example", "", false},
+		{7, "FRIEND.example", RuleActorBlocked, false},
+		{7, "www.friend.example", "", false}, // an actor's block covers that host alone
+		{8, "friend.example", "", false},
 		{0, "gone.example:8443", RuleUnavailable, false},
 		{0, "gone.example", "", false},
 		{0, "slow.example", RulePaused, true},

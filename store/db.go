@@ -70,6 +70,10 @@ type DB struct {
 	space space
 	// commits counts committed Writes (Commits, policy_rows.go).
 	commits atomic.Uint64
+	// identity is the SQLite file held open for the serve lock's flock
+	// (serve_lock_unix.go), closed after the connections.
+	identityMu sync.Mutex
+	identity   *os.File
 }
 
 // stmtKey names a prepared statement: its pool and its SQL text.
@@ -170,10 +174,19 @@ func (db *DB) Close() error {
 		db.stmts.Delete(k)
 		return true
 	})
+	var err error
 	if db.r == db.w {
-		return db.w.Close()
+		err = db.w.Close()
+	} else {
+		err = errors.Join(db.r.Close(), db.w.Close())
 	}
-	return errors.Join(db.r.Close(), db.w.Close())
+	db.identityMu.Lock()
+	if db.identity != nil {
+		err = errors.Join(err, db.identity.Close())
+		db.identity = nil
+	}
+	db.identityMu.Unlock()
+	return err
 }
 
 // Path is where the database is, for messages: the SQLite file, or the

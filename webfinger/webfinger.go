@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"herald/federation"
+	"herald/host"
 )
 
 // JRD is a JSON Resource Descriptor (RFC 7033).
@@ -64,7 +65,7 @@ func (h *Handler) parseResource(res string) (name string, err error) {
 		if err != nil || u.Host == "" {
 			return "", errBadResource
 		}
-		if !strings.EqualFold(u.Host, inst.Domain) {
+		if host.AuthorityOf(res) != host.AuthorityOf(inst.Base()) {
 			return "", errNotHere
 		}
 		path := strings.TrimSuffix(u.Path, "/")
