@@ -86,3 +86,32 @@ func TestMisskeyRepeatedUnfollow(t *testing.T) {
 		t.Error("the replay was not counted as a duplicate")
 	}
 }
+
+// TestRedeliveryWithAFreshProof: an activity sent again with only a new
+// Object Integrity Proof (Fedify signs each delivery afresh) or Linked Data
+// signature is the same activity, applied once.
+func TestRedeliveryWithAFreshProof(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.1.63")
+	bob := r.Actor(t, "bob")
+	for i, extra := range []map[string]any{
+		{"proof": map[string]any{"type": "DataIntegrityProof", "created": "2026-12-01T10:00:00Z", "proofValue": "z1"}},
+		{"proof": map[string]any{"type": "DataIntegrityProof", "created": "2026-12-01T10:00:01Z", "proofValue": "z2"}},
+		{"signature": map[string]any{"type": "RsaSignature2017", "signatureValue": "abc"}},
+	} {
+		follow := fedtest.Activity(bob, "Follow", h.Inst.ActorID("alice"))
+		follow["id"] = bob.ID + "/follows/1"
+		for k, v := range extra {
+			follow[k] = v
+		}
+		if code, _ := h.Deliver(t, "/users/alice/inbox", bob, follow); code != 202 {
+			t.Fatalf("delivery %d: %d", i, code)
+		}
+	}
+	if n := h.Count(t, `SELECT count(*) FROM processed_activities`); n != 1 {
+		t.Errorf("%d activities remembered, want the one", n)
+	}
+	if !strings.Contains(h.Metrics(t), `federation_inbox_dropped_total{reason="duplicate"} 2`) {
+		t.Error("the two redeliveries were not counted as duplicates")
+	}
+}
