@@ -239,18 +239,3 @@ func (p *Policy) Delivery(actorID int64, a host.Authority, now time.Time) Verdic
 	}
 	return Verdict{}
 }
-
-// Paused reports whether deliveries to the authority are paused at now.
-func (p *Policy) Paused(a host.Authority, now time.Time) bool {
-	if p == nil {
-		return false
-	}
-	until, ok := p.paused[a.String()]
-	return ok && (until.IsZero() || now.Before(until))
-}
-
-// Unavailable reports whether the authority is unavailable (and not on
-// probation).
-func (p *Policy) Unavailable(a host.Authority) bool {
-	return p != nil && p.unavailable[a.String()]
-}

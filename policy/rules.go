@@ -74,15 +74,6 @@ const (
 	RoleWorker = "worker" // deliveries, jobs, followers sync and sweeps; no HTTP
 )
 
-// ParseRole checks a role given by the operator.
-func ParseRole(s string) (string, error) {
-	switch s {
-	case RoleAll, RoleWeb, RoleWorker:
-		return s, nil
-	}
-	return "", fmt.Errorf("want %s, %s or %s", RoleAll, RoleWeb, RoleWorker)
-}
-
 // DoesWork reports whether a process of role runs the background work
 // (deliveries, jobs, sweeps).
 func DoesWork(role string) bool { return role != RoleWeb }
