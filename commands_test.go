@@ -5,11 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -195,52 +191,6 @@ func checkShape(t *testing.T, doc map[string]any, bobNote, bobID string) (reply 
 		}
 	}
 	return reply
-}
-
-// writePNG writes a 16x4 PNG to path.
-func writePNG(t *testing.T, path string) {
-	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, 16, 4))
-	for x := range 16 {
-		img.Set(x, 1, color.NRGBA{B: 200, A: 255})
-	}
-	var b bytes.Buffer
-	png.Encode(&b, img)
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// lineValue returns what follows prefix on the line of out that starts
-// with it.
-func lineValue(out, prefix string) string {
-	for _, l := range strings.Split(out, "\n") {
-		if v, ok := strings.CutPrefix(l, prefix); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-// waitReceived waits until remote has n POSTs and returns them.
-func waitReceived(t *testing.T, remote *fedtest.Remote, n int) []fedtest.Received {
-	t.Helper()
-	var got []fedtest.Received
-	waitFor(t, func() bool { got = remote.Received(); return len(got) >= n })
-	return got
-}
-
-// waitFor polls cond for up to 20 s: a bound on a test that would
-// otherwise hang, not a measure of speed.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out waiting")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestSignalsAndASecondServe: SIGHUP reloads (the log level from the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -44,12 +43,12 @@ func TestDeliveriesSurviveKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ids []string
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+	err = db.Write(ctx, func(tx *store.Tx) error {
 		for i := 0; i < activities; i++ {
 			id := fmt.Sprintf("http://localhost/users/alice/activities/%d", i)
 			ids = append(ids, id)
 			body, _ := json.Marshal(map[string]any{"id": id, "type": "Create", "actor": "http://localhost/users/alice"})
-			if _, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: id, Type: "Create", ActorID: alice.ID, Body: body}, inboxes, time.Now()); err != nil {
+			if _, err := tx.EnqueueActivity(ctx, store.OutActivity{IRI: id, Type: "Create", ActorID: alice.ID, Body: body}, inboxes, time.Now()); err != nil {
 				return err
 			}
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"herald/federation/signature"
 	"herald/internal/fedtest"
 	"herald/internal/pgtest"
+	"herald/internal/storetest"
 	"herald/store"
 )
 
@@ -47,10 +47,10 @@ func TestNodesShareOnePostgres(t *testing.T) {
 	if err := db.CreateActor(ctx, alice, "tok"); err != nil {
 		t.Fatal(err)
 	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+	err = db.Write(ctx, func(tx *store.Tx) error {
 		for _, in := range inboxes {
 			id := in[:len(in)-len("/inbox")]
-			if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: in, State: store.StateAccepted}, time.Now()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: in, State: store.StateAccepted}, time.Now()); err != nil {
 				return err
 			}
 		}
@@ -90,10 +90,9 @@ func TestNodesShareOnePostgres(t *testing.T) {
 	var owner string
 	farm.waitArrivals(1)
 	for deadline := time.Now().Add(30 * time.Second); victim == nil && time.Now().Before(deadline); {
-		var pid, n int
-		err := db.Reader().QueryRowContext(ctx, `SELECT p.pid, p.id, count(*) FROM deliveries d JOIN processes p ON p.id = d.lease_owner
-			WHERE d.state = 'leased' GROUP BY p.pid, p.id ORDER BY 3 DESC LIMIT 1`).Scan(&pid, &owner, &n)
+		pid, o, n, err := mostLeases(ctx, db)
 		if err == nil && n >= 10 {
+			owner = o
 			for _, p := range procs {
 				if p.cmd.Process.Pid == pid {
 					victim = p
@@ -106,11 +105,11 @@ func TestNodesShareOnePostgres(t *testing.T) {
 		t.Fatal("no node ever held a batch of leases")
 	}
 	held := func() int {
-		var n int
-		if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE state = 'leased' AND lease_owner = $1`, owner).Scan(&n); err != nil {
+		leases, err := db.LeasesByOwner(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return n
+		return leases[owner]
 	}
 	victim.kill()
 	killed, atKill := time.Now(), farm.Total()
@@ -146,6 +145,25 @@ func TestNodesShareOnePostgres(t *testing.T) {
 // TestSameActivityToTwoNodes posts each of a remote actor's activities to
 // two nodes on one PostgreSQL database at the same moment: each is applied
 // once (one inbox item per Create, one follower and one Accept for the
+// mostLeases returns the registered process that holds the most leased
+// deliveries: its pid, its id and how many.
+func mostLeases(ctx context.Context, db *store.DB) (pid int, owner string, n int, err error) {
+	leases, err := db.LeasesByOwner(ctx)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	procs, err := db.Processes(ctx)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	for _, p := range procs {
+		if leases[p.ID] > n {
+			pid, owner, n = p.PID, p.ID, leases[p.ID]
+		}
+	}
+	return pid, owner, n, nil
+}
+
 // Follow), and both nodes answer 202.
 func TestSameActivityToTwoNodes(t *testing.T) {
 	url := pgtest.URL(t)
@@ -192,20 +210,13 @@ func TestSameActivityToTwoNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	count := func(q string, args ...any) int {
-		var n int
-		if err := db.Reader().QueryRow(q, args...).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	if n := count(`SELECT count(*) FROM inbox_items WHERE actor = $1 AND type = 'Create'`, bob.ID); n != 10 {
+	if n := storetest.Count(t, db.AllInboxItems, func(i store.InboxItem) bool { return i.Actor == bob.ID && i.Type == "Create" }); n != 10 {
 		t.Errorf("%d inbox items for 10 Creates each sent to both nodes", n)
 	}
-	if n := count(`SELECT count(*) FROM followers WHERE follower = $1`, bob.ID); n != 1 {
+	if n := storetest.Count(t, db.AllFollowers, func(f store.Follower) bool { return f.Follower == bob.ID }); n != 1 {
 		t.Errorf("%d follower rows", n)
 	}
-	if n := count(`SELECT count(*) FROM activities WHERE type = 'Accept'`); n != 1 {
+	if n := storetest.Count(t, db.AllActivities, func(a store.Activity) bool { return a.Type == "Accept" }); n != 1 {
 		t.Errorf("%d Accepts for one Follow", n)
 	}
 }

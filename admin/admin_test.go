@@ -2,7 +2,6 @@ package admin_test
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/outbox"
 	"herald/store"
 )
@@ -44,9 +44,9 @@ func newConsole(t *testing.T) *console {
 	}
 	c := &console{Herald: h, failing: fedtest.NewRemote(t, "127.0.4.1"), fine: fedtest.NewRemote(t, "127.0.4.2")}
 	c.failing.Close() // refuses connections
-	err = h.DB.Write(ctx, func(tx *sql.Tx) error {
+	err = h.DB.Write(ctx, func(tx *store.Tx) error {
 		for _, f := range []*fedtest.RemoteActor{c.failing.Actor(t, "bob"), c.fine.Actor(t, "carol")} {
-			if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: h.Alice.ID, Follower: f.ID, Inbox: f.Inbox(), State: store.StateAccepted}, h.Clock()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: h.Alice.ID, Follower: f.ID, Inbox: f.Inbox(), State: store.StateAccepted}, h.Clock()); err != nil {
 				return err
 			}
 		}
@@ -62,15 +62,15 @@ func newConsole(t *testing.T) *console {
 	c.activity = res.Activity.IRI
 	h.Step(t)
 	// Given up on: as if its retries were spent.
-	if _, err := h.DB.Writer().Exec(`UPDATE deliveries SET state = 'failed', attempts = 17, last_error = 'retries spent; last: connection refused' WHERE host = $1`, c.failing.Host); err != nil {
-		t.Fatal(err)
+	if n := storetest.GiveUp(t, h.DB, c.failing.Host, 17, "retries spent; last: connection refused", h.Clock()); n == 0 {
+		t.Fatal("no delivery to give up on")
 	}
 	return c
 }
 
 // failed counts the failing host's failed deliveries.
 func (c *console) failed(t *testing.T) int {
-	return c.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'failed'`, c.failing.Host)
+	return storetest.Count(t, c.DB.AllDeliveries, func(d store.DeliveryView) bool { return d.Host == c.failing.Host && d.State == store.DeliveryFailed })
 }
 
 // browser is an HTTP client with its own cookies that does not follow

@@ -14,6 +14,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"herald/internal/storetest"
+	"herald/store"
 )
 
 // One headless Chromium serves every browser test of the package: starting
@@ -181,7 +183,9 @@ func TestConsoleInABrowser(t *testing.T) {
 	if s := text(".flash"); !strings.Contains(s, "requeued") {
 		t.Errorf("after retry: %s", s)
 	}
-	if n := c.failed(t); n != 0 || c.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'queued' AND attempts = 0`, host) != 1 {
+	if n := c.failed(t); n != 0 || storetest.Count(t, c.DB.AllDeliveries, func(d store.DeliveryView) bool {
+		return d.Host == host && d.State == store.DeliveryQueued && d.Attempts == 0
+	}) != 1 {
 		t.Errorf("retry did not requeue: %d failed", n)
 	}
 

@@ -77,14 +77,10 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	}
 	// On PostgreSQL this page may come from a web node while no worker
 	// runs: then nothing is sent, and the page says so.
-	noWorker := false
-	if h.db.Engine() == store.PostgreSQL {
-		n, err := h.db.WorkersAlive(ctx, now.Add(-node.StaleAfter))
-		if err != nil {
-			h.fail(w, r, err)
-			return
-		}
-		noWorker = n == 0
+	noWorker, err := h.db.WorkerMissing(ctx, now.Add(-node.StaleAfter))
+	if err != nil {
+		h.fail(w, r, err)
+		return
 	}
 	h.render(w, r, http.StatusOK, "overview", map[string]any{
 		"Refresh": 30, "NoWorker": noWorker, "Queued": counts[store.DeliveryQueued], "InFlight": counts[store.DeliveryLeased], "Failed": counts[store.DeliveryFailed],

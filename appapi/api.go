@@ -21,7 +21,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/federation"
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/store"
 )
@@ -60,9 +60,11 @@ func (h *Handler) Routes() chi.Router {
 	r.Delete(a+"/webhooks/{id}", h.removeWebhook)
 	r.Get(a+"/webhooks/{id}/deliveries", h.webhookDeliveries)
 	r.Post(a+"/webhooks/{id}/retry", h.retryWebhook)
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) { api.Error(w, http.StatusNotFound, "no such API route") })
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		httpapi.Error(w, http.StatusNotFound, "no such API route")
+	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		api.Error(w, http.StatusMethodNotAllowed, "method not allowed on this route")
+		httpapi.Error(w, http.StatusMethodNotAllowed, "method not allowed on this route")
 	})
 	return r
 }
@@ -70,9 +72,9 @@ func (h *Handler) Routes() chi.Router {
 // authorize checks the bearer token against the actor in the path (404,
 // 401 or 403 otherwise, answered).
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) (*store.Actor, bool) {
-	actor, err := api.Authorize(w, r, h.DB, chi.URLParam(r, "name"))
+	actor, err := httpapi.Authorize(w, r, h.DB, chi.URLParam(r, "name"))
 	if err != nil {
-		if !errors.Is(err, api.ErrAnswered) {
+		if !errors.Is(err, httpapi.ErrAnswered) {
 			h.fail(w, r, err)
 		}
 		return nil, false
@@ -83,11 +85,11 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) (*store.Acto
 
 // fail answers an unexpected error: 503 when out of space, 500 otherwise.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if api.OutOfSpace(w, err) {
+	if httpapi.OutOfSpace(w, err) {
 		return
 	}
 	h.Logger.Error("app API failed", "path", r.URL.Path, "err", err)
-	api.Error(w, http.StatusInternalServerError, "internal error")
+	httpapi.Error(w, http.StatusInternalServerError, "internal error")
 }
 
 // maxRequest bounds a request body: the API takes small JSON objects.
@@ -98,31 +100,24 @@ const maxRequest = 64 << 10
 // object of v's shape. On failure it has answered.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		api.Error(w, http.StatusUnsupportedMediaType, "the body must be application/json")
+		httpapi.Error(w, http.StatusUnsupportedMediaType, "the body must be application/json")
 		return false
 	}
 	body, err := federation.ReadBody(http.MaxBytesReader(w, r.Body, maxRequest), maxRequest)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) || errors.Is(err, federation.ErrBodyTooLarge) {
-			api.Error(w, http.StatusRequestEntityTooLarge, "body larger than 64 KiB")
+			httpapi.Error(w, http.StatusRequestEntityTooLarge, "body larger than 64 KiB")
 		} else {
-			api.Error(w, http.StatusBadRequest, "could not read body")
+			httpapi.Error(w, http.StatusBadRequest, "could not read body")
 		}
 		return false
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		api.Error(w, http.StatusBadRequest, "the body is not the JSON object this route takes: "+err.Error())
+		httpapi.Error(w, http.StatusBadRequest, "the body is not the JSON object this route takes: "+err.Error())
 		return false
 	}
 	return true
-}
-
-// reply answers v as JSON with status code.
-func reply(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
 }
 
 // limit reads ?limit= (1 to 200, default 50); on a bad value it has
@@ -134,7 +129,7 @@ func limit(w http.ResponseWriter, r *http.Request) (int, bool) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > 200 {
-		api.Error(w, http.StatusBadRequest, "limit must be a number from 1 to 200")
+		httpapi.Error(w, http.StatusBadRequest, "limit must be a number from 1 to 200")
 		return 0, false
 	}
 	return n, true
@@ -162,6 +157,6 @@ func (h *Handler) actor(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	reply(w, http.StatusOK, Actor{Name: a.Name, ID: h.Instance.ActorID(a.Name), Handle: "@" + a.Name + "@" + h.Instance.Domain, Type: a.Type,
+	httpapi.JSON(w, http.StatusOK, Actor{Name: a.Name, ID: h.Instance.ActorID(a.Name), Handle: "@" + a.Name + "@" + h.Instance.Domain, Type: a.Type,
 		ManualApproval: a.ManualApproval, Followers: followers, Following: following})
 }

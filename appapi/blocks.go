@@ -8,7 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/host"
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/store"
 )
@@ -34,7 +34,7 @@ func (h *Handler) blocks(w http.ResponseWriter, r *http.Request) {
 	for _, b := range list {
 		out = append(out, Block{Actor: b.Target, CreatedAt: b.CreatedAt})
 	}
-	reply(w, http.StatusOK, map[string]any{"blocks": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"blocks": out})
 }
 
 // BlockResult is what blocking or unblocking an actor sent.
@@ -57,7 +57,7 @@ func (h *Handler) block(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if iri, err := h.DB.LatestBlock(r.Context(), a.ID, target); err == nil {
-		reply(w, http.StatusOK, BlockResult{Actor: target, Activity: iri})
+		httpapi.JSON(w, http.StatusOK, BlockResult{Actor: target, Activity: iri})
 		return
 	} else if !errors.Is(err, store.ErrNotFound) {
 		h.fail(w, r, err)
@@ -75,12 +75,12 @@ func (h *Handler) unblock(w http.ResponseWriter, r *http.Request) {
 	}
 	target := r.URL.Query().Get("actor")
 	if target == "" {
-		api.Error(w, http.StatusBadRequest, "?actor= (the id of the blocked actor) is required")
+		httpapi.Error(w, http.StatusBadRequest, "?actor= (the id of the blocked actor) is required")
 		return
 	}
 	iri, err := h.DB.LatestBlock(r.Context(), a.ID, target)
 	if errors.Is(err, store.ErrNotFound) {
-		api.Error(w, http.StatusNotFound, "this actor does not block "+target)
+		httpapi.Error(w, http.StatusNotFound, "this actor does not block "+target)
 		return
 	}
 	if err != nil {
@@ -96,7 +96,7 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request, a *store.Actor
 	res, err := h.Publisher.Publish(r.Context(), a, doc, outbox.Options{})
 	var in *outbox.InputError
 	if errors.As(err, &in) {
-		api.Error(w, http.StatusBadRequest, in.Msg)
+		httpapi.Error(w, http.StatusBadRequest, in.Msg)
 		return
 	}
 	if err != nil {
@@ -107,7 +107,7 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request, a *store.Actor
 	if doc["type"] == "Undo" {
 		target = r.URL.Query().Get("actor")
 	}
-	reply(w, code, BlockResult{Actor: target, Activity: res.Activity.IRI})
+	httpapi.JSON(w, code, BlockResult{Actor: target, Activity: res.Activity.IRI})
 }
 
 // DomainBlock is a domain the actor blocks.
@@ -131,7 +131,7 @@ func (h *Handler) domainBlocks(w http.ResponseWriter, r *http.Request) {
 	for _, b := range list {
 		out = append(out, DomainBlock{Domain: b.Target, CreatedAt: b.CreatedAt})
 	}
-	reply(w, http.StatusOK, map[string]any{"domain_blocks": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"domain_blocks": out})
 }
 
 // DomainBlockResult is what blocking a domain did.
@@ -156,11 +156,11 @@ func (h *Handler) blockDomain(w http.ResponseWriter, r *http.Request) {
 	name, err := host.ParseOperator(body.Domain)
 	domain := name.String()
 	if err != nil {
-		api.Error(w, http.StatusBadRequest, "domain: "+err.Error())
+		httpapi.Error(w, http.StatusBadRequest, "domain: "+err.Error())
 		return
 	}
 	if domain == h.Instance.Host() {
-		api.Error(w, http.StatusBadRequest, "an actor cannot block its own instance")
+		httpapi.Error(w, http.StatusBadRequest, "an actor cannot block its own instance")
 		return
 	}
 	removed, created, err := h.Publisher.BlockDomain(r.Context(), a, domain)
@@ -172,7 +172,7 @@ func (h *Handler) blockDomain(w http.ResponseWriter, r *http.Request) {
 	if created {
 		code = http.StatusCreated
 	}
-	reply(w, code, DomainBlockResult{Domain: domain, FollowersRemoved: removed})
+	httpapi.JSON(w, code, DomainBlockResult{Domain: domain, FollowersRemoved: removed})
 }
 
 // unblockDomain serves DELETE /actors/{name}/domain_blocks/{domain}: 204,
@@ -185,12 +185,12 @@ func (h *Handler) unblockDomain(w http.ResponseWriter, r *http.Request) {
 	name, err := host.ParseOperator(chi.URLParam(r, "domain"))
 	domain := name.String()
 	if err != nil {
-		api.Error(w, http.StatusBadRequest, "domain: "+err.Error())
+		httpapi.Error(w, http.StatusBadRequest, "domain: "+err.Error())
 		return
 	}
 	err = h.DB.RemoveActorDomainBlock(r.Context(), a.ID, domain)
 	if errors.Is(err, store.ErrNotFound) {
-		api.Error(w, http.StatusNotFound, "this actor does not block "+domain)
+		httpapi.Error(w, http.StatusNotFound, "this actor does not block "+domain)
 		return
 	}
 	if err != nil {

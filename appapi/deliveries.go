@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/store"
 )
@@ -45,7 +45,7 @@ func (h *Handler) failedDeliveries(w http.ResponseWriter, r *http.Request) {
 		out = append(out, FailedDelivery{ID: f.ID, Activity: f.Activity, Inbox: f.Inbox, Attempts: f.Attempts,
 			LastStatus: f.LastStatus, Error: f.LastError, FailedAt: f.FailedAt})
 	}
-	reply(w, http.StatusOK, map[string]any{"deliveries": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"deliveries": out})
 }
 
 // requeue serves POST /actors/{name}/deliveries/requeue: the actor's failed
@@ -68,7 +68,7 @@ func (h *Handler) requeue(w http.ResponseWriter, r *http.Request) {
 	if body.Activity != "" {
 		act, err := h.DB.ActivityByIRI(r.Context(), body.Activity)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && act.ActorID != a.ID) {
-			api.Error(w, http.StatusNotFound, "no such activity of this actor")
+			httpapi.Error(w, http.StatusNotFound, "no such activity of this actor")
 			return
 		}
 		if err != nil {
@@ -85,7 +85,7 @@ func (h *Handler) requeue(w http.ResponseWriter, r *http.Request) {
 	if n > 0 {
 		h.Publisher.Runner.Wake()
 	}
-	reply(w, http.StatusOK, map[string]int64{"requeued": n})
+	httpapi.JSON(w, http.StatusOK, map[string]int64{"requeued": n})
 }
 
 // report serves GET /actors/{name}/activities/{id}/deliveries: where one of
@@ -99,12 +99,12 @@ func (h *Handler) report(w http.ResponseWriter, r *http.Request) {
 	iri := h.Instance.ActorID(a.Name) + "/activities/" + chi.URLParam(r, "id")
 	rep, act, err := outbox.ReportFor(r.Context(), h.DB, iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && act.ActorID != a.ID) {
-		api.Error(w, http.StatusNotFound, "no such activity")
+		httpapi.Error(w, http.StatusNotFound, "no such activity")
 		return
 	}
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	reply(w, http.StatusOK, rep)
+	httpapi.JSON(w, http.StatusOK, rep)
 }

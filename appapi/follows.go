@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/store"
 )
@@ -33,7 +33,7 @@ func (h *Handler) followRequests(w http.ResponseWriter, r *http.Request) {
 	for _, f := range list {
 		out = append(out, FollowRequest{Actor: f.Follower, Follow: f.FollowID, RequestedAt: f.CreatedAt})
 	}
-	reply(w, http.StatusOK, map[string]any{"follow_requests": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"follow_requests": out})
 }
 
 // readActor reads the body of the routes that name a remote actor,
@@ -47,7 +47,7 @@ func readActor(w http.ResponseWriter, r *http.Request, what string) (string, boo
 		return "", false
 	}
 	if body.Actor == "" {
-		api.Error(w, http.StatusBadRequest, "actor ("+what+") is required")
+		httpapi.Error(w, http.StatusBadRequest, "actor ("+what+") is required")
 		return "", false
 	}
 	return body.Actor, true
@@ -77,13 +77,13 @@ func (h *Handler) answer(approve bool) http.HandlerFunc {
 		}
 		ans, err := h.Publisher.AnswerRequest(r.Context(), a, follower, approve, nil)
 		if errors.Is(err, outbox.ErrNoRequest) {
-			api.Error(w, http.StatusNotFound, err.Error())
+			httpapi.Error(w, http.StatusNotFound, err.Error())
 			return
 		}
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
-		reply(w, http.StatusOK, Answer{Actor: follower, Type: ans.Type, Activity: ans.Activity, Follow: ans.FollowID})
+		httpapi.JSON(w, http.StatusOK, Answer{Actor: follower, Type: ans.Type, Activity: ans.Activity, Follow: ans.FollowID})
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/store"
 	"herald/webhook"
 )
@@ -49,7 +49,7 @@ func (h *Handler) webhooks(w http.ResponseWriter, r *http.Request) {
 	for i := range list {
 		out = append(out, webhookOf(&list[i]))
 	}
-	reply(w, http.StatusOK, map[string]any{"webhooks": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"webhooks": out})
 }
 
 // addWebhook serves POST /actors/{name}/webhooks {"url", "events"}: 201
@@ -67,12 +67,12 @@ func (h *Handler) addWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := webhook.CheckURL(body.URL); err != nil {
-		api.Error(w, http.StatusBadRequest, "url: "+err.Error())
+		httpapi.Error(w, http.StatusBadRequest, "url: "+err.Error())
 		return
 	}
 	events, err := webhook.ParseEvents(body.Events)
 	if err != nil {
-		api.Error(w, http.StatusBadRequest, "events: "+err.Error())
+		httpapi.Error(w, http.StatusBadRequest, "events: "+err.Error())
 		return
 	}
 	list, err := h.DB.Webhooks(r.Context(), a.ID)
@@ -81,7 +81,7 @@ func (h *Handler) addWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(list) >= webhook.MaxPerActor {
-		api.Error(w, http.StatusConflict, "an actor has at most "+strconv.Itoa(webhook.MaxPerActor)+" webhooks; remove one first")
+		httpapi.Error(w, http.StatusConflict, "an actor has at most "+strconv.Itoa(webhook.MaxPerActor)+" webhooks; remove one first")
 		return
 	}
 	secret := webhook.NewSecret()
@@ -93,7 +93,7 @@ func (h *Handler) addWebhook(w http.ResponseWriter, r *http.Request) {
 	out := webhookOf(hook)
 	out.Secret = secret
 	w.Header().Set("Location", h.Instance.Base()+Prefix+"/actors/"+a.Name+"/webhooks/"+strconv.FormatInt(hook.ID, 10))
-	reply(w, http.StatusCreated, out)
+	httpapi.JSON(w, http.StatusCreated, out)
 }
 
 // ownWebhook reads {id} and returns that webhook if it is the actor's; on
@@ -105,12 +105,12 @@ func (h *Handler) ownWebhook(w http.ResponseWriter, r *http.Request) (*store.Act
 	}
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err != nil {
-		api.Error(w, http.StatusNotFound, "no such webhook")
+		httpapi.Error(w, http.StatusNotFound, "no such webhook")
 		return nil, nil, false
 	}
 	hook, err := h.DB.WebhookByID(r.Context(), id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && hook.ActorID != a.ID) {
-		api.Error(w, http.StatusNotFound, "no such webhook")
+		httpapi.Error(w, http.StatusNotFound, "no such webhook")
 		return nil, nil, false
 	}
 	if err != nil {
@@ -123,7 +123,7 @@ func (h *Handler) ownWebhook(w http.ResponseWriter, r *http.Request) (*store.Act
 // webhook serves GET /actors/{name}/webhooks/{id}.
 func (h *Handler) webhook(w http.ResponseWriter, r *http.Request) {
 	if _, hook, ok := h.ownWebhook(w, r); ok {
-		reply(w, http.StatusOK, webhookOf(hook))
+		httpapi.JSON(w, http.StatusOK, webhookOf(hook))
 	}
 }
 
@@ -168,7 +168,7 @@ func (h *Handler) webhookDeliveries(w http.ResponseWriter, r *http.Request) {
 	}
 	state, known := deliveryStates[r.URL.Query().Get("state")]
 	if !known {
-		api.Error(w, http.StatusBadRequest, "state must be pending, delivered or failed")
+		httpapi.Error(w, http.StatusBadRequest, "state must be pending, delivered or failed")
 		return
 	}
 	n, ok := limit(w, r)
@@ -196,7 +196,7 @@ func (h *Handler) webhookDeliveries(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, v)
 	}
-	reply(w, http.StatusOK, map[string]any{"deliveries": out})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"deliveries": out})
 }
 
 // retryWebhook serves POST /actors/{name}/webhooks/{id}/retry: the
@@ -220,5 +220,5 @@ func (h *Handler) retryWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.Publisher.Runner.Wake()
-	reply(w, http.StatusOK, map[string]any{"requeued": n, "enabled": true})
+	httpapi.JSON(w, http.StatusOK, map[string]any{"requeued": n, "enabled": true})
 }

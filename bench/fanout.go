@@ -3,16 +3,12 @@ package bench
 import (
 	"context"
 	"crypto"
-	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
-	"slices"
 	"strings"
 	"time"
 
@@ -203,23 +199,15 @@ func (e *env) close() {
 // insertFollowers adds n accepted followers of actorID, follower k on host
 // k mod hosts, each with its host's shared inbox, in one transaction.
 func insertFollowers(ctx context.Context, db *store.DB, actorID int64, hosts, n int) error {
-	now := time.Now().Unix()
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO followers(actor_id, follower, host, origin, inbox, shared_inbox, state, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
+	return db.AddFollowers(ctx, func(yield func(store.Follower) bool) {
 		for k := range n {
 			h := k % hosts
 			id := FollowerID(h, k)
-			if _, err := st.ExecContext(ctx, actorID, id, HostName(h), "http://"+HostName(h), id+"/inbox", SharedInbox(h), store.StateAccepted, now); err != nil {
-				return err
+			if !yield(store.Follower{ActorID: actorID, Follower: id, Inbox: id + "/inbox", SharedInbox: SharedInbox(h), State: store.StateAccepted}) {
+				return
 			}
 		}
-		return nil
-	})
+	}, time.Now())
 }
 
 // activityIRI and activityBody make the k-th Create of a run: a Note of
@@ -265,7 +253,7 @@ func (sc *Scenario) runnerConfig(db *store.DB, dial func(ctx context.Context, ne
 // enqueue queues one Create to all followers and wakes the runner.
 func enqueue(ctx context.Context, db *store.DB, r *delivery.Runner, actorID int64, iri string) (store.EnqueueResult, error) {
 	var res store.EnqueueResult
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+	err := db.Write(ctx, func(tx *store.Tx) error {
 		var err error
 		res, err = r.Enqueue(ctx, tx, store.OutActivity{IRI: iri, Type: "Create", ActorID: actorID, Body: activityBody(iri)},
 			delivery.Audience{FollowersOf: actorID}, time.Now())
@@ -295,229 +283,4 @@ func warmUp(ctx context.Context, db *store.DB, r *delivery.Runner, actorID int64
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// RunScenario runs one fan-out on a fresh database, runner and farm, and
-// reports what it measured. Setup (the followers, the farm) is outside the
-// measured window.
-func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
-	if sc.Hosts <= 0 || sc.Followers < sc.Hosts {
-		return nil, fmt.Errorf("scenario %s: need hosts > 0 and followers >= hosts", sc.Name)
-	}
-	if sc.Activities <= 0 {
-		sc.Activities = 1
-	}
-	if sc.Timeout <= 0 {
-		sc.Timeout = 5 * time.Minute
-	}
-	e, err := newEnv(ctx, &sc)
-	if err != nil {
-		return nil, err
-	}
-	defer e.close()
-	farm := e.farm
-	runner := delivery.New(sc.runnerConfig(e.db, farm.Dial))
-	runCtx, stop := context.WithCancel(ctx)
-	runDone := make(chan error, 1)
-	go func() { runDone <- runner.Run(runCtx) }()
-	var runErr error
-	stopped := false
-	stopRunner := func() error {
-		if !stopped {
-			stopped = true
-			stop()
-			runErr = <-runDone
-		}
-		return runErr
-	}
-	defer stopRunner()
-	time.Sleep(50 * time.Millisecond) // let the runner reach its idle sleep
-
-	res := &Result{Name: sc.Name, Hosts: sc.Hosts, Activities: sc.Activities, FarmProcess: len(sc.FarmCmd) > 0, Engine: "sqlite"}
-	var others []*runnerProc
-	if sc.Postgres != "" {
-		res.Engine = fmt.Sprintf("postgres×%d", max(sc.Processes, 1))
-		rf, ok := farm.(*RemoteFarm)
-		if sc.Processes > 1 && (!ok || len(sc.RunnerCmd) == 0) {
-			return nil, errors.New("more than one process needs the farm in a process of its own and a runner command")
-		}
-		for range max(sc.Processes, 1) - 1 {
-			p, err := startRunner(sc.RunnerCmd, e.path, rf.hello.Addr, &sc)
-			if err != nil {
-				return nil, err
-			}
-			defer p.stop()
-			others = append(others, p)
-		}
-	}
-	othersCPU := func() time.Duration {
-		var t time.Duration
-		for _, p := range others {
-			t += p.cpu()
-		}
-		return t
-	}
-	dbCPU := func() time.Duration { return 0 }
-	if sc.Postgres != "" {
-		if f := pgServerCPU(ctx, e.db); f != nil {
-			dbCPU = f
-		}
-	}
-	for i := range sc.Hosts {
-		if b := farm.Behaviour(i); b.answers() {
-			res.Healthy++
-			if b == CavageOnly {
-				res.CavageOnly++
-			}
-		}
-	}
-	for w := range sc.Warmup {
-		if err := warmUp(ctx, e.db, runner, e.actor.ID, activityIRI(sc.Name+"-warmup", w), sc.Timeout); err != nil {
-			return nil, err
-		}
-	}
-	res.Expected = res.Healthy * sc.Activities
-	iris := make([]string, sc.Activities)
-	commits := make([]time.Time, sc.Activities)
-	for k := range iris {
-		iris[k] = activityIRI(sc.Name, k)
-	}
-	if err := farm.Expect(iris...); err != nil {
-		return nil, err
-	}
-	farm0, err := farm.Stats()
-	if err != nil {
-		return nil, err
-	}
-
-	res.PeakReset = ResetPeakRSS()
-	cpu0, db0 := CPUTime()+othersCPU(), dbCPU()
-	windowStart := time.Now()
-	if sc.CPUProfile != nil {
-		if err := pprof.StartCPUProfile(sc.CPUProfile); err != nil {
-			return nil, err
-		}
-	}
-	for k, iri := range iris {
-		start, cpu := time.Now(), CPUTime()
-		er, err := enqueue(ctx, e.db, runner, e.actor.ID, iri)
-		commits[k] = time.Now()
-		if k == 0 {
-			res.EnqueueCPU = CPUTime() - cpu
-		}
-		if err != nil {
-			if sc.CPUProfile != nil {
-				pprof.StopCPUProfile()
-			}
-			return nil, fmt.Errorf("enqueue: %w", err)
-		}
-		runner.Wake()
-		if k == 0 {
-			res.Enqueue = commits[k].Sub(start)
-			res.EnqueueRows = er.Queued
-		}
-	}
-	waitCtx, cancelWait := context.WithTimeout(ctx, sc.Timeout)
-	werr := farm.Wait(waitCtx)
-	cancelWait()
-	end := time.Now()
-	res.CPU = CPUTime() + othersCPU() - cpu0
-	res.DBCPU = dbCPU() - db0
-	res.Window = end.Sub(windowStart)
-	res.PeakRSS = PeakRSS()
-	if sc.CPUProfile != nil {
-		pprof.StopCPUProfile()
-	}
-	if sc.MemProfile != nil {
-		if err := pprof.Lookup("heap").WriteTo(sc.MemProfile, 0); err != nil {
-			return nil, err
-		}
-	}
-	if werr != nil {
-		if waitCtx.Err() == nil {
-			return nil, werr // the farm failed, not the wait
-		}
-		res.TimedOut = true
-	}
-	st, err := farm.Stats()
-	if err != nil {
-		return nil, err
-	}
-	if res.FarmProcess {
-		res.FarmCPU = st.CPU - farm0.CPU
-	}
-	res.Knocks = FarmStats{Cavage: st.Cavage - farm0.Cavage, RFC9421RSA: st.RFC9421RSA - farm0.RFC9421RSA, Ed25519: st.Ed25519 - farm0.Ed25519,
-		Refused9421: st.Refused9421 - farm0.Refused9421, Ed25519ToCavageOnly: st.Ed25519ToCavageOnly - farm0.Ed25519ToCavageOnly}
-
-	t0 := commits[0]
-	var lat []time.Duration
-	var first0, last time.Time
-	for k, iri := range iris {
-		first, count, err := farm.Arrivals(iri)
-		if err != nil {
-			return nil, err
-		}
-		for i := range first {
-			res.Delivered += count[i]
-			if count[i] > 1 {
-				res.Duplicates += count[i] - 1
-			}
-			if first[i].IsZero() {
-				continue
-			}
-			lat = append(lat, first[i].Sub(commits[k]))
-			if first[i].After(last) {
-				last = first[i]
-			}
-			if first0.IsZero() || first[i].Before(first0) {
-				first0 = first[i]
-			}
-		}
-	}
-	res.FirstDelivery = first0.Sub(t0)
-	if res.TimedOut {
-		last = end
-	}
-	res.HealthyDone = last.Sub(t0)
-	attempts, err := farm.FirstAttempts()
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range attempts {
-		if d := t.Sub(t0); !t.IsZero() && d > res.LastFirst {
-			res.LastFirst = d
-		}
-	}
-	// A (host, activity) pair that was delivered was first attempted no
-	// later than that; failing hosts are counted by their first attempt.
-	res.LastFirst = max(res.LastFirst, res.HealthyDone)
-	slices.Sort(lat)
-	res.P50, res.P99 = percentile(lat, 0.50), percentile(lat, 0.99)
-	if res.HealthyDone > 0 {
-		res.PerSecond = float64(len(lat)) / res.HealthyDone.Seconds()
-	}
-	// Over the window: the warm-ups of (e) came before it.
-	res.BadSignatures, res.NewConns, res.Refusals = st.BadSignatures-farm0.BadSignatures, st.NewConns-farm0.NewConns, st.Refusals-farm0.Refusals
-
-	if err := stopRunner(); err != nil && !errors.Is(err, context.Canceled) {
-		return res, fmt.Errorf("runner: %w", err)
-	}
-	counts, err := e.db.DeliveryCounts(context.WithoutCancel(ctx))
-	if err != nil {
-		return res, err
-	}
-	res.RowsDone = counts[store.DeliveryDone]
-	if res.TimedOut {
-		return res, fmt.Errorf("scenario %s: timed out after %s with %d of %d deliveries", sc.Name, sc.Timeout, len(lat), res.Expected)
-	}
-	return res, nil
-}
-
-// percentile returns the q-quantile of sorted durations (nearest rank).
-func percentile(sorted []time.Duration, q float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(q*float64(len(sorted))+0.5) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
 }

@@ -60,17 +60,10 @@ func RunFedify(ctx context.Context, fd Fedify) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	keyFile, pubPEM, err := fedifyKey(dir)
 	if err != nil {
 		return nil, err
 	}
-	der, _ := x509.MarshalPKCS8PrivateKey(key)
-	keyFile := filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
-		return nil, err
-	}
-	pubDER, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	pubPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}))
 	farm, err := StartRemoteFarm(ctx, fd.FarmCmd, FarmOptions{Hosts: fd.Hosts, Seed: 1}, pubPEM, dir)
 	if err != nil {
 		return nil, err
@@ -153,9 +146,38 @@ func RunFedify(ctx context.Context, fd Fedify) (*Result, error) {
 	}
 	res.FarmCPU = st.CPU - farm0.CPU
 	res.BadSignatures, res.NewConns = st.BadSignatures, st.NewConns
-	first, count, err := farm.Arrivals(iri)
+	delivered, err := fedifyArrivals(res, farm, iri, t0, end)
 	if err != nil {
 		return nil, err
+	}
+	if res.TimedOut {
+		return res, fmt.Errorf("fedify: timed out after %s with %d of %d deliveries", fd.Timeout, delivered, res.Expected)
+	}
+	return res, nil
+}
+
+// fedifyKey writes the sending actor's new RSA-2048 key to dir for the
+// script, and returns the file and the public key in PEM, for the farm.
+func fedifyKey(dir string) (keyFile, pubPEM string, err error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", "", err
+	}
+	der, _ := x509.MarshalPKCS8PrivateKey(key)
+	keyFile = filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		return "", "", err
+	}
+	pubDER, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	return keyFile, string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})), nil
+}
+
+// fedifyArrivals fills res from when each host got the activity iri, sent
+// at t0; end is the end of the wait. It returns how many hosts got it.
+func fedifyArrivals(res *Result, farm *RemoteFarm, iri string, t0, end time.Time) (int, error) {
+	first, count, err := farm.Arrivals(iri)
+	if err != nil {
+		return 0, err
 	}
 	var lat []time.Duration
 	var firstAt, last time.Time
@@ -183,8 +205,5 @@ func RunFedify(ctx context.Context, fd Fedify) (*Result, error) {
 	if res.HealthyDone > 0 {
 		res.PerSecond = float64(len(lat)) / res.HealthyDone.Seconds()
 	}
-	if res.TimedOut {
-		return res, fmt.Errorf("fedify: timed out after %s with %d of %d deliveries", fd.Timeout, len(lat), res.Expected)
-	}
-	return res, nil
+	return len(lat), nil
 }

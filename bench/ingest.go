@@ -84,18 +84,7 @@ func RunIngest(ctx context.Context, in Ingest) (*IngestResult, error) {
 		return nil, err
 	}
 	domain := "localhost:" + port
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	priv, pub, err := federation.GenerateKeyPEM()
-	if err == nil {
-		err = db.CreateActor(ctx, &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: priv, PublicKeyPEM: pub}, "bench")
-	}
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := newIngestDB(ctx, path); err != nil {
 		return nil, err
 	}
 
@@ -105,36 +94,11 @@ func RunIngest(ctx context.Context, in Ingest) (*IngestResult, error) {
 		return nil, err
 	}
 	defer logFile.Close()
-	// --inbox-rate 0: the generator is one host sending as fast as it is
-	// answered, which is what the per-host rate exists to stop; the
-	// benchmark measures the inbox itself.
-	srv := exec.Command(in.HeraldExe, "serve", "--listen", "127.0.0.1:"+port, "--domain", domain, "--db", path, "--allow-private-network", "--inbox-rate", "0")
-	srv.Stdout, srv.Stderr = logFile, logFile
-	if err := srv.Start(); err != nil {
+	pid, stop, err := startIngestServe(ctx, in.HeraldExe, port, domain, path, logFile)
+	if err != nil {
 		return nil, err
 	}
-	srvDone := make(chan error, 1)
-	go func() { srvDone <- srv.Wait() }()
-	stopped := false
-	stop := func() error {
-		if stopped {
-			return nil
-		}
-		stopped = true
-		srv.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-srvDone:
-			return err
-		case <-time.After(20 * time.Second):
-			srv.Process.Kill()
-			<-srvDone
-			return errors.New("herald serve did not stop within 20 s of SIGTERM")
-		}
-	}
 	defer stop()
-	if err := waitHealthy(ctx, "http://127.0.0.1:"+port+"/healthz", srvDone); err != nil {
-		return nil, fmt.Errorf("herald serve: %w (log: %s)", err, tail(logFile.Name()))
-	}
 
 	gen := exec.CommandContext(ctx, in.HeraldExe, "bench", "ingest-gen", "--target", "http://127.0.0.1:"+port+"/inbox",
 		"--cc", "http://"+domain+"/users/alice", "--actors", strconv.Itoa(in.Actors), "--keys", in.Keys,
@@ -149,7 +113,6 @@ func RunIngest(ctx context.Context, in Ingest) (*IngestResult, error) {
 	}
 	res := &IngestResult{}
 	var cpu0 time.Duration
-	pid := srv.Process.Pid
 	g, gerr := readGenEvents(out, func() {
 		res.RSSReset = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0) == nil
 		cpu0 = procCPU(pid)
@@ -172,21 +135,81 @@ func RunIngest(ctx context.Context, in Ingest) (*IngestResult, error) {
 		return res, fmt.Errorf("herald serve: %w", err)
 	}
 
-	// No request lost: every 202 is a row.
-	db, err = store.Open(ctx, path)
+	res.WantStored = g.Warmup + g.Accepted
+	return res, countStored(ctx, path, g.ActorPrefix, res)
+}
+
+// newIngestDB makes the server's database at path, with its actor alice.
+func newIngestDB(ctx context.Context, path string) error {
+	db, err := store.Open(ctx, path)
 	if err != nil {
-		return res, err
+		return err
+	}
+	priv, pub, err := federation.GenerateKeyPEM()
+	if err == nil {
+		err = db.CreateActor(ctx, &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: priv, PublicKeyPEM: pub}, "bench")
+	}
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// startIngestServe runs `herald serve` for the ingest, logging to logFile
+// as a real deployment would, and waits until it answers /healthz. stop
+// ends it with SIGTERM (at most once), as an operator would.
+func startIngestServe(ctx context.Context, exe, port, domain, path string, logFile *os.File) (pid int, stop func() error, err error) {
+	// --inbox-rate 0: the generator is one host sending as fast as it is
+	// answered, which is what the per-host rate exists to stop; the
+	// benchmark measures the inbox itself.
+	srv := exec.Command(exe, "serve", "--listen", "127.0.0.1:"+port, "--domain", domain, "--db", path, "--allow-private-network", "--inbox-rate", "0")
+	srv.Stdout, srv.Stderr = logFile, logFile
+	if err := srv.Start(); err != nil {
+		return 0, nil, err
+	}
+	srvDone := make(chan error, 1)
+	go func() { srvDone <- srv.Wait() }()
+	stopped := false
+	stop = func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		srv.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-srvDone:
+			return err
+		case <-time.After(20 * time.Second):
+			srv.Process.Kill()
+			<-srvDone
+			return errors.New("herald serve did not stop within 20 s of SIGTERM")
+		}
+	}
+	if err := waitHealthy(ctx, "http://127.0.0.1:"+port+"/healthz", srvDone); err != nil {
+		stop()
+		return 0, nil, fmt.Errorf("herald serve: %w (log: %s)", err, tail(logFile.Name()))
+	}
+	return srv.Process.Pid, stop, nil
+}
+
+// countStored counts, in the stopped server's database, the Creates the
+// generator's actors (ids starting with actorPrefix) left and every
+// activity id processed: no request answered 202 may be missing.
+func countStored(ctx context.Context, path, actorPrefix string, res *IngestResult) error {
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		return err
 	}
 	defer db.Close()
-	like := strings.ReplaceAll(g.ActorPrefix, "%", "") + "%"
-	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM inbox_items WHERE type = 'Create' AND actor LIKE $1`, like).Scan(&res.Stored); err != nil {
-		return res, err
+	if res.Stored, err = db.CountInboxItems(ctx, "Create", strings.ReplaceAll(actorPrefix, "%", "")); err != nil {
+		return err
 	}
-	if err := db.Reader().QueryRowContext(ctx, `SELECT count(*) FROM processed_activities`).Scan(&res.Processed); err != nil {
-		return res, err
+	ids, err := db.ProcessedIDs(ctx)
+	if err != nil {
+		return err
 	}
-	res.WantStored = g.Warmup + g.Accepted
-	return res, nil
+	res.Processed = len(ids)
+	return nil
 }
 
 // freePort picks a free TCP port on 127.0.0.1.

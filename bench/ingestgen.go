@@ -103,9 +103,26 @@ func IngestGenMain(ctx context.Context, args []string, out io.Writer) error {
 		MaxIdleConnsPerHost: *conns, MaxConnsPerHost: *conns, DisableCompression: true,
 	}}
 
-	// Warm-up: one Create per actor, so the server fetches and caches every
-	// key before the window.
 	start := time.Now()
+	if err := g.warmUp(ctx); err != nil {
+		return err
+	}
+	res.Warmup, res.WarmupTime = len(g.actors), time.Since(start)
+	n := *rate * int(max(dur.Seconds(), 1))
+	start = time.Now()
+	pool := g.presign(n)
+	res.Pool, res.PresignTime = n, time.Since(start)
+	runtime.GC()
+	if err := json.NewEncoder(out).Encode(genEvent{Event: "start"}); err != nil {
+		return err
+	}
+	g.window(ctx, pool, *dur, res)
+	return json.NewEncoder(out).Encode(genEvent{Event: "result", Result: res})
+}
+
+// warmUp sends one Create per actor, so the server fetches and caches
+// every key before the window; anything but a 202 ends the run.
+func (g *generator) warmUp(ctx context.Context) error {
 	var seq atomic.Int64
 	var wg sync.WaitGroup
 	var werr error
@@ -132,16 +149,14 @@ func IngestGenMain(ctx context.Context, args []string, out io.Writer) error {
 	}
 	close(work)
 	wg.Wait()
-	if werr != nil {
-		return werr
-	}
-	res.Warmup, res.WarmupTime = len(g.actors), time.Since(start)
+	return werr
+}
 
-	// Pre-sign the pool on every core.
-	n := *rate * int(max(dur.Seconds(), 1))
-	start = time.Now()
+// presign signs n requests on every core, the actors in turn.
+func (g *generator) presign(n int) []*signedReq {
 	pool := make([]*signedReq, n)
 	var next atomic.Int64
+	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
@@ -152,27 +167,27 @@ func IngestGenMain(ctx context.Context, args []string, out io.Writer) error {
 		}()
 	}
 	wg.Wait()
-	res.Pool, res.PresignTime = n, time.Since(start)
-	runtime.GC()
+	return pool
+}
 
-	// The window.
-	if err := json.NewEncoder(out).Encode(genEvent{Event: "start"}); err != nil {
-		return err
-	}
-	next.Store(0)
-	lats := make([][]time.Duration, *conns)
-	status := make([]map[string]int, *conns)
-	start = time.Now()
-	deadline := start.Add(*dur)
+// window sends the pool on g.conns connections for dur (or until it runs
+// out) and fills res with the answers and their latencies.
+func (g *generator) window(ctx context.Context, pool []*signedReq, dur time.Duration, res *GenResult) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	lats := make([][]time.Duration, g.conns)
+	status := make([]map[string]int, g.conns)
+	start := time.Now()
+	deadline := start.Add(dur)
 	var exhausted atomic.Bool
-	for c := range *conns {
+	for c := range g.conns {
 		status[c] = map[string]int{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) && ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
-				if i >= n {
+				if i >= len(pool) {
 					exhausted.Store(true)
 					return
 				}
@@ -193,7 +208,7 @@ func IngestGenMain(ctx context.Context, args []string, out io.Writer) error {
 	res.Elapsed = time.Since(start)
 	res.PoolExhausted = exhausted.Load()
 	var all []time.Duration
-	for c := range *conns {
+	for c := range g.conns {
 		all = append(all, lats[c]...)
 		for k, v := range status[c] {
 			if k == "202" {
@@ -209,7 +224,6 @@ func IngestGenMain(ctx context.Context, args []string, out io.Writer) error {
 	if len(all) > 0 {
 		res.Max = all[len(all)-1]
 	}
-	return json.NewEncoder(out).Encode(genEvent{Event: "result", Result: res})
 }
 
 // loopbackURL refuses any target that is not on 127.0.0.0/8: the benchmark

@@ -59,8 +59,8 @@ func pgScratch(ctx context.Context, admin string) (string, func(), error) {
 // those alive. It works only when the server runs on this machine; nil
 // when it cannot be found.
 func pgServerCPU(ctx context.Context, db *store.DB) func() time.Duration {
-	var backend int
-	if err := db.Reader().QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+	backend, err := db.BackendPID(ctx)
+	if err != nil {
 		return nil
 	}
 	postmaster := int(procStatusOf(backend, "PPid"))

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -59,37 +58,11 @@ func RunWake(ctx context.Context, w Wake) (*WakeResult, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-
-	// The follower's inbox: the arrival time of each Create, by activity id.
-	var mu sync.Mutex
-	arrived := map[string]time.Time{}
-	got := make(chan struct{}, 1)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	inbox, err := startWakeInbox()
 	if err != nil {
 		return nil, err
 	}
-	inbox := &http.Server{Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		at := time.Now()
-		body, _ := io.ReadAll(r.Body)
-		var act struct{ ID, Type string }
-		json.Unmarshal(body, &act)
-		rw.WriteHeader(http.StatusAccepted)
-		if act.Type != "Create" {
-			return
-		}
-		mu.Lock()
-		if _, seen := arrived[act.ID]; !seen {
-			arrived[act.ID] = at
-		}
-		mu.Unlock()
-		select {
-		case got <- struct{}{}:
-		default:
-		}
-	})}
-	go inbox.Serve(ln)
-	defer inbox.Close()
-	inboxBase := "http://" + ln.Addr().String()
+	defer inbox.srv.Close()
 
 	port, err := freePort()
 	if err != nil {
@@ -108,7 +81,7 @@ func RunWake(ctx context.Context, w Wake) (*WakeResult, error) {
 		return nil, err
 	}
 	defer db.Close()
-	alice, err := setUpWake(ctx, db, "localhost:"+port, inboxBase)
+	alice, err := setUpWake(ctx, db, "localhost:"+port, inbox.base)
 	if err != nil {
 		return nil, err
 	}
@@ -119,58 +92,13 @@ func RunWake(ctx context.Context, w Wake) (*WakeResult, error) {
 		return nil, err
 	}
 	defer logFile.Close()
-	srv := exec.Command(w.HeraldExe, "serve", "--listen", "127.0.0.1:"+port, "--db", path, "--allow-private-network")
-	srv.Stdout, srv.Stderr = logFile, logFile
-	if err := srv.Start(); err != nil {
+	pid, stop, err := startWakeServe(ctx, w.HeraldExe, port, path, logFile)
+	if err != nil {
 		return nil, err
 	}
-	srvDone := make(chan error, 1)
-	go func() { srvDone <- srv.Wait() }()
-	defer func() {
-		srv.Process.Signal(syscall.SIGTERM)
-		<-srvDone
-	}()
-	if err := waitHealthy(ctx, "http://127.0.0.1:"+port+"/healthz", srvDone); err != nil {
-		return nil, fmt.Errorf("herald serve: %w (log: %s)", err, tail(logFile.Name()))
-	}
+	defer stop()
 
-	post := func() (time.Duration, error) {
-		start := time.Now()
-		id, err := jobs.Submit(ctx, db, jobs.KindPost, alice.ID, jobs.Args{Text: "wake " + start.String()})
-		if err != nil {
-			return 0, err
-		}
-		deadline := time.After(30 * time.Second)
-		for {
-			j, err := db.JobByID(ctx, id)
-			if err != nil {
-				return 0, err
-			}
-			if j.State == store.JobFailed {
-				return 0, fmt.Errorf("job %d failed: %s", id, j.Error)
-			}
-			if j.State == store.JobDone {
-				res, err := jobs.ResultOf(j)
-				if err != nil {
-					return 0, err
-				}
-				mu.Lock()
-				at, ok := arrived[res.Activity]
-				mu.Unlock()
-				if ok {
-					return at.Sub(start), nil
-				}
-			}
-			select {
-			case <-got:
-			case <-time.After(5 * time.Millisecond):
-			case <-deadline:
-				return 0, fmt.Errorf("job %d: no delivery within 30 s (log: %s)", id, tail(logFile.Name()))
-			case <-ctx.Done():
-				return 0, ctx.Err()
-			}
-		}
-	}
+	post := func() (time.Duration, error) { return inbox.timePost(ctx, db, alice, logFile.Name()) }
 	// One post to warm up: the first connection, the key's first parse.
 	if _, err := post(); err != nil {
 		return nil, err
@@ -190,7 +118,6 @@ func RunWake(ctx context.Context, w Wake) (*WakeResult, error) {
 
 	if w.Idle > 0 {
 		time.Sleep(time.Second) // the last delivery's result is written
-		pid := srv.Process.Pid
 		cpu0 := procCPU(pid)
 		select {
 		case <-time.After(w.Idle):
@@ -200,6 +127,111 @@ func RunWake(ctx context.Context, w Wake) (*WakeResult, error) {
 		res.IdleCPU = procCPU(pid) - cpu0
 	}
 	return res, nil
+}
+
+// wakeInbox is the follower's inbox: the arrival time of each Create, by
+// activity id.
+type wakeInbox struct {
+	mu      sync.Mutex
+	arrived map[string]time.Time
+	got     chan struct{} // a Create arrived
+	srv     *http.Server
+	base    string // http://127.0.0.1:PORT
+}
+
+// startWakeInbox serves the inbox on a free loopback port.
+func startWakeInbox() (*wakeInbox, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	in := &wakeInbox{arrived: map[string]time.Time{}, got: make(chan struct{}, 1), base: "http://" + ln.Addr().String()}
+	in.srv = &http.Server{Handler: in}
+	go in.srv.Serve(ln)
+	return in, nil
+}
+
+// ServeHTTP notes when each Create first arrived.
+func (in *wakeInbox) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	at := time.Now()
+	body, _ := io.ReadAll(r.Body)
+	var act struct{ ID, Type string }
+	json.Unmarshal(body, &act)
+	rw.WriteHeader(http.StatusAccepted)
+	if act.Type != "Create" {
+		return
+	}
+	in.mu.Lock()
+	if _, seen := in.arrived[act.ID]; !seen {
+		in.arrived[act.ID] = at
+	}
+	in.mu.Unlock()
+	select {
+	case in.got <- struct{}{}:
+	default:
+	}
+}
+
+// timePost commits a post job as alice, as `herald post` does, and times
+// it from just before the commit to its Create's arrival at the inbox.
+// logName is the server's log, quoted when nothing arrives.
+func (in *wakeInbox) timePost(ctx context.Context, db *store.DB, alice *store.Actor, logName string) (time.Duration, error) {
+	start := time.Now()
+	id, err := jobs.Submit(ctx, db, jobs.KindPost, alice.ID, jobs.Args{Text: "wake " + start.String()})
+	if err != nil {
+		return 0, err
+	}
+	deadline := time.After(30 * time.Second)
+	for {
+		j, err := db.JobByID(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		if j.State == store.JobFailed {
+			return 0, fmt.Errorf("job %d failed: %s", id, j.Error)
+		}
+		if j.State == store.JobDone {
+			res, err := jobs.ResultOf(j)
+			if err != nil {
+				return 0, err
+			}
+			in.mu.Lock()
+			at, ok := in.arrived[res.Activity]
+			in.mu.Unlock()
+			if ok {
+				return at.Sub(start), nil
+			}
+		}
+		select {
+		case <-in.got:
+		case <-time.After(5 * time.Millisecond):
+		case <-deadline:
+			return 0, fmt.Errorf("job %d: no delivery within 30 s (log: %s)", id, tail(logName))
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
+
+// startWakeServe runs `herald serve` on path, logging to logFile, until
+// stop, and waits until it answers /healthz. It returns its pid.
+func startWakeServe(ctx context.Context, exe, port, path string, logFile *os.File) (pid int, stop func(), err error) {
+	srv := exec.Command(exe, "serve", "--listen", "127.0.0.1:"+port, "--db", path, "--allow-private-network")
+	srv.Stdout, srv.Stderr = logFile, logFile
+	if err := srv.Start(); err != nil {
+		return 0, nil, err
+	}
+	srvDone := make(chan error, 1)
+	go func() { srvDone <- srv.Wait() }()
+	stop = func() {
+		srv.Process.Signal(syscall.SIGTERM)
+		<-srvDone
+	}
+	if err := waitHealthy(ctx, "http://127.0.0.1:"+port+"/healthz", srvDone); err != nil {
+		stop()
+		return 0, nil, fmt.Errorf("herald serve: %w (log: %s)", err, tail(logFile.Name()))
+	}
+	return srv.Process.Pid, stop, nil
 }
 
 // setUpWake records the instance, an actor (alice) and one accepted
@@ -217,8 +249,8 @@ func setUpWake(ctx context.Context, db *store.DB, domain, inboxBase string) (*st
 		return nil, err
 	}
 	follower := store.Follower{ActorID: alice.ID, Follower: inboxBase + "/users/bob", Inbox: inboxBase + "/inbox", State: store.StateAccepted}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		_, _, err := store.UpsertFollower(ctx, tx, follower, time.Now())
+	err = db.Write(ctx, func(tx *store.Tx) error {
+		_, _, err := tx.UpsertFollower(ctx, follower, time.Now())
 		return err
 	})
 	return alice, err

@@ -16,20 +16,31 @@ import (
 	"herald/host"
 )
 
+// DefaultMaxConnsPerHost is how many requests Herald has open to one host
+// at once: the client's connections per host, and the delivery
+// scheduler's slots per host (delivery.Config.PerHostCap), which are the
+// same number on purpose: with more slots than connections a delivery
+// would hold a slot while it waited for a connection inside the
+// transport. Four is Mastodon's and Fedify's order of magnitude, and what
+// paces a host's backlog after an outage or a pause.
+const DefaultMaxConnsPerHost = 4
+
 // Limits and defaults of the outbound client. They follow Mastodon's
 // app/lib/request.rb so remote servers see the same behaviour from Herald as
 // from the servers they already talk to.
 const (
-	// MaxDocumentSize caps the ActivityStreams documents Herald reads
-	// (actors, keys, objects): Mastodon's body_with_limit default.
+	// MaxDocumentSize caps every ActivityStreams document Herald reads:
+	// fetched (actors, keys, objects: Mastodon's body_with_limit default)
+	// or received (every request body; the server's middleware and
+	// httpapi.ReadBody apply it). It is the one body limit; uploads alone
+	// have their own, the media's.
 	MaxDocumentSize = 1 << 20
 	// MaxRedirects is how many redirects a GET follows.
 	MaxRedirects = 3
 
-	defaultConnectTimeout  = 5 * time.Second
-	defaultIOTimeout       = 10 * time.Second
-	defaultTimeout         = 30 * time.Second
-	defaultMaxConnsPerHost = 4
+	defaultConnectTimeout = 5 * time.Second
+	defaultIOTimeout      = 10 * time.Second
+	defaultTimeout        = 30 * time.Second
 	// defaultMaxIdleConns bounds the idle keep-alive connections across
 	// all hosts. An idle HTTP/1.1 connection costs about 13 KB of this
 	// process (two goroutines and their buffers) and a file descriptor,
@@ -115,7 +126,7 @@ func UserAgent(version, base string) string {
 // NewClient builds a Client.
 func NewClient(opts ClientOptions) *Client {
 	if opts.MaxConnsPerHost <= 0 {
-		opts.MaxConnsPerHost = defaultMaxConnsPerHost
+		opts.MaxConnsPerHost = DefaultMaxConnsPerHost
 	}
 	if opts.MaxIdleConns <= 0 {
 		opts.MaxIdleConns = defaultMaxIdleConns

@@ -3,7 +3,6 @@ package followersync_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"herald/federation/signature"
 	"herald/followersync"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/store"
 )
 
@@ -214,13 +214,13 @@ func driftSetup(t *testing.T, listed []string) (*fedtest.Herald, *fedtest.Remote
 	r := fedtest.NewRemote(t, "127.0.8.5")
 	bob := r.Actor(t, "bob")
 	ctx := context.Background()
-	err := h.DB.Write(ctx, func(tx *sql.Tx) error {
+	err := h.DB.Write(ctx, func(tx *store.Tx) error {
 		for i, id := range []int64{h.Alice.ID, zed.ID} {
 			f := store.Following{ActorID: id, Target: bob.ID, FollowID: fmt.Sprintf("%s/follows/%d", h.URL, i), State: store.StatePending}
-			if err := store.AddFollowing(ctx, tx, f, h.Clock()); err != nil {
+			if err := tx.AddFollowing(ctx, f, h.Clock()); err != nil {
 				return err
 			}
-			if _, err := store.ResolveFollowing(ctx, tx, f.FollowID, id, bob.ID, true); err != nil {
+			if _, err := tx.ResolveFollowing(ctx, f.FollowID, id, bob.ID, true); err != nil {
 				return err
 			}
 		}
@@ -279,16 +279,15 @@ func syncCount(t *testing.T, h *fedtest.Herald, result string) string {
 
 func followers(t *testing.T, h *fedtest.Herald, bob *fedtest.RemoteActor) string {
 	t.Helper()
-	rows, err := h.DB.Reader().Query(`SELECT a.name FROM following f JOIN actors a ON a.id = f.actor_id WHERE f.target = $1 AND f.state = 'accepted' ORDER BY a.name`, bob.ID)
+	follows, err := h.DB.LocalFollowsOf(context.Background(), bob.ID) // by name
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
 	var names []string
-	for rows.Next() {
-		var n string
-		rows.Scan(&n)
-		names = append(names, n)
+	for _, f := range follows {
+		if f.State == store.StateAccepted {
+			names = append(names, f.Name)
+		}
 	}
 	return strings.Join(names, ",")
 }
@@ -298,8 +297,8 @@ func TestDriftIsRepairedBothWays(t *testing.T) {
 	h, r, bob := driftSetup(t, nil)
 	// wes asked to follow bob; bob's server lists him: the Accept was lost.
 	wes, _ := h.AddActor(t, "wes", false)
-	if err := h.DB.Write(context.Background(), func(tx *sql.Tx) error {
-		return store.AddFollowing(context.Background(), tx, store.Following{ActorID: wes.ID, Target: bob.ID, FollowID: h.URL + "/wes-follow", State: store.StatePending}, h.Clock())
+	if err := h.DB.Write(context.Background(), func(tx *store.Tx) error {
+		return tx.AddFollowing(context.Background(), store.Following{ActorID: wes.ID, Target: bob.ID, FollowID: h.URL + "/wes-follow", State: store.StatePending}, h.Clock())
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +324,9 @@ func TestDriftIsRepairedBothWays(t *testing.T) {
 	}
 	if got := followers(t, h, bob); got != "alice,wes" {
 		var res string
-		h.DB.Reader().QueryRow(`SELECT coalesce(result, '') FROM followers_sync_jobs`).Scan(&res)
+		if j, ok := storetest.First(t, h.DB.FollowersSyncs, func(store.FollowersSyncJob) bool { return true }); ok {
+			res = j.Result
+		}
 		t.Errorf("followers after sync %q, want alice,wes (zed removed, wes accepted); job: %s", got, res)
 	}
 	h.Step(t)
@@ -437,7 +438,7 @@ func TestIgnoredHeaders(t *testing.T) {
 	if got := followers(t, h, bob); got != "alice,zed" {
 		t.Errorf("followers %q", got)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers_sync_jobs`); n != 0 {
+	if n := storetest.Count(t, h.DB.FollowersSyncs, nil); n != 0 {
 		t.Errorf("jobs %d", n)
 	}
 }
@@ -449,7 +450,7 @@ func TestDisabledIgnoresHeaders(t *testing.T) {
 	h.Srv.FollowersSync().Disabled = true
 	deliverWithSync(t, h, bob, followersync.Header{CollectionID: bob.ID + "/followers", URL: bob.ID + "/followers_synchronization",
 		Digest: store.DigestOf().String()}, true)
-	if n := h.Count(t, `SELECT count(*) FROM followers_sync_jobs`); n != 0 {
+	if n := storetest.Count(t, h.DB.FollowersSyncs, nil); n != 0 {
 		t.Errorf("jobs %d", n)
 	}
 	res, _ := h.Do(t, "GET", "/users/alice/followers_synchronization", "", nil)

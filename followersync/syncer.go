@@ -2,8 +2,6 @@ package followersync
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -15,7 +13,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/store"
 )
@@ -151,7 +149,7 @@ func (s *Syncer) check(ctx context.Context, raw []string, signed *signature.Sign
 	if actor.Followers == "" || h.CollectionID != actor.Followers || !sameOrigin(h.URL, actor.ID) {
 		return ResultIgnoredForeign, nil
 	}
-	ours, _, err := s.localDigest(ctx, s.DB.Reader(), signer)
+	ours, _, err := s.localDigest(ctx, s.DB.Queries, signer)
 	if err != nil {
 		return "", err
 	}
@@ -159,8 +157,8 @@ func (s *Syncer) check(ctx context.Context, raw []string, signed *signature.Sign
 		return ResultMatch, nil
 	}
 	var queued bool
-	err = s.DB.Write(ctx, func(tx *sql.Tx) error {
-		queued, err = store.RequestFollowersSync(ctx, tx, signer, h.URL, h.Digest, s.now(), MinInterval)
+	err = s.DB.Write(ctx, func(tx *store.Tx) error {
+		queued, err = tx.RequestFollowersSync(ctx, signer, h.URL, h.Digest, s.now(), MinInterval)
 		return err
 	})
 	if err != nil {
@@ -176,9 +174,9 @@ func (s *Syncer) check(ctx context.Context, raw []string, signed *signature.Sign
 // localDigest is our side of the comparison: the digest of the ids of the
 // local actors whose follow of remote was accepted. It also returns every
 // local follow of remote (pending ones too), for the reconciliation.
-func (s *Syncer) localDigest(ctx context.Context, q store.Querier, remote string) (store.Digest, []store.LocalFollow, error) {
+func (s *Syncer) localDigest(ctx context.Context, q *store.Queries, remote string) (store.Digest, []store.LocalFollow, error) {
 	var d store.Digest
-	follows, err := store.LocalFollowsOf(ctx, q, remote)
+	follows, err := q.LocalFollowsOf(ctx, remote)
 	if err != nil {
 		return d, nil, err
 	}
@@ -207,12 +205,12 @@ func (s *Syncer) signal() {
 func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if s.Disabled {
-		api.Error(w, http.StatusNotFound, "followers synchronization is disabled")
+		httpapi.Error(w, http.StatusNotFound, "followers synchronization is disabled")
 		return
 	}
 	owner, err := s.DB.ActorByName(ctx, chi.URLParam(r, "name"))
 	if errors.Is(err, store.ErrNotFound) {
-		api.Error(w, http.StatusNotFound, "no such actor")
+		httpapi.Error(w, http.StatusNotFound, "no such actor")
 		return
 	}
 	if err != nil {
@@ -221,19 +219,19 @@ func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	signed, err := signature.Parse(r, nil, signature.Options{Now: s.now(), Scheme: federation.RequestScheme(r, s.Instance.Scheme)})
 	if err != nil {
-		api.Error(w, http.StatusUnauthorized, "a signed request is required: "+err.Error())
+		httpapi.Error(w, http.StatusUnauthorized, "a signed request is required: "+err.Error())
 		return
 	}
 	key, err := s.Fetcher.VerifySignature(ctx, signed)
 	if err != nil {
 		// Blocked hosts land here too (the fetcher refuses to contact
 		// them): they learn nothing more than anyone unsigned.
-		api.Error(w, http.StatusUnauthorized, "signature verification failed")
+		httpapi.Error(w, http.StatusUnauthorized, "signature verification failed")
 		return
 	}
 	origin, ok := Origin(key.Owner)
 	if !ok {
-		api.Error(w, http.StatusUnauthorized, "signer has no usable id")
+		httpapi.Error(w, http.StatusUnauthorized, "signer has no usable id")
 		return
 	}
 	ids, err := s.DB.FollowersOnOrigin(ctx, owner.ID, origin)
@@ -241,11 +239,10 @@ func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/activity+json")
 	// The answer depends on who signed: no shared cache may keep it.
 	w.Header().Set("Cache-Control", "private, no-store")
 	w.Header().Set("Vary", "Signature, Signature-Input")
-	json.NewEncoder(w).Encode(map[string]any{
+	httpapi.Write(w, "application/activity+json", http.StatusOK, map[string]any{
 		"@context":     "https://www.w3.org/ns/activitystreams",
 		"id":           s.Instance.FollowersSyncURL(owner.Name),
 		"type":         "OrderedCollection",
@@ -255,9 +252,9 @@ func (s *Syncer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Syncer) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, context.Canceled) || api.OutOfSpace(w, err) {
+	if errors.Is(err, context.Canceled) || httpapi.OutOfSpace(w, err) {
 		return
 	}
 	s.logger().Error("followers synchronization failed", "path", r.URL.Path, "err", err)
-	api.Error(w, http.StatusInternalServerError, "internal error")
+	httpapi.Error(w, http.StatusInternalServerError, "internal error")
 }

@@ -2,7 +2,6 @@ package followersync
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -89,8 +88,8 @@ func (s *Syncer) run(ctx context.Context, j store.FollowersSyncJob) {
 		s.logger().Info("followers sync", "actor", j.RemoteActor, "result", summary)
 	}
 	s.count(result)
-	if err := s.DB.Write(ctx, func(tx *sql.Tx) error {
-		return store.FinishFollowersSync(ctx, tx, j.RemoteActor, summary, s.now())
+	if err := s.DB.Write(ctx, func(tx *store.Tx) error {
+		return tx.FinishFollowersSync(ctx, j.RemoteActor, summary, s.now())
 	}); err != nil && ctx.Err() == nil {
 		s.logger().Error("followers sync: finish", "actor", j.RemoteActor, "err", err)
 	}
@@ -111,9 +110,9 @@ func (s *Syncer) sync(ctx context.Context, j store.FollowersSyncJob) (summary, r
 		return "", "", err
 	}
 	var undone, accepted, removed int
-	err = s.DB.Write(ctx, func(tx *sql.Tx) error {
+	err = s.DB.Write(ctx, func(tx *store.Tx) error {
 		undone, accepted, removed = 0, 0, 0
-		_, follows, err := s.localDigest(ctx, tx, remote.ID)
+		_, follows, err := s.localDigest(ctx, tx.Queries, remote.ID)
 		if err != nil {
 			return err
 		}
@@ -135,7 +134,7 @@ func (s *Syncer) sync(ctx context.Context, j store.FollowersSyncJob) (summary, r
 			switch f, ok := byName[name]; {
 			case ok && f.State == store.StateAccepted:
 			case ok:
-				if _, err := store.ResolveFollowing(ctx, tx, "", f.ActorID, remote.ID, true); err != nil {
+				if _, err := tx.ResolveFollowing(ctx, "", f.ActorID, remote.ID, true); err != nil {
 					return err
 				}
 				accepted++
@@ -163,7 +162,7 @@ func (s *Syncer) sync(ctx context.Context, j store.FollowersSyncJob) (summary, r
 				if f.State != store.StateAccepted || listedNames[f.Name] {
 					continue
 				}
-				if _, err := store.ResolveFollowing(ctx, tx, "", f.ActorID, remote.ID, false); err != nil {
+				if _, err := tx.ResolveFollowing(ctx, "", f.ActorID, remote.ID, false); err != nil {
 					return err
 				}
 				removed++

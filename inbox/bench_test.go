@@ -15,6 +15,8 @@ import (
 	"herald/federation/signature"
 	"herald/inbox"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
+	"herald/store"
 )
 
 // BenchmarkInboxCreate measures signed Create deliveries accepted per second
@@ -73,7 +75,7 @@ func benchFollow(b *testing.B, cached bool) {
 	b.ReportMetric(float64(len(r.Fetches())-fetches0)/float64(b.N), "fetches/follow")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "follows/s")
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/follow")
-	if n := h.Count(b, `SELECT count(*) FROM followers WHERE state = 'accepted'`); n != b.N {
+	if n := storetest.Count(b, h.DB.AllFollowers, func(f store.Follower) bool { return f.State == store.StateAccepted }); n != b.N {
 		b.Errorf("%d accepted followers, want %d", n, b.N)
 	}
 }
@@ -142,7 +144,7 @@ func benchInbox(b *testing.B, attack bool) {
 		b.ReportMetric(float64(codes[503]), "attacker-503s")
 		b.ReportMetric(float64(codes[0]), "attacker-unanswered")
 	}
-	if n := h.Count(b, `SELECT count(*) FROM inbox_items WHERE type = 'Create'`); n != b.N {
+	if n := storetest.Count(b, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Type == "Create" }); n != b.N {
 		b.Errorf("stored %d of %d", n, b.N)
 	}
 }

@@ -2,7 +2,6 @@ package inbox
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -15,7 +14,7 @@ import (
 
 // dispatch applies an activity inside the inbox transaction. It returns a
 // drop reason when the activity was valid but concerned nobody here.
-func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
+func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
 	switch a.typ {
 	case "Follow":
 		if a.objectID == h.Instance.InstanceActorID() {
@@ -37,7 +36,7 @@ func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string
 		}
 		// A Like, an Announce, a reaction: the item of it is undone.
 		return h.applyToItems(ctx, tx, a, func() error {
-			_, err := store.UndoItems(ctx, tx, a.objectID, a.actor, a.now)
+			_, err := tx.UndoItems(ctx, a.objectID, a.actor, a.now)
 			return err
 		})
 	case "Accept", "Reject":
@@ -54,19 +53,19 @@ func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string
 			return "", h.deleteActor(ctx, tx, a)
 		}
 		return h.applyToItems(ctx, tx, a, func() error {
-			_, err := store.MarkObjectDeleted(ctx, tx, a.objectID, a.actor, a.now)
+			_, err := tx.MarkObjectDeleted(ctx, a.objectID, a.actor, a.now)
 			return err
 		})
 	case "Update":
 		if a.objectID == a.actor {
 			// The signed Update proves the actor changed; forget the cached
 			// copy and key so the next use fetches them afresh.
-			return "", store.ForgetRemoteActor(ctx, tx, a.actor)
+			return "", tx.ForgetRemoteActor(ctx, a.actor)
 		}
 		return h.applyToItems(ctx, tx, a, func() error { return h.updateItems(ctx, tx, a) })
 	case "Block":
 		if local := h.localActor(ctx, a.objectID); local != nil {
-			if _, err := store.RemoveRelations(ctx, tx, a.actor, local.ID); err != nil {
+			if _, err := tx.RemoveRelations(ctx, a.actor, local.ID); err != nil {
 				return "", err
 			}
 		}
@@ -79,8 +78,8 @@ func (h *Handler) dispatch(ctx context.Context, tx *sql.Tx, a *activity) (string
 // addressed to and for those holding what it changes, so that one
 // addressed to nobody (Misskey's Undo to the shared inbox) still reaches
 // them.
-func (h *Handler) applyToItems(ctx context.Context, tx *sql.Tx, a *activity, apply func() error) (string, error) {
-	holders, err := store.ItemRecipients(ctx, tx, a.objectID, a.actor)
+func (h *Handler) applyToItems(ctx context.Context, tx *store.Tx, a *activity, apply func() error) (string, error) {
+	holders, err := tx.ItemRecipients(ctx, a.objectID, a.actor)
 	if err != nil {
 		return "", err
 	}
@@ -94,11 +93,11 @@ func (h *Handler) applyToItems(ctx context.Context, tx *sql.Tx, a *activity, app
 // current version: the Create with the updated object embedded. An Update
 // that only names its object changes nothing: Mastodon, too, needs the
 // object embedded.
-func (h *Handler) updateItems(ctx context.Context, tx *sql.Tx, a *activity) error {
+func (h *Handler) updateItems(ctx context.Context, tx *store.Tx, a *activity) error {
 	if a.object == nil {
 		return nil
 	}
-	items, err := store.ObjectItems(ctx, tx, a.objectID, a.actor)
+	items, err := tx.ObjectItems(ctx, a.objectID, a.actor)
 	if err != nil {
 		return err
 	}
@@ -115,7 +114,7 @@ func (h *Handler) updateItems(ctx context.Context, tx *sql.Tx, a *activity) erro
 		if err != nil {
 			return err
 		}
-		if err := store.SetItemCurrent(ctx, tx, it.ID, string(b)); err != nil {
+		if err := tx.SetItemCurrent(ctx, it.ID, string(b)); err != nil {
 			return err
 		}
 	}
@@ -161,7 +160,7 @@ func (h *Handler) ownerName(iri string) (string, bool) {
 // the personal inbox it came to, every local actor it addresses or whose
 // object it concerns, and, when it is public or addressed to the sender's
 // followers, every local actor following the sender.
-func (h *Handler) recipients(ctx context.Context, tx *sql.Tx, a *activity) ([]int64, error) {
+func (h *Handler) recipients(ctx context.Context, tx *store.Tx, a *activity) ([]int64, error) {
 	seen := map[int64]bool{}
 	var ids []int64
 	add := func(id int64) {
@@ -199,7 +198,7 @@ func (h *Handler) recipients(ctx context.Context, tx *sql.Tx, a *activity) ([]in
 		add(act.ID)
 	}
 	if toFollowers {
-		followers, err := store.LocalFollowersOf(ctx, tx, a.actor)
+		followers, err := tx.LocalFollowersOf(ctx, a.actor)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +214,7 @@ func (h *Handler) recipients(ctx context.Context, tx *sql.Tx, a *activity) ([]in
 // its sender, and in the relay feed when a relay forwarded it (relayFeed),
 // and records the webhook events of it; history marks an Undo, Update or
 // Delete, which was applied to what it refers to.
-func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, history bool, also []int64) (string, error) {
+func (h *Handler) storeItem(ctx context.Context, tx *store.Tx, a *activity, history bool, also []int64) (string, error) {
 	rcpt, err := h.recipients(ctx, tx, a)
 	if err != nil {
 		return "", err
@@ -226,7 +225,7 @@ func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, histor
 		}
 	}
 	// Nothing reaches a local actor that blocks the sender or its domain.
-	if rcpt, err = store.WithoutBlockers(ctx, tx, rcpt, a.actor); err != nil {
+	if rcpt, err = tx.WithoutBlockers(ctx, rcpt, a.actor); err != nil {
 		return "", err
 	}
 	inFeed, declined, err := h.relayFeed(ctx, tx, a, history)
@@ -239,14 +238,14 @@ func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, histor
 		}
 		return DropUnaddressed, nil
 	}
-	item, err := store.AddInboxItem(ctx, tx, store.InboxItem{
+	item, err := tx.AddInboxItem(ctx, store.InboxItem{
 		IRI: a.id, Type: a.typ, Actor: a.actor, Object: a.objectID, Body: string(a.body), ReceivedAt: a.now, History: history,
 	}, rcpt)
 	if err != nil {
 		return "", err
 	}
 	if inFeed {
-		if err := store.MarkRelayed(ctx, tx, item); err != nil {
+		if err := tx.MarkRelayed(ctx, item); err != nil {
 			return "", err
 		}
 	}
@@ -256,9 +255,9 @@ func (h *Handler) storeItem(ctx context.Context, tx *sql.Tx, a *activity, histor
 
 // deleteActor removes everything Herald holds about a deleted remote actor:
 // its follows both ways and its cached document and keys.
-func (h *Handler) deleteActor(ctx context.Context, tx *sql.Tx, a *activity) error {
-	if _, err := store.RemoveRelations(ctx, tx, a.actor, 0); err != nil {
+func (h *Handler) deleteActor(ctx context.Context, tx *store.Tx, a *activity) error {
+	if _, err := tx.RemoveRelations(ctx, a.actor, 0); err != nil {
 		return err
 	}
-	return store.ForgetRemoteActor(ctx, tx, a.actor)
+	return tx.ForgetRemoteActor(ctx, a.actor)
 }

@@ -2,6 +2,7 @@ package inbox_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"herald/federation/signature"
 	"herald/inbox"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
+	"herald/store"
 )
 
 // TestSlowKeyHostDoesNotDelayCachedSenders: a key host that never answers
@@ -82,7 +85,7 @@ func TestSlowKeyHostDoesNotDelayCachedSenders(t *testing.T) {
 			t.Errorf("cached-key delivery %d: %d", i, code)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE actor = $1`, bob.ID); n != legit {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Actor == bob.ID }); n != legit {
 		t.Errorf("bob's items %d, want %d", n, legit)
 	}
 	if n := slow.Stalled.Load(); n != inbox.DefaultHostFetches {
@@ -106,7 +109,7 @@ func TestSlowKeyHostDoesNotDelayCachedSenders(t *testing.T) {
 	}
 	var cachedAttacker *fedtest.RemoteActor
 	for _, a := range held {
-		if h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = $1`, a.ID) == 1 {
+		if storetest.Found(h.DB.RemoteActorByID(context.Background(), a.ID)) == 1 {
 			cachedAttacker = a
 		}
 	}

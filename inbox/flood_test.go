@@ -10,8 +10,10 @@ import (
 	"herald/federation/signature"
 	"herald/inbox"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/node"
 	"herald/server"
+	"herald/store"
 )
 
 // TestFloodingHostGets429: past its rate a host is answered 429 with
@@ -59,7 +61,7 @@ func TestFloodingHostGets429(t *testing.T) {
 			}
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE actor = $1`, fl.ID); n != 5 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Actor == fl.ID }); n != 5 {
 		t.Errorf("the flooding host has %d items, want 5", n)
 	}
 	if !strings.Contains(h.Metrics(t), `federation_inbox_throttled_total{reason="host_rate"} 3`) {

@@ -2,7 +2,6 @@ package inbox
 
 import (
 	"context"
-	"database/sql"
 
 	"herald/federation"
 	"herald/store"
@@ -15,7 +14,7 @@ import (
 // answered with a Reject and not recorded. A Follow we already have is
 // answered again: the sender may have lost our first Accept. A new follower
 // raises follow.accepted, a new request follow.requested.
-func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
+func (h *Handler) follow(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
 	local := h.localActor(ctx, a.objectID)
 	if local == nil {
 		return DropUnaddressed, nil
@@ -26,7 +25,7 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 		// nowhere to send the Accept.
 		return DropInvalid, nil
 	}
-	blocked, err := store.BlockedBy(ctx, tx, local.ID, a.actor)
+	blocked, err := tx.BlockedBy(ctx, local.ID, a.actor)
 	if err != nil {
 		return "", err
 	}
@@ -40,7 +39,7 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 	if local.ManualApproval {
 		state = store.StatePending
 	}
-	state, created, err := store.UpsertFollower(ctx, tx, store.Follower{
+	state, created, err := tx.UpsertFollower(ctx, store.Follower{
 		ActorID: local.ID, Follower: a.actor, Inbox: inbox, SharedInbox: sharedInbox,
 		FollowID: a.id, State: state,
 	}, a.now)
@@ -66,7 +65,7 @@ func (h *Handler) follow(ctx context.Context, tx *sql.Tx, a *activity) (string, 
 // undoFollow removes a follower. The Follow is matched by its id or by
 // (actor, object): Mastodon's followers synchronization sends an Undo whose
 // Follow has no id of ours.
-func (h *Handler) undoFollow(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
+func (h *Handler) undoFollow(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
 	// Only the follower can undo its own Follow.
 	if inner := federation.IDOf(a.object["actor"]); inner != "" && inner != a.actor {
 		return DropActorMismatch, nil
@@ -84,12 +83,12 @@ func (h *Handler) undoFollow(ctx context.Context, tx *sql.Tx, a *activity) (stri
 
 // removeFollower applies an Undo of a Follow (matched as RemoveFollower
 // matches it) and tells the webhooks of the local actors it unfollows.
-func (h *Handler) removeFollower(ctx context.Context, tx *sql.Tx, a *activity, localID int64) (int64, error) {
-	ids, err := store.FollowersMatching(ctx, tx, a.objectID, a.actor, localID)
+func (h *Handler) removeFollower(ctx context.Context, tx *store.Tx, a *activity, localID int64) (int64, error) {
+	ids, err := tx.FollowersMatching(ctx, a.objectID, a.actor, localID)
 	if err != nil {
 		return 0, err
 	}
-	n, err := store.RemoveFollower(ctx, tx, a.objectID, a.actor, localID)
+	n, err := tx.RemoveFollower(ctx, a.objectID, a.actor, localID)
 	if err != nil || n == 0 {
 		return n, err
 	}
@@ -100,7 +99,7 @@ func (h *Handler) removeFollower(ctx context.Context, tx *sql.Tx, a *activity, l
 // It matches our Follow by the id the answer embeds or references, falling
 // back to (local actor, signer): Fedify embeds the whole Follow, others send
 // their own ids. It reports whether a Follow matched.
-func (h *Handler) answerFollow(ctx context.Context, tx *sql.Tx, a *activity) (bool, error) {
+func (h *Handler) answerFollow(ctx context.Context, tx *store.Tx, a *activity) (bool, error) {
 	var localID int64
 	if local := h.localActor(ctx, federation.IDOf(a.object["actor"])); local != nil {
 		localID = local.ID
@@ -110,11 +109,11 @@ func (h *Handler) answerFollow(ctx context.Context, tx *sql.Tx, a *activity) (bo
 		return false, nil
 	}
 	accept := a.typ == "Accept"
-	ids, err := store.FollowingMatching(ctx, tx, a.objectID, localID, a.actor, accept)
+	ids, err := tx.FollowingMatching(ctx, a.objectID, localID, a.actor, accept)
 	if err != nil {
 		return false, err
 	}
-	n, err := store.ResolveFollowing(ctx, tx, a.objectID, localID, a.actor, accept)
+	n, err := tx.ResolveFollowing(ctx, a.objectID, localID, a.actor, accept)
 	if err != nil || n == 0 {
 		return false, err
 	}

@@ -12,7 +12,6 @@ package inbox
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -28,7 +27,7 @@ import (
 	"herald/federation/signature"
 	"herald/followersync"
 	"herald/host"
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox"
 	"herald/policy"
 	"herald/store"
@@ -100,7 +99,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name := chi.URLParam(r, "name"); name != "" {
 		t, err := h.DB.ActorByNameWithDeleted(ctx, name)
 		if errors.Is(err, store.ErrNotFound) {
-			api.Error(w, http.StatusNotFound, "no such actor")
+			httpapi.Error(w, http.StatusNotFound, "no such actor")
 			return
 		}
 		if err != nil {
@@ -109,7 +108,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if t.Deleted {
 			// 410 tells senders to stop: Mastodon removes the follow.
-			api.Error(w, http.StatusGone, "this actor was deleted")
+			httpapi.Error(w, http.StatusGone, "this actor was deleted")
 			return
 		}
 		a.target = t
@@ -128,7 +127,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// too (it is on no list).
 		h.Metrics.countVerifyFailure(ReasonLocalKey)
 		// 403, not 401: no retry can make it right (Mastodon gives up on 403).
-		api.Error(w, http.StatusForbidden, "signed with a key of this server")
+		httpapi.Error(w, http.StatusForbidden, "signed with a key of this server")
 		return
 	}
 	if h.answerBlocked(w, r, keyID, "") {
@@ -147,7 +146,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// 2. Limits. Nothing is stored for a request refused here.
 	http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
-	body, ok := api.ReadBody(w, r)
+	body, ok := httpapi.ReadBody(w, r)
 	if !ok {
 		return
 	}
@@ -156,15 +155,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// and is done once the sender is known (below).
 	var plain map[string]any
 	if err := json.Unmarshal(body, &plain); err != nil || plain == nil {
-		api.Error(w, http.StatusBadRequest, "body is not a JSON object")
+		httpapi.Error(w, http.StatusBadRequest, "body is not a JSON object")
 		return
 	}
 	if _, ok := plain["@context"]; !ok {
-		api.Error(w, http.StatusBadRequest, "body has no @context: not an ActivityStreams document")
+		httpapi.Error(w, http.StatusBadRequest, "body has no @context: not an ActivityStreams document")
 		return
 	}
 	if plain["type"] == nil && plain["@type"] == nil {
-		api.Error(w, http.StatusBadRequest, "activity needs a type")
+		httpapi.Error(w, http.StatusBadRequest, "activity needs a type")
 		return
 	}
 	a.actor = federation.IDOf(plain["actor"])
@@ -242,7 +241,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// normalising it if it is not in compact AS2 form.
 	doc, err := federation.ParseDocument(body)
 	if err != nil {
-		api.Error(w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
+		httpapi.Error(w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
 		return
 	}
 	a.setDoc(doc, body)
@@ -254,7 +253,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if a.typ == "" || a.actor == "" {
-		api.Error(w, http.StatusBadRequest, "activity needs a type and an actor")
+		httpapi.Error(w, http.StatusBadRequest, "activity needs a type and an actor")
 		return
 	}
 
@@ -292,9 +291,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// tell) is not recorded as seen: its transaction is rolled back, so a
 	// later copy that can be applied is applied (Misskey sends an Undo to
 	// the shared inbox and again to the personal one).
-	err = h.DB.Write(ctx, func(tx *sql.Tx) error {
+	err = h.DB.Write(ctx, func(tx *store.Tx) error {
 		outcome = ""
-		fresh, err := store.MarkProcessed(ctx, tx, dedupID, now)
+		fresh, err := tx.MarkProcessed(ctx, dedupID, now)
 		if err != nil {
 			return err
 		}
@@ -302,7 +301,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			outcome = DropDuplicate
 			return nil
 		}
-		if err := store.RecordInbound(ctx, tx, host.AuthorityOf(keyID), now); err != nil {
+		if err := tx.RecordInbound(ctx, host.AuthorityOf(keyID), now); err != nil {
 			return err
 		}
 		if outcome, err = h.dispatch(ctx, tx, a); err == nil && outcome != "" {
@@ -313,7 +312,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if errors.Is(err, errDropped) {
 		// The sender spoke, correctly signed: that the host is alive still
 		// counts for the delivery tracker.
-		err = h.DB.Write(ctx, func(tx *sql.Tx) error { return store.RecordInbound(ctx, tx, host.AuthorityOf(keyID), now) })
+		err = h.DB.Write(ctx, func(tx *store.Tx) error { return tx.RecordInbound(ctx, host.AuthorityOf(keyID), now) })
 	}
 	if err != nil {
 		h.fail(w, r, err)
@@ -466,7 +465,7 @@ func (h *Handler) throttle(w http.ResponseWriter, why *refusal) {
 	if why.reason == refusedHostFailing || why.reason == refusedKeyFetches {
 		msg = "the signing key cannot be fetched now; retry later"
 	}
-	api.Error(w, http.StatusServiceUnavailable, msg)
+	httpapi.Error(w, http.StatusServiceUnavailable, msg)
 }
 
 // tooMany answers 429 with Retry-After to a host past its rate: senders
@@ -474,7 +473,7 @@ func (h *Handler) throttle(w http.ResponseWriter, why *refusal) {
 func (h *Handler) tooMany(w http.ResponseWriter, wait time.Duration) {
 	h.Metrics.countRefused(refusedHostRate)
 	w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(wait.Seconds())), 1)))
-	api.Error(w, http.StatusTooManyRequests, "too many requests from this server; retry later")
+	httpapi.Error(w, http.StatusTooManyRequests, "too many requests from this server; retry later")
 }
 
 // fail answers when Herald itself failed (the database) or ran out of
@@ -486,12 +485,12 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(r.Context().Err(), context.Canceled):
 		return // the sender went away
-	case api.OutOfSpace(w, err):
+	case httpapi.OutOfSpace(w, err):
 		return
 	case errors.Is(err, context.DeadlineExceeded):
 		h.throttle(w, &refusal{refusedBusy, busyRetry})
 		return
 	}
 	h.Logger.Error("inbox failed", "path", r.URL.Path, "err", err)
-	api.Error(w, http.StatusInternalServerError, "internal error")
+	httpapi.Error(w, http.StatusInternalServerError, "internal error")
 }

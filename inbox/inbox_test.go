@@ -2,7 +2,6 @@ package inbox_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"herald/federation/signature"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/store"
 )
 
@@ -27,15 +27,20 @@ func TestFollowIsRecordedAndAccepted(t *testing.T) {
 			if code != http.StatusAccepted || resp != "" {
 				t.Fatalf("status %d %q", code, resp)
 			}
-			if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1 AND state = 'accepted' AND inbox = $2 AND follow_id = $3`,
-				bob.ID, bob.Inbox(), follow["id"]); n != 1 {
+			if n := storetest.Count(t, h.DB.AllFollowers, func(f store.Follower) bool {
+				return f.Follower == bob.ID && f.State == store.StateAccepted && f.Inbox == bob.Inbox() && f.FollowID == follow["id"]
+			}); n != 1 {
 				t.Fatalf("follower rows %d", n)
 			}
 			var accept string
-			err := h.DB.Reader().QueryRow(`SELECT a.body FROM deliveries d JOIN activities a ON a.ID = d.activity_id
-				WHERE d.inbox = $1 AND a.type = 'Accept' AND a.body LIKE $2`, bob.Inbox(), "%"+follow["id"].(string)+"%").Scan(&accept)
-			if err != nil {
-				t.Fatalf("no Accept delivery: %v", err)
+			for _, d := range storetest.Deliveries(t, h.DB) {
+				if d.Inbox == bob.Inbox() && d.Activity.Type == "Accept" && strings.Contains(d.Activity.Body, follow["id"].(string)) {
+					accept = d.Activity.Body
+					break
+				}
+			}
+			if accept == "" {
+				t.Fatal("no Accept delivery")
 			}
 			var doc struct {
 				Actor  string
@@ -51,10 +56,10 @@ func TestFollowIsRecordedAndAccepted(t *testing.T) {
 	// A repeated Follow (new id) is answered with another Accept and keeps
 	// one follower row.
 	h.Deliver(t, "/inbox", bob, fedtest.Activity(bob, "Follow", h.Inst.ActorID("alice")))
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1`, bob.ID); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowers, func(f store.Follower) bool { return f.Follower == bob.ID }); n != 1 {
 		t.Errorf("follower rows %d", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM activities WHERE type = 'Accept'`); n != 3 {
+	if n := storetest.Count(t, h.DB.AllActivities, func(a store.Activity) bool { return a.Type == "Accept" }); n != 3 {
 		t.Errorf("Accepts %d, want 3", n)
 	}
 }
@@ -67,10 +72,10 @@ func TestManualApprovalLeavesFollowPending(t *testing.T) {
 	if code, _ := h.Deliver(t, "/users/carol/inbox", bob, fedtest.Activity(bob, "Follow", h.Inst.ActorID("carol"))); code != 202 {
 		t.Fatalf("status %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1 AND state = 'pending'`, bob.ID); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowers, func(f store.Follower) bool { return f.Follower == bob.ID && f.State == store.StatePending }); n != 1 {
 		t.Errorf("pending rows %d", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM deliveries`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllDeliveries, nil); n != 0 {
 		t.Errorf("a delivery was queued before approval: %d", n)
 	}
 }
@@ -97,7 +102,7 @@ func TestReplayAndDuplicates(t *testing.T) {
 	if code, _ := h.Send(t, fedtest.SignedPost(t, h.URL+"/users/alice/inbox", body, bob, signature.RFC9421, h.Clock()), body); code != 202 {
 		t.Fatalf("re-signed: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM deliveries`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllDeliveries, nil); n != 1 {
 		t.Errorf("deliveries %d, want 1", n)
 	}
 	if !strings.Contains(h.Metrics(t), `federation_inbox_dropped_total{reason="duplicate"} 2`) {
@@ -127,10 +132,10 @@ func TestConcurrentIdenticalDeliveries(t *testing.T) {
 			t.Errorf("request %d: %d", i, c)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, nil); n != 1 {
 		t.Errorf("inbox items %d, want 1", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM processed_activities`); n != 1 {
+	if n := storetest.Count(t, h.DB.ProcessedIDs, nil); n != 1 {
 		t.Errorf("processed %d", n)
 	}
 }
@@ -155,9 +160,15 @@ func TestBlockedDomainIsNeverContacted(t *testing.T) {
 	if n := r.Requests.Load(); n != 0 {
 		t.Errorf("the blocked server was contacted %d times", n)
 	}
-	for _, table := range []string{"followers", "processed_activities", "inbox_items", "deliveries", "remote_actors"} {
-		if n := h.Count(t, `SELECT count(*) FROM `+table); n != 0 {
-			t.Errorf("%s has %d rows", table, n)
+	for what, n := range map[string]int{
+		"followers":            storetest.Count(t, h.DB.AllFollowers, nil),
+		"processed activities": storetest.Count(t, h.DB.ProcessedIDs, nil),
+		"inbox items":          storetest.Count(t, h.DB.AllInboxItems, nil),
+		"deliveries":           storetest.Count(t, h.DB.AllDeliveries, nil),
+		"remote actors":        storetest.Count(t, h.DB.AllRemoteActors, nil),
+	} {
+		if n != 0 {
+			t.Errorf("%d %s stored", n, what)
 		}
 	}
 	if !strings.Contains(h.Metrics(t), `federation_inbox_dropped_total{reason="blocked"} 2`) {
@@ -170,14 +181,14 @@ func TestBlockRemovesFollows(t *testing.T) {
 	r := fedtest.NewRemote(t, "127.0.1.4")
 	bob := r.Actor(t, "bob")
 	h.Deliver(t, "/users/alice/inbox", bob, fedtest.Activity(bob, "Follow", h.Inst.ActorID("alice")))
-	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil); n != 1 {
 		t.Fatalf("followers %d", n)
 	}
 	removed, err := h.DB.BlockDomain(context.Background(), "127.0.1.4", "")
 	if err != nil || removed != 1 {
 		t.Fatalf("removed %d %v", removed, err)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil); n != 0 {
 		t.Errorf("followers %d after block", n)
 	}
 }
@@ -260,10 +271,10 @@ func TestRefusedRequests(t *testing.T) {
 	if code, _ := h.Send(t, fedtest.SignedPost(t, url, body, eve, signature.Cavage, h.Clock()), body); code != 202 {
 		t.Errorf("wrong actor: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, nil); n != 0 {
 		t.Errorf("%d items stored from refused requests", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM processed_activities`); n != 0 {
+	if n := storetest.Count(t, h.DB.ProcessedIDs, nil); n != 0 {
 		t.Errorf("%d activities marked processed", n)
 	}
 	m := h.Metrics(t)
@@ -275,7 +286,7 @@ func TestRefusedRequests(t *testing.T) {
 		t.Errorf("unknown inbox: %d", code)
 	}
 	// And the good one still works.
-	if code, _ := h.Deliver(t, "/users/alice/inbox", bob, note()); code != 202 || h.Count(t, `SELECT count(*) FROM inbox_items`) != 1 {
+	if code, _ := h.Deliver(t, "/users/alice/inbox", bob, note()); code != 202 || storetest.Count(t, h.DB.AllInboxItems, nil) != 1 {
 		t.Errorf("good request: %d", code)
 	}
 }
@@ -315,7 +326,7 @@ func TestUndoFollowWithoutID(t *testing.T) {
 	if code, _ := h.Deliver(t, "/inbox", bob, undo); code != 202 {
 		t.Fatalf("undo: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil); n != 0 {
 		t.Errorf("followers %d after Undo", n)
 	}
 }
@@ -327,7 +338,7 @@ func TestUndoFollowByID(t *testing.T) {
 	follow := fedtest.Activity(bob, "Follow", h.Inst.ActorID("alice"))
 	h.Deliver(t, "/users/alice/inbox", bob, follow)
 	h.Deliver(t, "/users/alice/inbox", bob, fedtest.Activity(bob, "Undo", follow["id"]))
-	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil); n != 0 {
 		t.Errorf("followers %d after Undo", n)
 	}
 }
@@ -337,8 +348,8 @@ func TestAcceptWithEmbeddedFollow(t *testing.T) {
 	r := fedtest.NewRemote(t, "127.0.1.1")
 	bob := r.Actor(t, "bob")
 	followID := h.Inst.ActorID("alice") + "/follows/1"
-	err := h.DB.Write(context.Background(), func(tx *sql.Tx) error {
-		return store.AddFollowing(context.Background(), tx, store.Following{ActorID: h.Alice.ID, Target: bob.ID, FollowID: followID, State: store.StatePending}, h.Clock())
+	err := h.DB.Write(context.Background(), func(tx *store.Tx) error {
+		return tx.AddFollowing(context.Background(), store.Following{ActorID: h.Alice.ID, Target: bob.ID, FollowID: followID, State: store.StatePending}, h.Clock())
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -348,14 +359,14 @@ func TestAcceptWithEmbeddedFollow(t *testing.T) {
 	if code, _ := h.Deliver(t, "/users/alice/inbox", bob, accept); code != 202 {
 		t.Fatalf("accept: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE state = 'accepted'`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowing, func(g store.Following) bool { return g.State == store.StateAccepted }); n != 1 {
 		t.Errorf("accepted following rows %d", n)
 	}
 	// Reject referencing the Follow only by id removes it.
 	if code, _ := h.Deliver(t, "/users/alice/inbox", bob, fedtest.Activity(bob, "Reject", followID)); code != 202 {
 		t.Fatalf("reject: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllFollowing, nil); n != 0 {
 		t.Errorf("following rows %d after Reject", n)
 	}
 }
@@ -380,7 +391,7 @@ func TestDeletes(t *testing.T) {
 	del := fedtest.Activity(bob, "Delete", bob.ID+"/notes/9")
 	del["to"] = h.Inst.ActorID("alice")
 	h.Deliver(t, "/users/alice/inbox", bob, del)
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE object = $1 AND deleted_at IS NOT NULL`, bob.ID+"/notes/9"); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Object == bob.ID+"/notes/9" && i.Deleted }); n != 1 {
 		t.Errorf("deleted items %d", n)
 	}
 	// An Update of the actor drops its cache entry; its Delete must still
@@ -390,7 +401,7 @@ func TestDeletes(t *testing.T) {
 	if code, _ := h.Deliver(t, "/inbox", bob, fedtest.Activity(bob, "Delete", bob.ID)); code != 202 {
 		t.Fatalf("actor delete: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers`) + h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = $1`, bob.ID); n != 0 {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil) + storetest.Found(h.DB.RemoteActorByID(context.Background(), bob.ID)); n != 0 {
 		t.Errorf("%d rows left after the actor's Delete", n)
 	}
 }
@@ -400,8 +411,8 @@ func TestInboxRecordsLiveness(t *testing.T) {
 	r := fedtest.NewRemote(t, "127.0.1.1")
 	bob := r.Actor(t, "bob")
 	h.Deliver(t, "/users/alice/inbox", bob, fedtest.Activity(bob, "Follow", h.Inst.ActorID("alice")))
-	if n := h.Count(t, `SELECT count(*) FROM hosts WHERE host = $1 AND last_inbound_at = $2`, r.Host, h.Clock().Unix()); n != 1 {
-		t.Errorf("host liveness rows %d", n)
+	if at, err := h.DB.LastInbound(context.Background(), r.Host); err != nil || !at.Equal(h.Clock().Truncate(time.Second)) {
+		t.Errorf("host's last inbound request at %v (%v), want %v", at, err, h.Clock())
 	}
 }
 
@@ -425,7 +436,7 @@ func TestNormalisationWaitsForTheSignature(t *testing.T) {
 	if code, resp := h.Deliver(t, "/users/alice/inbox", bob, act); code != 202 {
 		t.Errorf("signed: %d %s, want 202", code, resp)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, nil); n != 1 {
 		t.Errorf("items %d", n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"herald/federation"
 	"herald/host"
 )
 
@@ -22,9 +23,11 @@ const (
 	// DefaultFetchSlots is how many of them may be waiting on a key fetch,
 	// and DefaultHostFetches how many of those for one key host: requests
 	// whose keys are cached always have the rest, and never wait behind a
-	// fetch.
+	// fetch. A key fetch is a request to the key's host, so a host gets as
+	// many as the client opens to one host: more would only wait for a
+	// connection inside the transport, holding a slot.
 	DefaultFetchSlots  = 32
-	DefaultHostFetches = 4
+	DefaultHostFetches = federation.DefaultMaxConnsPerHost
 	// DefaultDomainShare and DefaultDomainFetches are the same shares for
 	// all the hosts of one registrable domain together (host.Name's
 	// Registrable: the public suffix list's unit), so that throwaway names

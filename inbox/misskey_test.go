@@ -8,6 +8,7 @@ import (
 
 	"herald/federation/signature"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 )
 
 // TestMisskeyRepeatedUnfollow (issue 26 item 5): Misskey gives every Undo
@@ -46,7 +47,7 @@ func TestMisskeyRepeatedUnfollow(t *testing.T) {
 			"published": published.UTC().Format("2006-01-02T15:04:05.000Z"),
 		}
 	}
-	followers := func() int { return h.Count(t, `SELECT count(*) FROM followers`) }
+	followers := func() int { return storetest.Count(t, h.DB.AllFollowers, nil) }
 	deliver := func(doc map[string]any) {
 		t.Helper()
 		if code, resp := h.Deliver(t, "/users/alice/inbox", bob, doc); code != 202 {
@@ -108,7 +109,7 @@ func TestRedeliveryWithAFreshProof(t *testing.T) {
 			t.Fatalf("delivery %d: %d", i, code)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM processed_activities`); n != 1 {
+	if n := storetest.Count(t, h.DB.ProcessedIDs, nil); n != 1 {
 		t.Errorf("%d activities remembered, want the one", n)
 	}
 	if !strings.Contains(h.Metrics(t), `federation_inbox_dropped_total{reason="duplicate"} 2`) {

@@ -2,7 +2,6 @@ package inbox
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 
 	"herald/federation"
@@ -22,7 +21,7 @@ func (h *Handler) checkMove(ctx context.Context, a *activity) (string, error) {
 		// which Herald does not do.
 		return DropMoveInvalid, nil
 	}
-	follows, err := h.DB.FollowsOfRemote(ctx, a.actor)
+	follows, err := h.DB.FollowsOf(ctx, a.actor)
 	if err != nil {
 		return "", err
 	}
@@ -49,11 +48,11 @@ func (h *Handler) checkMove(ctx context.Context, a *activity) (string, error) {
 // actor follows its target and unfollows it (outbox.Publisher.Refollow,
 // Mastodon's app/workers/unfollow_follow_worker.rb), and the Move is kept
 // for their apps.
-func (h *Handler) move(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
+func (h *Handler) move(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
 	if a.moved == nil {
 		return DropMoveUnverified, nil
 	}
-	follows, err := store.FollowsOf(ctx, tx, a.actor)
+	follows, err := tx.FollowsOf(ctx, a.actor)
 	if err != nil {
 		return "", err
 	}

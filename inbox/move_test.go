@@ -7,6 +7,7 @@ import (
 
 	"herald/federation"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/jobs"
 	"herald/store"
 )
@@ -62,7 +63,7 @@ func TestMoveBetweenHeralds(t *testing.T) {
 
 	runJob(t, c, store.JobDone, jobs.KindFollow, carol.ID, jobs.Args{Target: alice})
 	deliverAll(t, a, b, c)
-	if n := c.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'accepted'`, alice); n != 1 {
+	if n := storetest.Count(t, c.DB.AllFollowing, func(g store.Following) bool { return g.Target == alice && g.State == store.StateAccepted }); n != 1 {
 		t.Fatalf("carol does not follow alice: %d", n)
 	}
 
@@ -87,16 +88,18 @@ func TestMoveBetweenHeralds(t *testing.T) {
 	}
 	deliverAll(t, a, b, c)
 
-	if n := c.Count(t, `SELECT count(*) FROM following WHERE actor_id = $1 AND target = $2 AND state = 'accepted'`, carol.ID, bobID); n != 1 {
+	if n := storetest.Count(t, c.DB.AllFollowing, func(g store.Following) bool {
+		return g.ActorID == carol.ID && g.Target == bobID && g.State == store.StateAccepted
+	}); n != 1 {
 		t.Errorf("carol does not follow bob (accepted)")
 	}
-	if n := c.Count(t, `SELECT count(*) FROM following WHERE target = $1`, alice); n != 0 {
+	if n := storetest.Count(t, c.DB.AllFollowing, func(g store.Following) bool { return g.Target == alice }); n != 0 {
 		t.Errorf("carol still follows alice")
 	}
-	if n := b.Count(t, `SELECT count(*) FROM followers WHERE actor_id = $1 AND follower = $2`, bob.ID, c.Inst.ActorID("carol")); n != 1 {
+	if n := storetest.Count(t, b.DB.AllFollowers, func(f store.Follower) bool { return f.ActorID == bob.ID && f.Follower == c.Inst.ActorID("carol") }); n != 1 {
 		t.Errorf("bob has no follower carol")
 	}
-	if n := a.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+	if n := storetest.Count(t, a.DB.AllFollowers, nil); n != 0 {
 		t.Errorf("alice still has %d followers", n)
 	}
 	// carol's app sees the Move.
@@ -112,7 +115,7 @@ func TestMoveBetweenHeralds(t *testing.T) {
 	if got := r.Received(); len(got) != 1 || got[0].Doc["type"] != "Reject" {
 		t.Errorf("dan's Follow of the moved alice was answered with %d activities, not one Reject", len(got))
 	}
-	if n := a.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+	if n := storetest.Count(t, a.DB.AllFollowers, nil); n != 0 {
 		t.Errorf("a moved alice took a follower")
 	}
 	// Moving again to the same place is refused.
@@ -160,13 +163,13 @@ func TestInboundMoveRefusals(t *testing.T) {
 			t.Errorf("%s: not dropped as %s (%v)", tc.name, tc.reason, h.Srv.Inbox().Metrics.RecentDrops())
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'accepted'`, mia.ID); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowing, func(g store.Following) bool { return g.Target == mia.ID && g.State == store.StateAccepted }); n != 1 {
 		t.Fatalf("alice's follow of mia changed")
 	}
 	// The target's document is fetched afresh: listing mia now is enough.
 	s.Alias(target, mia.ID)
 	h.Deliver(t, "/inbox", mia, move(mia, mia.ID, target.ID))
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'pending'`, target.ID); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowing, func(g store.Following) bool { return g.Target == target.ID && g.State == store.StatePending }); n != 1 {
 		t.Errorf("alice does not follow the target")
 	}
 	h.Step(t)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
+	"herald/store"
 )
 
 // TestPreclaimedIDsDoNotStopTheGenuineActivity: mallory sends, first,
@@ -46,9 +48,14 @@ func TestPreclaimedIDsDoNotStopTheGenuineActivity(t *testing.T) {
 			t.Errorf("GET %s on vic's server: keyId %q, want the instance actor's (%v)", path, fetched[path], fetched)
 		}
 	}
-	for _, table := range []string{"followers", "inbox_items", "processed_activities", "deliveries"} {
-		if n := h.Count(t, `SELECT count(*) FROM `+table); n != 0 {
-			t.Errorf("%s has %d rows after the pre-claims", table, n)
+	for what, n := range map[string]int{
+		"followers":            storetest.Count(t, h.DB.AllFollowers, nil),
+		"inbox items":          storetest.Count(t, h.DB.AllInboxItems, nil),
+		"processed activities": storetest.Count(t, h.DB.ProcessedIDs, nil),
+		"deliveries":           storetest.Count(t, h.DB.AllDeliveries, nil),
+	} {
+		if n != 0 {
+			t.Errorf("%d %s stored after the pre-claims", n, what)
 		}
 	}
 	if !strings.Contains(h.Metrics(t), `federation_inbox_dropped_total{reason="foreign_origin"} 2`) {
@@ -60,13 +67,13 @@ func TestPreclaimedIDsDoNotStopTheGenuineActivity(t *testing.T) {
 			t.Fatalf("genuine %s: %d", genuine["type"], code)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1 AND follow_id = $2`, vic.ID, follow["id"]); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowers, func(f store.Follower) bool { return f.Follower == vic.ID && f.FollowID == follow["id"] }); n != 1 {
 		t.Errorf("vic's Follow: %d follower rows", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM deliveries`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllDeliveries, nil); n != 1 {
 		t.Errorf("deliveries %d, want vic's Accept", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE actor = $1 AND body LIKE '%genuine%'`, vic.ID); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Actor == vic.ID && strings.Contains(i.Body, "genuine") }); n != 1 {
 		t.Errorf("vic's Create: %d items", n)
 	}
 }
@@ -91,7 +98,7 @@ func TestActivityFromAnotherOriginIsTakenFromIt(t *testing.T) {
 	if code, _ := h.Deliver(t, "/inbox", mallory, note("forged")); code != 202 {
 		t.Fatalf("unserved forward: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items`) + h.Count(t, `SELECT count(*) FROM processed_activities`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, nil) + storetest.Count(t, h.DB.ProcessedIDs, nil); n != 0 {
 		t.Fatalf("%d rows kept from an activity its origin does not serve", n)
 	}
 	// Served: what vic's server serves is stored, as vic's.
@@ -100,7 +107,9 @@ func TestActivityFromAnotherOriginIsTakenFromIt(t *testing.T) {
 	if code, _ := h.Deliver(t, "/inbox", mallory, note("forged")); code != 202 {
 		t.Fatalf("served forward: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE actor = $1 AND body LIKE '%genuine%' AND body NOT LIKE '%forged%'`, vic.ID); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool {
+		return i.Actor == vic.ID && strings.Contains(i.Body, "genuine") && !strings.Contains(i.Body, "forged")
+	}); n != 1 {
 		t.Errorf("%d items with the origin's copy", n)
 	}
 	// The origin serving something else under that id is no better.
@@ -110,7 +119,7 @@ func TestActivityFromAnotherOriginIsTakenFromIt(t *testing.T) {
 	if code, _ := h.Deliver(t, "/inbox", mallory, other); code != 202 {
 		t.Fatalf("mismatched forward: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, nil); n != 1 {
 		t.Errorf("items %d after a forward whose origin serves another id", n)
 	}
 }
@@ -137,7 +146,7 @@ func TestObjectsMustBeTheActorsOwn(t *testing.T) {
 	deliver(fedtest.Activity(mallory, "Create", map[string]any{"id": vic.ID + "/statuses/1", "type": "Note", "attributedTo": vic.ID, "content": "as vic"}))
 	deliver(fedtest.Activity(mallory, "Create", map[string]any{"id": mallory.ID + "/statuses/1", "type": "Note", "attributedTo": vic.ID, "content": "as vic"}))
 	deliver(fedtest.Activity(mallory, "Update", map[string]any{"id": vic.ID + "/statuses/1", "type": "Note", "attributedTo": vic.ID, "content": "as vic"}))
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, nil); n != 0 {
 		t.Errorf("%d misattributed items stored", n)
 	}
 	if n := v.Requests.Load() - before; n != 0 {
@@ -148,7 +157,7 @@ func TestObjectsMustBeTheActorsOwn(t *testing.T) {
 	}
 	// mallory's own Create is fine.
 	deliver(fedtest.Activity(mallory, "Create", map[string]any{"id": mallory.ID + "/statuses/2", "type": "Note", "attributedTo": mallory.ID, "content": "mine"}))
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE body LIKE '%mine%'`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return strings.Contains(i.Body, "mine") }); n != 1 {
 		t.Errorf("mallory's own Create: %d items", n)
 	}
 
@@ -157,19 +166,23 @@ func TestObjectsMustBeTheActorsOwn(t *testing.T) {
 	v.Serve("/users/vic/statuses/3", map[string]any{"@context": "https://www.w3.org/ns/activitystreams",
 		"id": vic.ID + "/statuses/3", "type": "Note", "attributedTo": vic.ID, "content": "the real words"})
 	deliver(fedtest.Activity(mallory, "Announce", map[string]any{"id": vic.ID + "/statuses/3", "type": "Note", "attributedTo": vic.ID, "content": "forged words"}))
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE type = 'Announce' AND body LIKE '%the real words%' AND body NOT LIKE '%forged%'`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool {
+		return i.Type == "Announce" && strings.Contains(i.Body, "the real words") && !strings.Contains(i.Body, "forged")
+	}); n != 1 {
 		t.Errorf("Announce: %d items with the origin's copy", n)
 	}
 	// Not served by its origin: dropped.
 	deliver(fedtest.Activity(mallory, "Announce", map[string]any{"id": vic.ID + "/statuses/404", "type": "Note", "attributedTo": vic.ID}))
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE type = 'Announce'`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Type == "Announce" }); n != 1 {
 		t.Errorf("Announce items %d after one its origin does not serve", n)
 	}
 	// Herald's own object embedded: only its id is kept.
 	own := h.Inst.ActorID("alice") + "/statuses/1"
 	deliver(fedtest.Activity(mallory, "Like", map[string]any{"id": own, "type": "Note", "attributedTo": alice, "content": "words alice never wrote"}))
 	var body string
-	h.DB.Reader().QueryRow(`SELECT body FROM inbox_items WHERE type = 'Like'`).Scan(&body)
+	if it, ok := storetest.First(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Type == "Like" }); ok {
+		body = it.Body
+	}
 	var like map[string]any
 	json.Unmarshal([]byte(body), &like)
 	if like["object"] != own {
@@ -178,9 +191,9 @@ func TestObjectsMustBeTheActorsOwn(t *testing.T) {
 	// Ids on Herald's own host, from a remote sender: refused.
 	forged := fedtest.Activity(mallory, "Create", map[string]any{"id": mallory.ID + "/statuses/9", "type": "Note", "attributedTo": mallory.ID})
 	forged["id"] = h.Inst.ActorID("alice") + "/activities/1"
-	before = int64(h.Count(t, `SELECT count(*) FROM inbox_items`))
+	before = int64(storetest.Count(t, h.DB.AllInboxItems, nil))
 	deliver(forged)
-	if n := int64(h.Count(t, `SELECT count(*) FROM inbox_items`)); n != before {
+	if n := int64(storetest.Count(t, h.DB.AllInboxItems, nil)); n != before {
 		t.Errorf("an activity with a local id was stored")
 	}
 	// A request signed with a key id on Herald's host: refused outright.

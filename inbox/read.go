@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/store"
 )
 
@@ -25,9 +25,9 @@ const (
 // items are the activities as received.
 func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
-	owner, err := api.Authorize(w, r, h.DB, name)
+	owner, err := httpapi.Authorize(w, r, h.DB, name)
 	if err != nil {
-		if !errors.Is(err, api.ErrAnswered) {
+		if !errors.Is(err, httpapi.ErrAnswered) {
 			h.fail(w, r, err)
 		}
 		return
@@ -41,8 +41,8 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) {
 // read it with its bearer token; the feed is public posts from elsewhere,
 // but Herald serves it only to its own apps, not as an open mirror.
 func (h *Handler) ReadRelayFeed(w http.ResponseWriter, r *http.Request) {
-	if _, err := api.Caller(w, r, h.DB); err != nil {
-		if !errors.Is(err, api.ErrAnswered) {
+	if _, err := httpapi.Caller(w, r, h.DB); err != nil {
+		if !errors.Is(err, httpapi.ErrAnswered) {
 			h.fail(w, r, err)
 		}
 		return
@@ -60,7 +60,7 @@ func (h *Handler) readItems(w http.ResponseWriter, r *http.Request, inbox string
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			api.Error(w, http.StatusBadRequest, "limit must be a positive integer")
+			httpapi.Error(w, http.StatusBadRequest, "limit must be a positive integer")
 			return
 		}
 		limit = min(n, maxPageSize)
@@ -73,7 +73,7 @@ func (h *Handler) readItems(w http.ResponseWriter, r *http.Request, inbox string
 		if s := q.Get(p.name); s != "" {
 			n, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || n < 1 {
-				api.Error(w, http.StatusBadRequest, p.name+" must be a positive integer")
+				httpapi.Error(w, http.StatusBadRequest, p.name+" must be a positive integer")
 				return
 			}
 			*p.dst = n
@@ -99,7 +99,7 @@ func (h *Handler) readItems(w http.ResponseWriter, r *http.Request, inbox string
 			h.fail(w, r, err)
 			return
 		}
-		api.Activity(w, map[string]any{
+		httpapi.Activity(w, http.StatusOK, map[string]any{
 			"@context":   "https://www.w3.org/ns/activitystreams",
 			"id":         base,
 			"type":       "OrderedCollection",
@@ -130,5 +130,5 @@ func (h *Handler) readItems(w http.ResponseWriter, r *http.Request, inbox string
 			page["next"] = join("max_id=" + strconv.FormatInt(items[len(items)-1].ID, 10))
 		}
 	}
-	api.Activity(w, page)
+	httpapi.Activity(w, http.StatusOK, page)
 }

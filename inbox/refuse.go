@@ -3,7 +3,7 @@ package inbox
 import (
 	"net/http"
 
-	"herald/internal/api"
+	"herald/httpapi"
 )
 
 // refuse answers a request the inbox will not take for its signature (a
@@ -15,5 +15,5 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, rea
 	h.Metrics.countVerifyFailure(reason)
 	h.Metrics.recordRefusal(Refusal{At: h.Now(), Reason: reason, KeyID: keyID, Remote: r.RemoteAddr, Status: status})
 	h.Logger.Info("inbox: refused", "remote", r.RemoteAddr, "key_id", keyID, "reason", reason, "status", status, "path", r.URL.Path)
-	api.Error(w, status, msg)
+	httpapi.Error(w, status, msg)
 }

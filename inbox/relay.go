@@ -2,7 +2,6 @@ package inbox
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 
@@ -65,15 +64,15 @@ func (h *Handler) checkRelayed(ctx context.Context, a *activity, signer string) 
 // again, in whichever form, is declined as a duplicate), and an Undo,
 // Update or Delete (history) of something the feed holds. declined is the
 // reason a relayed item was not put in the feed.
-func (h *Handler) relayFeed(ctx context.Context, tx *sql.Tx, a *activity, history bool) (inFeed bool, declined string, err error) {
+func (h *Handler) relayFeed(ctx context.Context, tx *store.Tx, a *activity, history bool) (inFeed bool, declined string, err error) {
 	if history {
-		inFeed, err = store.RelayHolds(ctx, tx, a.objectID, a.actor)
+		inFeed, err = tx.RelayHolds(ctx, a.objectID, a.actor)
 		return inFeed, "", err
 	}
 	if a.relay == 0 {
 		return false, "", nil
 	}
-	held, err := h.DB.RelayedObject(ctx, tx, a.objectID)
+	held, err := tx.RelayedObject(ctx, a.objectID)
 	if held {
 		return false, DropDuplicate, err
 	}
@@ -86,7 +85,7 @@ func (h *Handler) relayFeed(ctx context.Context, tx *sql.Tx, a *activity, histor
 // only the relay may answer (store.AnswerRelay), and an answer that names
 // no Follow id is matched only if it embeds the instance actor's Follow.
 // It reports whether a subscription matched.
-func (h *Handler) answerRelay(ctx context.Context, tx *sql.Tx, a *activity) (bool, error) {
+func (h *Handler) answerRelay(ctx context.Context, tx *store.Tx, a *activity) (bool, error) {
 	instance := h.Instance.InstanceActorID()
 	inner := federation.IDOf(a.object["actor"])
 	followID := a.objectID
@@ -99,7 +98,7 @@ func (h *Handler) answerRelay(ctx context.Context, tx *sql.Tx, a *activity) (boo
 	default:
 		return false, nil
 	}
-	return store.AnswerRelay(ctx, tx, followID, a.actor, host.AuthorityOf(a.actor), a.typ == "Accept", a.now)
+	return tx.AnswerRelay(ctx, followID, a.actor, host.AuthorityOf(a.actor), a.typ == "Accept", a.now)
 }
 
 // followInstance answers a Follow of the instance actor. A LitePub relay it
@@ -107,8 +106,8 @@ func (h *Handler) answerRelay(ctx context.Context, tx *sql.Tx, a *activity) (boo
 // relay's inbox; nobody else follows the instance actor (Mastodon rejects
 // such Follows, app/lib/activitypub/activity/follow.rb), and the Follow is
 // dropped.
-func (h *Handler) followInstance(ctx context.Context, tx *sql.Tx, a *activity) (string, error) {
-	rel, err := store.LitePubRelay(ctx, tx, a.actor)
+func (h *Handler) followInstance(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
+	rel, err := tx.LitePubRelay(ctx, a.actor)
 	if errors.Is(err, store.ErrNotFound) {
 		return DropUnaddressed, nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"herald/federation"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/jobs"
 	"herald/store"
 )
@@ -129,7 +130,7 @@ func TestMastodonStyleRelay(t *testing.T) {
 	}
 	// Another server cannot answer for the relay.
 	h.Deliver(t, "/actor/inbox", f.carl, fedtest.Activity(f.carl, "Accept", f.follow))
-	if n := h.Count(t, `SELECT count(*) FROM relays WHERE state = 'pending'`); n != 1 {
+	if n := storetest.Count(t, h.DB.Relays, func(r store.Relay) bool { return r.State == store.RelayPending }); n != 1 {
 		t.Fatalf("a third server's Accept of the relay Follow was taken")
 	}
 	accept := fedtest.Activity(f.ra, "Accept", f.follow)
@@ -177,7 +178,7 @@ func TestMastodonStyleRelay(t *testing.T) {
 	if drops(h, "duplicate") != 1 || drops(h, "foreign_origin") != 1 {
 		t.Errorf("drops %v", h.Srv.Inbox().Metrics.RecentDrops())
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE type = 'Create'`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Type == "Create" }); n != 1 {
 		t.Errorf("%d inbox items stored, want 1", n)
 	}
 	// The origin's own Delete applies to what the feed holds, and is kept
@@ -203,7 +204,7 @@ func TestMastodonStyleRelay(t *testing.T) {
 	if obj := federation.Object(undo["object"]); undo["type"] != "Undo" || obj["id"] != f.follow["id"] || obj["object"] != federation.Public {
 		t.Errorf("last the relay got %v, want the Undo of %v", undo, f.follow["id"])
 	}
-	if n := h.Count(t, `SELECT count(*) FROM relays`); n != 0 {
+	if n := storetest.Count(t, h.DB.Relays, nil); n != 0 {
 		t.Errorf("%d relays after remove", n)
 	}
 }

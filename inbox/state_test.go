@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
+	"herald/store"
 )
 
 // items reads the first page of alice's inbox (with ?history=true when
@@ -81,10 +83,10 @@ func TestInteractionsApplied(t *testing.T) {
 	if n := likes(t, h, mine); n != 0 {
 		t.Errorf("likes after the Undo: %v", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE type = 'Undo'`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Type == "Undo" }); n != 1 {
 		t.Errorf("the Undo was kept %d times", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items WHERE type = 'EmojiReact' AND body LIKE '%🎉%'`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Type == "EmojiReact" && strings.Contains(i.Body, "🎉") }); n != 1 {
 		t.Errorf("the reaction was not kept with its emoji")
 	}
 
@@ -119,7 +121,7 @@ func TestDroppedIsNotSeen(t *testing.T) {
 	bob := r.Actor(t, "bob")
 	note := fedtest.Activity(bob, "Create", map[string]any{"id": bob.ID + "/notes/2", "type": "Note", "attributedTo": bob.ID, "content": "hi"})
 	h.Deliver(t, "/inbox", bob, note) // addressed to nobody here
-	if n := h.Count(t, `SELECT count(*) FROM processed_activities`); n != 0 {
+	if n := storetest.Count(t, h.DB.ProcessedIDs, nil); n != 0 {
 		t.Fatalf("a dropped activity was recorded as seen")
 	}
 	h.Deliver(t, "/users/alice/inbox", bob, note)

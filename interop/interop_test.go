@@ -3,6 +3,8 @@ package interop
 import (
 	"encoding/json"
 	"fmt"
+	"herald/internal/storetest"
+	"herald/store"
 	"net/url"
 	"os"
 	"strings"
@@ -100,23 +102,23 @@ func TestFedifyFollowsHerald(t *testing.T) {
 			onePost(t, p, alice+"/inbox", tc.scheme)
 			noVerifyFailures(t, h)
 
-			var inbox, followID, state string
-			err := h.DB(t).Reader().QueryRow(
-				`SELECT inbox, follow_id, state FROM followers WHERE follower = $1`, p.ActorID,
-			).Scan(&inbox, &followID, &state)
-			if err != nil {
-				t.Fatalf("follower row for %s: %v", p.ActorID, err)
+			f, ok := storetest.First(t, h.DB(t).AllFollowers, func(f store.Follower) bool { return f.Follower == p.ActorID })
+			if !ok {
+				t.Fatalf("no follower row for %s", p.ActorID)
 			}
-			if inbox != p.Inbox || followID != sent.FollowID || state != "accepted" {
-				t.Errorf("follower row = inbox %q follow %q state %q, want %q %q accepted", inbox, followID, state, p.Inbox, sent.FollowID)
+			if f.Inbox != p.Inbox || f.FollowID != sent.FollowID || f.State != "accepted" {
+				t.Errorf("follower row = inbox %q follow %q state %q, want %q %q accepted", f.Inbox, f.FollowID, f.State, p.Inbox, sent.FollowID)
 			}
 
 			var body string
-			err = h.DB(t).Reader().QueryRow(`
-				SELECT a.body FROM deliveries d JOIN activities a ON a.id = d.activity_id
-				WHERE a.type = 'Accept' AND d.inbox = $1`, p.Inbox).Scan(&body)
-			if err != nil {
-				t.Fatalf("queued Accept delivery to %s: %v", p.Inbox, err)
+			for _, d := range storetest.Deliveries(t, h.DB(t)) {
+				if d.Activity.Type == "Accept" && d.Inbox == p.Inbox {
+					body = d.Activity.Body
+					break
+				}
+			}
+			if body == "" {
+				t.Fatalf("no queued Accept delivery to %s", p.Inbox)
 			}
 			var accept struct {
 				Actor  string `json:"actor"`
@@ -142,11 +144,11 @@ func TestFedifyUnfollowsHerald(t *testing.T) {
 	alice := h.ActorID("alice")
 
 	p.Follow(t, alice)
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1`, p.ActorID); n != 1 {
+	if n := storetest.Count(t, h.DB(t).AllFollowers, func(f store.Follower) bool { return f.Follower == p.ActorID }); n != 1 {
 		t.Fatalf("%d follower rows after Follow, want 1", n)
 	}
 	p.Unfollow(t, alice)
-	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+	if n := storetest.Count(t, h.DB(t).AllFollowers, nil); n != 0 {
 		t.Errorf("%d follower rows after Undo(Follow), want 0", n)
 	}
 	posts := p.PostsTo(t, alice+"/inbox")
@@ -282,7 +284,7 @@ func TestHeraldSignedFetchPassesFedifyAuthorizedFetch(t *testing.T) {
 			t.Errorf("Herald's GET /users/peer (%s): status %d, signed by %q; want 200 signed by %s/actor", r.Scheme, r.Status, r.SignedBy, h.URL)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1`, p.ActorID); n != 1 {
+	if n := storetest.Count(t, h.DB(t).AllFollowers, func(f store.Follower) bool { return f.Follower == p.ActorID }); n != 1 {
 		t.Errorf("%d follower rows, want 1", n)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
+	"herald/store"
 )
 
 // TestFedifyMovesAHeraldFollow: alice follows the peer; the peer sends a
@@ -21,7 +23,7 @@ func TestFedifyMovesAHeraldFollow(t *testing.T) {
 	alice := h.ActorID("alice")
 	followID, _ := h.Publish(t, "alice", map[string]any{"type": "Follow", "object": p.ActorID})
 	Eventually(t, deliveryDeadline, func() error {
-		if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'accepted'`, p.ActorID); n != 1 {
+		if n := storetest.Count(t, h.DB(t).AllFollowing, func(g store.Following) bool { return g.Target == p.ActorID && g.State == store.StateAccepted }); n != 1 {
 			return fmt.Errorf("alice's follow of the peer is not accepted yet")
 		}
 		return nil
@@ -37,7 +39,7 @@ func TestFedifyMovesAHeraldFollow(t *testing.T) {
 		}
 		return nil
 	})
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1`, p.ActorID); n != 1 {
+	if n := storetest.Count(t, h.DB(t).AllFollowing, func(g store.Following) bool { return g.Target == p.ActorID }); n != 1 {
 		t.Fatalf("an unverified Move changed alice's follow of the peer")
 	}
 
@@ -66,7 +68,7 @@ func TestFedifyMovesAHeraldFollow(t *testing.T) {
 	if undos != 1 {
 		t.Errorf("the peer accepted %d Undos from alice, want 1", undos)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'pending'`, target.ID); n != 1 {
+	if n := storetest.Count(t, h.DB(t).AllFollowing, func(g store.Following) bool { return g.Target == target.ID && g.State == store.StatePending }); n != 1 {
 		t.Errorf("alice's follow of the new account is not pending")
 	}
 	noVerifyFailures(t, h)

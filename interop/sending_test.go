@@ -1,8 +1,11 @@
 package interop
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"herald/internal/storetest"
+	"herald/store"
 	"strings"
 	"testing"
 	"time"
@@ -257,7 +260,7 @@ func TestHeraldDropsFollowerOn410(t *testing.T) {
 	h, p := setup(t, PeerOptions{})
 	followAccepted(t, h, p, "alice")
 	followers := func() int {
-		return h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1`, p.ActorID)
+		return storetest.Count(t, h.DB(t).AllFollowers, func(f store.Follower) bool { return f.Follower == p.ActorID })
 	}
 
 	// A post goes to followers through their shared inbox.
@@ -290,12 +293,14 @@ func TestHeraldDropsFollowerOn410(t *testing.T) {
 	if len(got) != 1 || got[0].Status != 410 || got[0].Path != "/users/peer/inbox" {
 		t.Errorf("Accepts of the repeated Follow the peer got: %+v, want one, answered 410 at the personal inbox", got)
 	}
-	var state string
-	var status int
-	err := h.DB(t).Reader().QueryRow(`SELECT d.state, d.last_status FROM deliveries d JOIN activities a ON a.id = d.activity_id
-		WHERE a.type = 'Accept' AND d.inbox = $1 ORDER BY d.id DESC LIMIT 1`, p.Inbox).Scan(&state, &status)
-	if err != nil || state != "failed" || status != 410 {
-		t.Errorf("the last Accept delivery to %s: state %q status %d (%v), want failed 410", p.Inbox, state, status, err)
+	var last *storetest.Sent
+	for _, d := range storetest.Deliveries(t, h.DB(t)) { // by id: the last one is the latest
+		if d.Activity.Type == "Accept" && d.Inbox == p.Inbox {
+			last = &d
+		}
+	}
+	if last == nil || last.State != "failed" || last.LastStatus != 410 {
+		t.Errorf("the last Accept delivery to %s: %+v, want failed 410", p.Inbox, last)
 	}
 }
 
@@ -317,12 +322,11 @@ func TestHeraldFollowsFedify(t *testing.T) {
 
 			followID, _ := h.Publish(t, "alice", map[string]any{"type": "Follow", "object": p.ActorID})
 			followingState := func() string {
-				var state string
-				err := h.DB(t).Reader().QueryRow(`SELECT state FROM following WHERE target = $1`, p.ActorID).Scan(&state)
-				if err != nil {
-					return err.Error()
+				g, ok := storetest.First(t, h.DB(t).AllFollowing, func(g store.Following) bool { return g.Target == p.ActorID })
+				if !ok {
+					return "no follow"
 				}
-				return state
+				return g.State
 			}
 			var refused *Outgoing
 			Eventually(t, deliveryDeadline, func() error {
@@ -352,7 +356,7 @@ func TestHeraldFollowsFedify(t *testing.T) {
 			noVerifyFailures(t, h)
 
 			undoID, _ := h.Publish(t, "alice", map[string]any{"type": "Undo", "object": followID})
-			if n := h.Count(t, `SELECT count(*) FROM following`); n != 0 {
+			if n := storetest.Count(t, h.DB(t).AllFollowing, nil); n != 0 {
 				t.Errorf("%d following rows after the Undo, want 0", n)
 			}
 			checkVerified(t, waitReceived(t, p, undoID), "Undo", alice, "/users/peer/inbox")
@@ -382,11 +386,17 @@ func TestManualApprovalKeepsFollowPending(t *testing.T) {
 	// Herald commits before it answers the Follow, so this is its settled
 	// state, not a moment in a race.
 	onePost(t, p, carol+"/inbox", "rfc9421")
-	var state string
-	if err := h.DB(t).Reader().QueryRow(`SELECT state FROM followers WHERE follower = $1`, p.ActorID).Scan(&state); err != nil || state != "pending" {
-		t.Fatalf("carol's follower row for the peer: state %q (%v), want pending", state, err)
+	peerFollower := func() string {
+		f, ok := storetest.First(t, h.DB(t).AllFollowers, func(f store.Follower) bool { return f.Follower == p.ActorID })
+		if !ok {
+			return "no row"
+		}
+		return f.State
 	}
-	if n := h.Count(t, `SELECT count(*) FROM deliveries`); n != 0 {
+	if state := peerFollower(); state != "pending" {
+		t.Fatalf("carol's follower row for the peer: state %q, want pending", state)
+	}
+	if n := storetest.Count(t, h.DB(t).AllDeliveries, nil); n != 0 {
 		t.Fatalf("%d deliveries queued before approval, want none", n)
 	}
 	if out := h.CLI(t, "follows", "pending", "carol"); !strings.Contains(out, p.ActorID) {
@@ -399,8 +409,8 @@ func TestManualApprovalKeepsFollowPending(t *testing.T) {
 	}
 
 	h.CLI(t, "follows", "approve", "carol", p.ActorID)
-	if err := h.DB(t).Reader().QueryRow(`SELECT state FROM followers WHERE follower = $1`, p.ActorID).Scan(&state); err != nil || state != "accepted" {
-		t.Errorf("carol's follower row after approval: state %q (%v), want accepted", state, err)
+	if state := peerFollower(); state != "accepted" {
+		t.Errorf("carol's follower row after approval: state %q, want accepted", state)
 	}
 	// The CLI only queues the Accept; serve sends it when it next wakes.
 	waitPeerFollow(t, p, sent.FollowID, "accepted", cliDeliveryDeadline)
@@ -433,12 +443,12 @@ func TestFedifySelfDeleteAfterUpdate(t *testing.T) {
 	p.AcceptStyle(t, "plain") // see TestHeraldFollowsFedify/embed-actor
 	h.Publish(t, "alice", map[string]any{"type": "Follow", "object": p.ActorID})
 	Eventually(t, deliveryDeadline, func() error {
-		if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'accepted'`, p.ActorID); n != 1 {
+		if n := storetest.Count(t, h.DB(t).AllFollowing, func(g store.Following) bool { return g.Target == p.ActorID && g.State == store.StateAccepted }); n != 1 {
 			return fmt.Errorf("alice's follow of the peer is not accepted yet")
 		}
 		return nil
 	})
-	cached := func() int { return h.Count(t, `SELECT count(*) FROM remote_actors WHERE id = $1`, p.ActorID) }
+	cached := func() int { return storetest.Found(h.DB(t).RemoteActorByID(context.Background(), p.ActorID)) }
 	if cached() != 1 {
 		t.Fatalf("Herald has not cached the peer's actor")
 	}
@@ -458,10 +468,10 @@ func TestFedifySelfDeleteAfterUpdate(t *testing.T) {
 	if n := h.MetricSeries(t, "federation_inbox_dropped_total", `reason="unknown_delete"`); n != 0 {
 		t.Errorf("Herald dropped the self-Delete as unknown_delete (%v)", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE follower = $1`, p.ActorID); n != 0 {
+	if n := storetest.Count(t, h.DB(t).AllFollowers, func(f store.Follower) bool { return f.Follower == p.ActorID }); n != 0 {
 		t.Errorf("%d follower rows for the deleted peer, want 0", n)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1`, p.ActorID); n != 0 {
+	if n := storetest.Count(t, h.DB(t).AllFollowing, func(g store.Following) bool { return g.Target == p.ActorID }); n != 0 {
 		t.Errorf("%d following rows for the deleted peer, want 0", n)
 	}
 	if cached() != 0 {

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 
@@ -66,8 +65,8 @@ func (r *Runner) alias(ctx context.Context, actor *store.Actor, args Args, finis
 	}
 	updated := *actor
 	updated.AlsoKnownAs = aliases
-	_, err = r.Publisher.UpdateActor(ctx, &updated, outbox.Options{InTx: func(ctx context.Context, tx *sql.Tx, res *outbox.Result) error {
-		if err := store.SetAliases(ctx, tx, actor.ID, aliases); err != nil {
+	_, err = r.Publisher.UpdateActor(ctx, &updated, outbox.Options{InTx: func(ctx context.Context, tx *store.Tx, res *outbox.Result) error {
+		if err := tx.SetAliases(ctx, actor.ID, aliases); err != nil {
 			return err
 		}
 		return finish.InTx(ctx, tx, res)

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -36,8 +35,8 @@ func (r *Runner) relayAdd(ctx context.Context, j *store.Job, args Args) error {
 	}
 	now := r.Now()
 	rel := &store.Relay{URL: args.Target, Style: style, Inbox: inbox, Actor: actor, FollowID: inst.NewID("", "activities", now)}
-	err = r.DB.Write(ctx, func(tx *sql.Tx) error {
-		if err := store.AddRelay(ctx, tx, rel, now); errors.Is(err, store.ErrExists) {
+	err = r.DB.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.AddRelay(ctx, rel, now); errors.Is(err, store.ErrExists) {
 			return fmt.Errorf("already subscribed to %s (see herald relay list)", args.Target)
 		} else if err != nil {
 			return err
@@ -105,8 +104,8 @@ func (r *Runner) relayRemove(ctx context.Context, j *store.Job, args Args) error
 		return err
 	}
 	now := r.Now()
-	err = r.DB.Write(ctx, func(tx *sql.Tx) error {
-		if err := store.RemoveRelay(ctx, tx, rel.ID); err != nil {
+	err = r.DB.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.RemoveRelay(ctx, rel.ID); err != nil {
 			return err
 		}
 		res := Result{Type: "none", Object: rel.Inbox}

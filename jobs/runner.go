@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,7 +143,7 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 	if actor.Deleted {
 		return fmt.Errorf("%s was deleted", actor.Name)
 	}
-	finish := outbox.Options{InTx: func(ctx context.Context, tx *sql.Tx, res *outbox.Result) error {
+	finish := outbox.Options{InTx: func(ctx context.Context, tx *store.Tx, res *outbox.Result) error {
 		return r.finish(ctx, tx, j, resultOf(res))
 	}}
 	switch j.Kind {
@@ -199,12 +198,12 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 }
 
 // finish marks j done with res inside the transaction of its effects.
-func (r *Runner) finish(ctx context.Context, tx *sql.Tx, j *store.Job, res Result) error {
+func (r *Runner) finish(ctx context.Context, tx *store.Tx, j *store.Job, res Result) error {
 	b, err := json.Marshal(res)
 	if err != nil {
 		return err
 	}
-	return store.FinishJob(ctx, tx, j.ID, b, r.Now())
+	return tx.FinishJob(ctx, j.ID, b, r.Now())
 }
 
 // resolve turns a command's @user@host or actor URL into an actor id.
@@ -287,7 +286,7 @@ func (r *Runner) unfollow(ctx context.Context, actor *store.Actor, args Args, fi
 // state, the Accept or Reject, the webhook event and the job's outcome in
 // one transaction (outbox.AnswerRequest, which the app API calls too).
 func (r *Runner) answer(ctx context.Context, j *store.Job, actor *store.Actor, follower string, approve bool) error {
-	_, err := r.Publisher.AnswerRequest(ctx, actor, follower, approve, func(ctx context.Context, tx *sql.Tx, a *outbox.Answer) error {
+	_, err := r.Publisher.AnswerRequest(ctx, actor, follower, approve, func(ctx context.Context, tx *store.Tx, a *outbox.Answer) error {
 		return r.finish(ctx, tx, j, Result{Type: a.Type, Activity: a.Activity, Object: a.FollowID,
 			Queued: a.Queued.Queued, SkippedBlocked: a.Queued.SkippedBlocked, SkippedUnavailable: a.Queued.SkippedUnavailable})
 	})

@@ -68,9 +68,9 @@ type Config struct {
 	// names to loopback addresses with it); nil dials as usual.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Role is what this process does besides its HTTP handlers, which the
-	// server mounts or not: store.RoleAll (the default) and
-	// store.RoleWorker run the delivery scheduler, the job runner, the
-	// followers synchronization and the sweeps; store.RoleWeb runs none of
+	// server mounts or not: policy.RoleAll (the default) and
+	// policy.RoleWorker run the delivery scheduler, the job runner, the
+	// followers synchronization and the sweeps; policy.RoleWeb runs none of
 	// them (only on PostgreSQL, where another process does).
 	Role string
 	// WebhooksAllowPrivateNetwork lets webhooks reach loopback and private

@@ -203,12 +203,12 @@ func (n *Node) applyLogLevel(ctx context.Context) {
 	}
 	level, err := ParseLogLevel(row.LogLevel)
 	if err != nil {
-		n.Logger.Warn("the database holds an unknown log level; keeping the current one", "level", row.LogLevel)
+		n.Logger.Warn("the database holds an unknown log level; keeping the current one", "log_level", row.LogLevel)
 		return
 	}
 	if level != n.LogLevel.Level() {
 		n.LogLevel.Set(level)
-		n.Logger.Log(ctx, max(level, slog.LevelInfo), "log level changed", "level", strings.ToLower(level.String()))
+		n.Logger.Log(ctx, max(level, slog.LevelInfo), "log level changed", "log_level", strings.ToLower(level.String()))
 	}
 }
 

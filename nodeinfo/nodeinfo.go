@@ -5,10 +5,10 @@ package nodeinfo
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"herald/federation"
+	"herald/httpapi"
 )
 
 // Usage is the usage block of a NodeInfo document.
@@ -39,9 +39,8 @@ func (h *Handler) WellKnown(w http.ResponseWriter, r *http.Request) {
 		{"rel": schemaBase + "2.0", "href": h.Instance.Base() + "/nodeinfo/2.0"},
 		{"rel": schemaBase + "2.1", "href": h.Instance.Base() + "/nodeinfo/2.1"},
 	}}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
-	json.NewEncoder(w).Encode(doc)
+	httpapi.JSON(w, http.StatusOK, doc)
 }
 
 // Document answers /nodeinfo/2.0 or /nodeinfo/2.1 (version is "2.0" or "2.1").
@@ -65,8 +64,7 @@ func (h *Handler) Document(version string) http.HandlerFunc {
 			"usage":             usage,
 			"metadata":          map[string]any{"nodeName": h.Instance.Domain},
 		}
-		w.Header().Set("Content-Type", `application/json; profile="`+schemaBase+version+`#"`)
 		w.Header().Set("Access-Control-Allow-Origin", "*")
-		json.NewEncoder(w).Encode(doc)
+		httpapi.Write(w, `application/json; profile="`+schemaBase+version+`#"`, http.StatusOK, doc)
 	}
 }

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"time"
 
@@ -20,8 +19,8 @@ import (
 func (p *Publisher) DeleteActor(ctx context.Context, actor *store.Actor, opts Options) (*Result, error) {
 	now := p.Now().UTC()
 	id := p.Instance.ActorID(actor.Name)
-	return p.publishOne(ctx, opts, func(tx *sql.Tx) (string, store.EnqueueResult, error) {
-		inboxes, err := store.KnownInboxes(ctx, tx, actor.ID)
+	return p.publishOne(ctx, opts, func(tx *store.Tx) (string, store.EnqueueResult, error) {
+		inboxes, err := tx.KnownInboxes(ctx, actor.ID)
 		if err != nil {
 			return "", store.EnqueueResult{}, err
 		}
@@ -34,7 +33,7 @@ func (p *Publisher) DeleteActor(ctx context.Context, actor *store.Actor, opts Op
 		if err != nil {
 			return "", q, err
 		}
-		if err := store.MarkActorDeleted(ctx, tx, actor.ID, now); errors.Is(err, store.ErrNotFound) {
+		if err := tx.MarkActorDeleted(ctx, actor.ID, now); errors.Is(err, store.ErrNotFound) {
 			return "", q, inputErr("%s is already deleted", actor.Name)
 		} else if err != nil {
 			return "", q, err

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"database/sql"
 
 	"herald/store"
 )
@@ -18,13 +17,13 @@ import (
 // block is new (blocking twice changes nothing).
 func (p *Publisher) BlockDomain(ctx context.Context, actor *store.Actor, domain string) (removed int, created bool, err error) {
 	now := p.Now()
-	err = p.DB.Write(ctx, func(tx *sql.Tx) error {
-		followers, err := store.FollowersOnDomain(ctx, tx, actor.ID, domain)
+	err = p.DB.Write(ctx, func(tx *store.Tx) error {
+		followers, err := tx.FollowersOnDomain(ctx, actor.ID, domain)
 		if err != nil {
 			return err
 		}
 		for _, f := range followers {
-			if _, err := store.RemoveFollower(ctx, tx, "", f.Follower, actor.ID); err != nil {
+			if _, err := tx.RemoveFollower(ctx, "", f.Follower, actor.ID); err != nil {
 				return err
 			}
 			if _, _, err := p.AnswerFollow(ctx, tx, actor, false, f.FollowID, f.Follower, f.Inbox, now); err != nil {
@@ -32,10 +31,10 @@ func (p *Publisher) BlockDomain(ctx context.Context, actor *store.Actor, domain 
 			}
 		}
 		removed = len(followers)
-		if created, err = store.AddActorDomainBlock(ctx, tx, actor.ID, domain, now); err != nil {
+		if created, err = tx.AddActorDomainBlock(ctx, actor.ID, domain, now); err != nil {
 			return err
 		}
-		_, err = store.SkipQueuedToDomain(ctx, tx, actor.ID, domain, now)
+		_, err = tx.SkipQueuedToDomain(ctx, actor.ID, domain, now)
 		return err
 	})
 	if err == nil && removed > 0 {

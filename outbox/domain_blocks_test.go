@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/outbox"
 	"herald/store"
 )
@@ -71,17 +72,17 @@ func TestActorDomainBlock(t *testing.T) {
 			t.Fatalf("create: %d %s", code, body)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_recipients WHERE actor_id = $1`, h.Alice.ID); n != 0 {
-		t.Errorf("alice's inbox holds %d items from the blocked domain", n)
+	if n, err := h.DB.InboxCount(ctx, h.Alice.ID, true); err != nil || n != 0 {
+		t.Errorf("alice's inbox holds %d items from the blocked domain (%v)", n, err)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_recipients WHERE actor_id = $1`, dave.ID); n != 1 {
-		t.Errorf("dave's inbox holds %d items, want 1", n)
+	if n, err := h.DB.InboxCount(ctx, dave.ID, true); err != nil || n != 1 {
+		t.Errorf("dave's inbox holds %d items, want 1 (%v)", n, err)
 	}
 	if code, _ := h.Deliver(t, "/users/alice/inbox", eve, fedtest.Activity(eve, "Follow", h.Inst.ActorID("alice"))); code != http.StatusAccepted {
 		t.Fatalf("follow: %d", code)
 	}
 	h.Step(t)
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE actor_id = $1 AND follower = $2`, h.Alice.ID, eve.ID); n != 0 {
+	if n := storetest.Count(t, h.DB.AllFollowers, func(f store.Follower) bool { return f.ActorID == h.Alice.ID && f.Follower == eve.ID }); n != 0 {
 		t.Error("a Follow from the blocked domain was recorded")
 	}
 	if got := received(blocked, "Reject"); got["/users/eve/inbox"] != 1 {
@@ -96,7 +97,7 @@ func TestActorDomainBlock(t *testing.T) {
 		t.Errorf("second unblock: %v, want ErrNotFound", err)
 	}
 	h.Deliver(t, "/users/alice/inbox", eve, fedtest.Activity(eve, "Follow", h.Inst.ActorID("alice")))
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE actor_id = $1 AND follower = $2`, h.Alice.ID, eve.ID); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowers, func(f store.Follower) bool { return f.ActorID == h.Alice.ID && f.Follower == eve.ID }); n != 1 {
 		t.Error("a Follow after the unblock was not recorded")
 	}
 }

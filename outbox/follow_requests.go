@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -29,11 +28,11 @@ type Answer struct {
 // none; a job records its outcome there). Then it wakes the scheduler. With
 // no such request it returns an error wrapping ErrNoRequest and changes
 // nothing.
-func (p *Publisher) AnswerRequest(ctx context.Context, actor *store.Actor, follower string, approve bool, inTx func(ctx context.Context, tx *sql.Tx, a *Answer) error) (*Answer, error) {
+func (p *Publisher) AnswerRequest(ctx context.Context, actor *store.Actor, follower string, approve bool, inTx func(ctx context.Context, tx *store.Tx, a *Answer) error) (*Answer, error) {
 	now := p.Now()
 	var ans *Answer
-	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
-		f, err := store.FollowerRow(ctx, tx, actor.ID, follower)
+	err := p.DB.Write(ctx, func(tx *store.Tx) error {
+		f, err := tx.FollowerRow(ctx, actor.ID, follower)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && f.State != store.StatePending) {
 			return fmt.Errorf("%s has %w from %s", actor.Name, ErrNoRequest, follower)
 		}
@@ -47,10 +46,10 @@ func (p *Publisher) AnswerRequest(ctx context.Context, actor *store.Actor, follo
 		var answered bool
 		if approve {
 			event = store.EventFollowAccepted
-			answered, err = store.SetFollowerState(ctx, tx, actor.ID, follower, store.StateAccepted)
+			answered, err = tx.SetFollowerState(ctx, actor.ID, follower, store.StateAccepted)
 		} else {
 			var n int64
-			n, err = store.RemoveFollower(ctx, tx, "", follower, actor.ID)
+			n, err = tx.RemoveFollower(ctx, "", follower, actor.ID)
 			answered = n > 0
 		}
 		if errors.Is(err, store.ErrNotFound) || (err == nil && !answered) {

@@ -14,7 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/federation"
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/outbox/media"
 	"herald/store"
 )
@@ -33,9 +33,9 @@ type Handler struct {
 
 // authorize checks the bearer token against the actor named in the path.
 func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) (*store.Actor, bool) {
-	actor, err := api.Authorize(w, r, h.DB, chi.URLParam(r, "name"))
+	actor, err := httpapi.Authorize(w, r, h.DB, chi.URLParam(r, "name"))
 	if err != nil {
-		if !errors.Is(err, api.ErrAnswered) {
+		if !errors.Is(err, httpapi.ErrAnswered) {
 			h.fail(w, r, err)
 		}
 		return nil, false
@@ -50,19 +50,19 @@ func (h *Handler) Post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, ok := api.ReadBody(w, r)
+	body, ok := httpapi.ReadBody(w, r)
 	if !ok {
 		return
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(body, &doc); err != nil || doc == nil {
-		api.Error(w, http.StatusBadRequest, "body is not a JSON object")
+		httpapi.Error(w, http.StatusBadRequest, "body is not a JSON object")
 		return
 	}
 	res, err := h.Publisher.Publish(r.Context(), actor, doc, Options{IdempotencyKey: r.Header.Get("Idempotency-Key")})
 	var in *InputError
 	if errors.As(err, &in) {
-		api.Error(w, http.StatusBadRequest, in.Msg)
+		httpapi.Error(w, http.StatusBadRequest, in.Msg)
 		return
 	}
 	if err != nil {
@@ -88,7 +88,7 @@ func (h *Handler) Object(w http.ResponseWriter, r *http.Request) {
 	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/statuses/" + chi.URLParam(r, "id")
 	o, err := h.DB.ObjectByIRI(r.Context(), iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !o.Public && !o.Deleted) {
-		api.Error(w, http.StatusNotFound, "no such object")
+		httpapi.Error(w, http.StatusNotFound, "no such object")
 		return
 	}
 	if err != nil {
@@ -148,7 +148,7 @@ func (h *Handler) Reactions(w http.ResponseWriter, r *http.Request) {
 	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/statuses/" + chi.URLParam(r, "id")
 	o, err := h.DB.ObjectByIRI(r.Context(), iri)
 	if !ok || errors.Is(err, store.ErrNotFound) || (err == nil && (!o.Public || o.Deleted)) {
-		api.Error(w, http.StatusNotFound, "no such collection")
+		httpapi.Error(w, http.StatusNotFound, "no such collection")
 		return
 	}
 	if err != nil {
@@ -160,7 +160,7 @@ func (h *Handler) Reactions(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	api.Activity(w, map[string]any{"@context": federation.ContextAS, "id": iri + "/" + which, "type": "Collection", "totalItems": n})
+	httpapi.Activity(w, http.StatusOK, map[string]any{"@context": federation.ContextAS, "id": iri + "/" + which, "type": "Collection", "totalItems": n})
 }
 
 // Activity serves GET /users/{name}/activities/{id}: public activities only.
@@ -171,7 +171,7 @@ func (h *Handler) Activity(w http.ResponseWriter, r *http.Request) {
 	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/activities/" + chi.URLParam(r, "id")
 	a, err := h.DB.ActivityByIRI(r.Context(), iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !a.Public) {
-		api.Error(w, http.StatusNotFound, "no such activity")
+		httpapi.Error(w, http.StatusNotFound, "no such activity")
 		return
 	}
 	if err != nil {
@@ -189,7 +189,7 @@ func (h *Handler) actorGone(w http.ResponseWriter, r *http.Request) bool {
 	if err != nil || !a.Deleted {
 		return false
 	}
-	api.Error(w, http.StatusGone, "this actor was deleted")
+	httpapi.Error(w, http.StatusGone, "this actor was deleted")
 	return true
 }
 
@@ -198,7 +198,7 @@ func (h *Handler) actorGone(w http.ResponseWriter, r *http.Request) bool {
 func (h *Handler) pathActor(w http.ResponseWriter, r *http.Request) (*store.Actor, bool) {
 	actor, err := h.DB.ActorByName(r.Context(), chi.URLParam(r, "name"))
 	if errors.Is(err, store.ErrNotFound) {
-		api.Error(w, http.StatusNotFound, "no such actor")
+		httpapi.Error(w, http.StatusNotFound, "no such actor")
 		return nil, false
 	}
 	if err != nil {
@@ -228,7 +228,7 @@ func (h *Handler) Outbox(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, r, err)
 			return
 		}
-		api.Activity(w, map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": base, "type": "OrderedCollection",
+		httpapi.Activity(w, http.StatusOK, map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": base, "type": "OrderedCollection",
 			"totalItems": total, "first": base + "?page=true"})
 		return
 	}
@@ -247,7 +247,7 @@ func (h *Handler) Outbox(w http.ResponseWriter, r *http.Request) {
 	if len(items) == pageSize {
 		page["next"] = base + "?max_id=" + strconv.FormatInt(items[len(items)-1].ID, 10)
 	}
-	api.Activity(w, page)
+	httpapi.Activity(w, http.StatusOK, page)
 }
 
 // Followers serves GET /users/{name}/followers.
@@ -288,7 +288,7 @@ func (h *Handler) relations(w http.ResponseWriter, r *http.Request, followers bo
 		if !h.HideSocialGraph {
 			doc["first"] = base + "?page=1"
 		}
-		api.Activity(w, doc)
+		httpapi.Activity(w, http.StatusOK, doc)
 		return
 	}
 	ids, err := h.DB.RelationPage(ctx, actor.ID, followers, (page-1)*pageSize, pageSize)
@@ -304,15 +304,15 @@ func (h *Handler) relations(w http.ResponseWriter, r *http.Request, followers bo
 	if page > 1 {
 		doc["prev"] = base + "?page=" + strconv.Itoa(page-1)
 	}
-	api.Activity(w, doc)
+	httpapi.Activity(w, http.StatusOK, doc)
 }
 
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if api.OutOfSpace(w, err) {
+	if httpapi.OutOfSpace(w, err) {
 		return
 	}
 	h.Logger.Error("outbox failed", "path", r.URL.Path, "err", err)
-	api.Error(w, http.StatusInternalServerError, "internal error")
+	httpapi.Error(w, http.StatusInternalServerError, "internal error")
 }
 
 // Featured serves GET /users/{name}/collections/featured: the actor's
@@ -341,7 +341,7 @@ func (h *Handler) Featured(w http.ResponseWriter, r *http.Request) {
 		delete(doc, "@context")
 		items = append(items, doc)
 	}
-	api.Activity(w, map[string]any{
+	httpapi.Activity(w, http.StatusOK, map[string]any{
 		"@context":     federation.ContextAS,
 		"id":           h.Instance.FeaturedURL(actor.Name),
 		"type":         "OrderedCollection",
@@ -364,7 +364,7 @@ func (h *Handler) Upload(w http.ResponseWriter, r *http.Request) {
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		api.Error(w, http.StatusUnsupportedMediaType, "send multipart/form-data with a \"file\" part")
+		httpapi.Error(w, http.StatusUnsupportedMediaType, "send multipart/form-data with a \"file\" part")
 		return
 	}
 	var file []byte
@@ -399,7 +399,7 @@ func (h *Handler) Upload(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if file == nil {
-		api.Error(w, http.StatusBadRequest, "no \"file\" part")
+		httpapi.Error(w, http.StatusBadRequest, "no \"file\" part")
 		return
 	}
 	m, err := StoreMedia(r.Context(), h.DB, actor, bytes.NewReader(file), alt)
@@ -410,9 +410,7 @@ func (h *Handler) Upload(w http.ResponseWriter, r *http.Request) {
 	doc := AttachmentDocument(h.Instance, m)
 	doc["@context"] = contextFor(map[string]any{"attachment": []any{doc}}, nil)
 	w.Header().Set("Location", h.Instance.MediaURL(m.File))
-	w.Header().Set("Content-Type", federation.ContentType)
-	w.WriteHeader(http.StatusCreated)
-	json.NewEncoder(w).Encode(doc)
+	httpapi.Activity(w, http.StatusCreated, doc)
 }
 
 // uploadError answers a refused upload with its status.
@@ -421,17 +419,17 @@ func uploadError(w http.ResponseWriter, err error) {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig), errors.Is(err, media.ErrTooLarge):
-		api.Error(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("file too large: images up to %d MiB and %d megapixels, video and audio up to %d MiB",
+		httpapi.Error(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("file too large: images up to %d MiB and %d megapixels, video and audio up to %d MiB",
 			media.DefaultLimits.Image>>20, media.DefaultLimits.Pixels/1_000_000, media.DefaultLimits.Video>>20))
 	case errors.Is(err, media.ErrUnsupported):
-		api.Error(w, http.StatusUnsupportedMediaType, "unsupported file type: PNG, JPEG, GIF, WebP, MP4, WebM, Ogg, MP3 or M4A")
+		httpapi.Error(w, http.StatusUnsupportedMediaType, "unsupported file type: PNG, JPEG, GIF, WebP, MP4, WebM, Ogg, MP3 or M4A")
 	case errors.Is(err, media.ErrInvalid):
-		api.Error(w, http.StatusUnprocessableEntity, "the file is damaged or not what its type says")
+		httpapi.Error(w, http.StatusUnprocessableEntity, "the file is damaged or not what its type says")
 	case errors.As(err, &in):
-		api.Error(w, http.StatusBadRequest, in.Msg)
+		httpapi.Error(w, http.StatusBadRequest, in.Msg)
 	case errors.Is(err, store.ErrNoMediaDir):
-		api.Error(w, http.StatusServiceUnavailable, "uploads are off: this server has no media folder (its operator gives herald serve --media-dir)")
+		httpapi.Error(w, http.StatusServiceUnavailable, "uploads are off: this server has no media folder (its operator gives herald serve --media-dir)")
 	default:
-		api.Error(w, http.StatusBadRequest, "could not read the upload")
+		httpapi.Error(w, http.StatusBadRequest, "could not read the upload")
 	}
 }

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -82,15 +81,15 @@ func (p *Publisher) planActorTarget(ctx context.Context, pl *plan, doc map[strin
 	pl.activity["object"] = remote.ID
 	pl.activity["to"] = []string{remote.ID}
 	pl.aud.Inboxes = []string{remote.Inbox}
-	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
+	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
 		if pl.typ == "Follow" {
-			return store.AddFollowing(ctx, tx, store.Following{ActorID: pl.actor.ID, Target: remote.ID,
+			return tx.AddFollowing(ctx, store.Following{ActorID: pl.actor.ID, Target: remote.ID,
 				FollowID: pl.activity["id"].(string), State: store.StatePending}, now)
 		}
-		if _, err := store.RemoveRelations(ctx, tx, remote.ID, pl.actor.ID); err != nil {
+		if _, err := tx.RemoveRelations(ctx, remote.ID, pl.actor.ID); err != nil {
 			return err
 		}
-		return store.AddActorBlock(ctx, tx, pl.actor.ID, remote.ID, now)
+		return tx.AddActorBlock(ctx, pl.actor.ID, remote.ID, now)
 	}
 	return nil
 }
@@ -126,17 +125,17 @@ func (p *Publisher) planUndo(ctx context.Context, pl *plan, doc map[string]any) 
 	pl.public = orig.Public
 	pl.objIRI = origID
 	pl.activity["object"] = embedded
-	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
-		inboxes, err := store.InboxesOfActivity(ctx, tx, orig.ID)
+	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
+		inboxes, err := tx.InboxesOfActivity(ctx, orig.ID)
 		if err != nil {
 			return err
 		}
 		pl.aud.Inboxes = inboxes
 		switch orig.Type {
 		case "Follow":
-			_, err = store.ResolveFollowing(ctx, tx, origID, pl.actor.ID, orig.ObjectIRI, false)
+			_, err = tx.ResolveFollowing(ctx, origID, pl.actor.ID, orig.ObjectIRI, false)
 		case "Block":
-			err = store.RemoveActorBlock(ctx, tx, pl.actor.ID, orig.ObjectIRI)
+			err = tx.RemoveActorBlock(ctx, pl.actor.ID, orig.ObjectIRI)
 		}
 		return err
 	}

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"time"
 
@@ -24,8 +23,8 @@ func (p *Publisher) MoveActor(ctx context.Context, actor *store.Actor, target st
 	now := p.Now().UTC()
 	moved := *actor
 	moved.MovedTo = target
-	return p.publishOne(ctx, opts, func(tx *sql.Tx) (string, store.EnqueueResult, error) {
-		if err := store.SetMovedTo(ctx, tx, actor.ID, target); err != nil {
+	return p.publishOne(ctx, opts, func(tx *store.Tx) (string, store.EnqueueResult, error) {
+		if err := tx.SetMovedTo(ctx, actor.ID, target); err != nil {
 			return "", store.EnqueueResult{}, err
 		}
 		if _, _, err := p.queueActorUpdate(ctx, tx, &moved, now); err != nil {
@@ -48,12 +47,12 @@ func (p *Publisher) MoveActor(ctx context.Context, actor *store.Actor, target st
 // which is removed. Mastodon's app/workers/unfollow_follow_worker.rb does
 // the same for each follower of a moved account. oldInbox is where the
 // Undo goes when Herald has no record of the old Follow's deliveries.
-func (p *Publisher) Refollow(ctx context.Context, tx *sql.Tx, local *store.Actor, old store.Following, oldInbox string, target *federation.RemoteActor, now time.Time) error {
-	_, err := store.FollowingRow(ctx, tx, local.ID, target.ID)
+func (p *Publisher) Refollow(ctx context.Context, tx *store.Tx, local *store.Actor, old store.Following, oldInbox string, target *federation.RemoteActor, now time.Time) error {
+	_, err := tx.FollowingRow(ctx, local.ID, target.ID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		id := p.Instance.NewID(local.Name, "activities", now)
-		if err := store.AddFollowing(ctx, tx, store.Following{ActorID: local.ID, Target: target.ID, FollowID: id, State: store.StatePending}, now); err != nil {
+		if err := tx.AddFollowing(ctx, store.Following{ActorID: local.ID, Target: target.ID, FollowID: id, State: store.StatePending}, now); err != nil {
 			return err
 		}
 		if _, _, err := p.Queue(ctx, tx, Outbound{
@@ -67,10 +66,10 @@ func (p *Publisher) Refollow(ctx context.Context, tx *sql.Tx, local *store.Actor
 	case err != nil:
 		return err
 	}
-	orig, err := store.ActivityTx(ctx, tx, old.FollowID)
+	orig, err := tx.ActivityByIRI(ctx, old.FollowID)
 	if errors.Is(err, store.ErrNotFound) {
 		// A follow Herald has no activity of: named by actor and object.
-		if _, err := store.ResolveFollowing(ctx, tx, old.FollowID, local.ID, old.Target, false); err != nil {
+		if _, err := tx.ResolveFollowing(ctx, old.FollowID, local.ID, old.Target, false); err != nil {
 			return err
 		}
 		return p.UndoFollow(ctx, tx, local, old.Target, oldInbox, now)
@@ -82,14 +81,14 @@ func (p *Publisher) Refollow(ctx context.Context, tx *sql.Tx, local *store.Actor
 	if err != nil {
 		return err
 	}
-	inboxes, err := store.InboxesOfActivity(ctx, tx, orig.ID)
+	inboxes, err := tx.InboxesOfActivity(ctx, orig.ID)
 	if err != nil {
 		return err
 	}
 	if len(inboxes) == 0 {
 		inboxes = []string{oldInbox}
 	}
-	if _, err := store.ResolveFollowing(ctx, tx, old.FollowID, local.ID, old.Target, false); err != nil {
+	if _, err := tx.ResolveFollowing(ctx, old.FollowID, local.ID, old.Target, false); err != nil {
 		return err
 	}
 	_, _, err = p.Queue(ctx, tx, Outbound{

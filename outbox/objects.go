@@ -3,7 +3,6 @@ package outbox
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -65,15 +64,15 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	}
 	pl.objIRI = obj["id"].(string)
 	pl.activity["object"] = obj
-	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
+	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
 		o := &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: objectBody(obj, pl.context), Public: pl.public}
-		if err := store.InsertObject(ctx, tx, o, now); err != nil {
+		if err := tx.InsertObject(ctx, o, now); err != nil {
 			return err
 		}
-		if err := store.AttachMedia(ctx, tx, mediaIDs, o.ID); err != nil {
+		if err := tx.AttachMedia(ctx, mediaIDs, o.ID); err != nil {
 			return err
 		}
-		return store.SetObjectTags(ctx, tx, o.ID, hashtags(obj))
+		return tx.SetObjectTags(ctx, o.ID, hashtags(obj))
 	}
 	return nil
 }
@@ -122,21 +121,21 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 	}
 	pl.objIRI = current.IRI
 	pl.activity["object"] = obj
-	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
+	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
 		if err := p.addEarlierRecipients(ctx, tx, pl); err != nil {
 			return err
 		}
-		err := store.UpdateObject(ctx, tx, pl.objIRI, objectBody(obj, pl.context), pl.public, now)
+		err := tx.UpdateObject(ctx, pl.objIRI, objectBody(obj, pl.context), pl.public, now)
 		if errors.Is(err, store.ErrNotFound) {
 			return inputErr("%s was deleted", pl.objIRI)
 		}
 		if err != nil {
 			return err
 		}
-		if err := store.AttachMedia(ctx, tx, mediaIDs, current.ID); err != nil {
+		if err := tx.AttachMedia(ctx, mediaIDs, current.ID); err != nil {
 			return err
 		}
-		return store.SetObjectTags(ctx, tx, current.ID, hashtags(obj))
+		return tx.SetObjectTags(ctx, current.ID, hashtags(obj))
 	}
 	return nil
 }
@@ -166,11 +165,11 @@ func (p *Publisher) planDelete(ctx context.Context, pl *plan, doc map[string]any
 	pl.objIRI = current.IRI
 	pl.activity["object"] = tombstone
 	pl.locals = nil // a Delete tells servers, not local inboxes
-	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
+	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
 		if err := p.addEarlierRecipients(ctx, tx, pl); err != nil {
 			return err
 		}
-		err := store.TombstoneObject(ctx, tx, pl.objIRI, objectBody(tombstone, nil), now)
+		err := tx.TombstoneObject(ctx, pl.objIRI, objectBody(tombstone, nil), now)
 		if errors.Is(err, store.ErrNotFound) {
 			return inputErr("%s is already deleted", pl.objIRI)
 		}
@@ -204,8 +203,8 @@ func (p *Publisher) ownObject(ctx context.Context, pl *plan, iri string) (*store
 // addEarlierRecipients adds every inbox that got an activity about the
 // object, so its Update or Delete reaches everyone who has a copy, whoever
 // follows the actor now.
-func (p *Publisher) addEarlierRecipients(ctx context.Context, tx *sql.Tx, pl *plan) error {
-	inboxes, err := store.InboxesThatGot(ctx, tx, pl.objIRI)
+func (p *Publisher) addEarlierRecipients(ctx context.Context, tx *store.Tx, pl *plan) error {
+	inboxes, err := tx.InboxesThatGot(ctx, pl.objIRI)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/outbox"
+	"herald/store"
 )
 
 // follow makes remote actor a follow alice through Herald's inbox and
@@ -184,7 +186,7 @@ func TestFollowRemoteThenAcceptAndUndo(t *testing.T) {
 	if res.StatusCode != 201 {
 		t.Fatalf("follow: %d %v", res.StatusCode, fol)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'pending'`, bob.ID); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowing, func(g store.Following) bool { return g.Target == bob.ID && g.State == store.StatePending }); n != 1 {
 		t.Fatalf("pending following %d", n)
 	}
 	h.Step(t)
@@ -196,7 +198,7 @@ func TestFollowRemoteThenAcceptAndUndo(t *testing.T) {
 	if code, _ := h.Deliver(t, "/users/alice/inbox", bob, accept); code != 202 {
 		t.Fatalf("accept: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM following WHERE target = $1 AND state = 'accepted'`, bob.ID); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowing, func(g store.Following) bool { return g.Target == bob.ID && g.State == store.StateAccepted }); n != 1 {
 		t.Fatalf("accepted following %d", n)
 	}
 	_, following := h.Do(t, "GET", "/users/alice/following?page=1", "", nil)
@@ -209,7 +211,7 @@ func TestFollowRemoteThenAcceptAndUndo(t *testing.T) {
 		t.Fatalf("undo: %d %v", res.StatusCode, undo)
 	}
 	h.Step(t)
-	if n := h.Count(t, `SELECT count(*) FROM following`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllFollowing, nil); n != 0 {
 		t.Errorf("following rows after Undo %d", n)
 	}
 	got := r.Received()
@@ -231,7 +233,7 @@ func TestIdempotencyKey(t *testing.T) {
 	if a3["id"] == a1["id"] {
 		t.Error("a new key returned the old activity")
 	}
-	if n := h.Count(t, `SELECT count(*) FROM objects`); n != 2 {
+	if n := storetest.Count(t, h.DB.AllObjects, nil); n != 2 {
 		t.Errorf("objects %d, want 2", n)
 	}
 }
@@ -245,7 +247,7 @@ func TestRefusedPublications(t *testing.T) {
 	var cp map[string]any
 	json.Unmarshal([]byte(carolPost), &cp)
 	carolObj := cp["object"].(map[string]any)["id"].(string)
-	before := h.Count(t, `SELECT count(*) FROM activities`)
+	before := storetest.Count(t, h.DB.AllActivities, nil)
 
 	cases := []struct {
 		name  string
@@ -283,7 +285,7 @@ func TestRefusedPublications(t *testing.T) {
 	if res.StatusCode != 415 {
 		t.Errorf("text/plain: %d", res.StatusCode)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM activities`); n != before {
+	if n := storetest.Count(t, h.DB.AllActivities, nil); n != before {
 		t.Errorf("refused requests stored %d activities", n-before)
 	}
 }
@@ -297,7 +299,7 @@ func TestBlockRefusesLaterFollows(t *testing.T) {
 	if res.StatusCode != 201 {
 		t.Fatalf("block: %d %v", res.StatusCode, blk)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil); n != 0 {
 		t.Fatalf("followers after Block: %d", n)
 	}
 	h.Step(t)
@@ -307,7 +309,7 @@ func TestBlockRefusesLaterFollows(t *testing.T) {
 	// bob follows again: refused with a Reject, not recorded.
 	h.Deliver(t, "/users/alice/inbox", bob, fedtest.Activity(bob, "Follow", h.Inst.ActorID("alice")))
 	h.Step(t)
-	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil); n != 0 {
 		t.Errorf("a blocked actor's Follow was recorded")
 	}
 	if got := received(r, "Reject"); got["/users/bob/inbox"] != 1 {
@@ -316,7 +318,7 @@ func TestBlockRefusesLaterFollows(t *testing.T) {
 	// Undoing the Block lets bob follow again.
 	post(t, h, h.Token, map[string]any{"type": "Undo", "object": blk["id"]})
 	follow(t, h, bob)
-	if n := h.Count(t, `SELECT count(*) FROM followers`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil); n != 1 {
 		t.Errorf("followers after Undo(Block) and a new Follow: %d", n)
 	}
 }
@@ -342,7 +344,7 @@ func TestDeleteActorTellsEveryKnownServer(t *testing.T) {
 	if res.Queued.Queued != 3 {
 		t.Errorf("Delete queued for %d inboxes, want 3", res.Queued.Queued)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM deliveries WHERE lane = 1`); n != 3 {
+	if n := storetest.Count(t, h.DB.AllDeliveries, func(d store.DeliveryView) bool { return d.Lane == store.LaneLow }); n != 3 {
 		t.Errorf("low-lane deliveries %d", n)
 	}
 	h.Step(t)
@@ -369,7 +371,7 @@ func TestDeleteActorTellsEveryKnownServer(t *testing.T) {
 	if code, _ := h.Deliver(t, "/users/alice/inbox", carol, fedtest.Activity(carol, "Like", "x")); code != 410 {
 		t.Errorf("inbox of a deleted actor: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM followers`) + h.Count(t, `SELECT count(*) FROM following`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil) + storetest.Count(t, h.DB.AllFollowing, nil); n != 0 {
 		t.Errorf("%d follows left", n)
 	}
 	if _, err := h.Srv.Publisher().DeleteActor(t.Context(), h.Alice, outbox.Options{}); err == nil {

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"herald/federation"
@@ -53,8 +52,8 @@ func (p *Publisher) planPin(ctx context.Context, pl *plan, doc map[string]any, n
 	pl.objIRI = o.IRI
 	pl.activity["object"] = o.IRI
 	pl.activity["target"] = featured
-	pl.apply = func(ctx context.Context, tx *sql.Tx, pl *plan) error {
-		return store.SetPinned(ctx, tx, o.ID, pin, now)
+	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
+		return tx.SetPinned(ctx, o.ID, pin, now)
 	}
 	return nil
 }
@@ -64,14 +63,14 @@ func (p *Publisher) planPin(ctx context.Context, pl *plan, doc map[string]any, n
 // opts.InTx runs in the same transaction.
 func (p *Publisher) UpdateActor(ctx context.Context, actor *store.Actor, opts Options) (*Result, error) {
 	now := p.Now().UTC()
-	return p.publishOne(ctx, opts, func(tx *sql.Tx) (string, store.EnqueueResult, error) {
+	return p.publishOne(ctx, opts, func(tx *store.Tx) (string, store.EnqueueResult, error) {
 		return p.queueActorUpdate(ctx, tx, actor, now)
 	})
 }
 
 // queueActorUpdate queues the Update of actor's document, as it is in
 // memory, to its followers inside tx.
-func (p *Publisher) queueActorUpdate(ctx context.Context, tx *sql.Tx, actor *store.Actor, now time.Time) (string, store.EnqueueResult, error) {
+func (p *Publisher) queueActorUpdate(ctx context.Context, tx *store.Tx, actor *store.Actor, now time.Time) (string, store.EnqueueResult, error) {
 	return p.Queue(ctx, tx, p.actorUpdate(actor, delivery.Audience{FollowersOf: actor.ID}, now), now)
 }
 

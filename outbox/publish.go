@@ -9,7 +9,6 @@ package outbox
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -118,7 +117,7 @@ type plan struct {
 	locals   []int64 // local actors addressed: they get an inbox item
 	// apply runs inside the transaction before the activity is stored: the
 	// checks and changes that must be atomic with it.
-	apply      func(ctx context.Context, tx *sql.Tx, p *plan) error
+	apply      func(ctx context.Context, tx *store.Tx, p *plan) error
 	unresolved map[string]string
 }
 
@@ -130,7 +129,7 @@ type Options struct {
 	// InTx, when set, runs inside the publication's transaction once the
 	// activity is stored; an error rolls everything back. A job marks
 	// itself done here, so it is done exactly when its activity exists.
-	InTx func(ctx context.Context, tx *sql.Tx, res *Result) error
+	InTx func(ctx context.Context, tx *store.Tx, res *Result) error
 }
 
 // Publish validates doc (an activity, or a bare object to wrap in Create)
@@ -198,9 +197,9 @@ func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[str
 // replay returns the activity an Idempotency-Key already produced, if any.
 func (p *Publisher) replay(ctx context.Context, actor *store.Actor, key string) (*store.Activity, error) {
 	var a *store.Activity
-	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
+	err := p.DB.Write(ctx, func(tx *store.Tx) error {
 		var err error
-		a, err = store.ActivityByIdempotencyKey(ctx, tx, actor.ID, key)
+		a, err = tx.ActivityByIdempotencyKey(ctx, actor.ID, key)
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
@@ -219,11 +218,11 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 	if err := cleanFederated(pl.activity); err != nil {
 		return nil, err
 	}
-	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
+	err := p.DB.Write(ctx, func(tx *store.Tx) error {
 		if key != "" {
 			// Checked again inside the transaction: two requests with one
 			// key serialize on the writer, and the second returns the first.
-			if a, err := store.ActivityByIdempotencyKey(ctx, tx, pl.actor.ID, key); err == nil {
+			if a, err := tx.ActivityByIdempotencyKey(ctx, pl.actor.ID, key); err == nil {
 				res.Activity, res.Replayed = a, true
 				return nil
 			} else if !errors.Is(err, store.ErrNotFound) {
@@ -246,12 +245,12 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 			return err
 		}
 		res.Queued = q
-		if res.Activity, err = store.ActivityTx(ctx, tx, iri); err != nil {
+		if res.Activity, err = tx.ActivityByIRI(ctx, iri); err != nil {
 			return err
 		}
 		if len(pl.locals) > 0 {
 			stripped, _ := delivery.StripBlindRecipients([]byte(res.Activity.Body))
-			item, err := store.AddInboxItem(ctx, tx, store.InboxItem{IRI: iri, Type: pl.typ, Actor: p.Instance.ActorID(pl.actor.Name),
+			item, err := tx.AddInboxItem(ctx, store.InboxItem{IRI: iri, Type: pl.typ, Actor: p.Instance.ActorID(pl.actor.Name),
 				Object: pl.objIRI, Body: string(stripped), ReceivedAt: now}, pl.locals)
 			if err != nil {
 				return err

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"herald/federation"
@@ -38,7 +37,7 @@ type Outbound struct {
 // Queue stores o's activity once, with one delivery row per inbox of its
 // audience, inside tx, and returns the activity's id with what was queued.
 // The caller wakes the scheduler (p.Runner.Wake) once tx commits.
-func (p *Publisher) Queue(ctx context.Context, tx *sql.Tx, o Outbound, now time.Time) (string, store.EnqueueResult, error) {
+func (p *Publisher) Queue(ctx context.Context, tx *store.Tx, o Outbound, now time.Time) (string, store.EnqueueResult, error) {
 	doc := make(map[string]any, len(o.Activity)+3)
 	doc["@context"] = federation.ContextAS
 	for k, v := range o.Activity {
@@ -86,7 +85,7 @@ func (p *Publisher) actorIRI(a *store.Actor) string {
 // instance actor (a LitePub relay follows it back). The answer embeds the
 // Follow (id, type, actor, object) as Mastodon does; followID may be empty
 // when the Follow had none.
-func (p *Publisher) AnswerFollow(ctx context.Context, tx *sql.Tx, local *store.Actor, accept bool, followID, follower, inbox string, now time.Time) (string, store.EnqueueResult, error) {
+func (p *Publisher) AnswerFollow(ctx context.Context, tx *store.Tx, local *store.Actor, accept bool, followID, follower, inbox string, now time.Time) (string, store.EnqueueResult, error) {
 	follow := map[string]any{"type": "Follow", "actor": follower, "object": p.actorIRI(local)}
 	if followID != "" {
 		follow["id"] = followID
@@ -106,7 +105,7 @@ func (p *Publisher) AnswerFollow(ctx context.Context, tx *sql.Tx, local *store.A
 // inbox, inside tx. The Follow is named by actor and object only, as
 // Mastodon's followers synchronization does: it is for a follow the remote
 // recorded and we do not have, so we do not know its id.
-func (p *Publisher) UndoFollow(ctx context.Context, tx *sql.Tx, local *store.Actor, remoteID, remoteInbox string, now time.Time) error {
+func (p *Publisher) UndoFollow(ctx context.Context, tx *store.Tx, local *store.Actor, remoteID, remoteInbox string, now time.Time) error {
 	_, _, err := p.Queue(ctx, tx, Outbound{
 		Actor: local,
 		Activity: map[string]any{"type": "Undo", "to": []string{remoteID},
@@ -119,7 +118,7 @@ func (p *Publisher) UndoFollow(ctx context.Context, tx *sql.Tx, local *store.Act
 // publishOne queues the activity build returns in one transaction,
 // together with opts.InTx, and wakes the scheduler: the shape of the
 // publications that need no plan (an actor's Update or Delete).
-func (p *Publisher) publishOne(ctx context.Context, opts Options, build func(tx *sql.Tx) (string, store.EnqueueResult, error)) (*Result, error) {
+func (p *Publisher) publishOne(ctx context.Context, opts Options, build func(tx *store.Tx) (string, store.EnqueueResult, error)) (*Result, error) {
 	res, err := p.queueOne(ctx, opts, build)
 	if err != nil {
 		return nil, err
@@ -129,15 +128,15 @@ func (p *Publisher) publishOne(ctx context.Context, opts Options, build func(tx 
 }
 
 // queueOne is publishOne without the wake-up.
-func (p *Publisher) queueOne(ctx context.Context, opts Options, build func(tx *sql.Tx) (string, store.EnqueueResult, error)) (*Result, error) {
+func (p *Publisher) queueOne(ctx context.Context, opts Options, build func(tx *store.Tx) (string, store.EnqueueResult, error)) (*Result, error) {
 	res := &Result{}
-	err := p.DB.Write(ctx, func(tx *sql.Tx) error {
+	err := p.DB.Write(ctx, func(tx *store.Tx) error {
 		iri, q, err := build(tx)
 		if err != nil {
 			return err
 		}
 		res.Queued = q
-		if res.Activity, err = store.ActivityTx(ctx, tx, iri); err != nil {
+		if res.Activity, err = tx.ActivityByIRI(ctx, iri); err != nil {
 			return err
 		}
 		if opts.InTx != nil {

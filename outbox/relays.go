@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 // Mastodon-style relay is followed with a Follow of as:Public, as
 // Mastodon's app/models/relay.rb (follow_activity) sends it; a LitePub one
 // with a Follow of its actor (FEP-ae0c, "LitePub Relay Protocol").
-func (p *Publisher) FollowRelay(ctx context.Context, tx *sql.Tx, r *store.Relay, now time.Time) (string, store.EnqueueResult, error) {
+func (p *Publisher) FollowRelay(ctx context.Context, tx *store.Tx, r *store.Relay, now time.Time) (string, store.EnqueueResult, error) {
 	follow := relayFollow(r)
 	if r.Style == store.RelayLitePub {
 		follow["to"] = []string{r.Actor}
@@ -30,7 +29,7 @@ func (p *Publisher) FollowRelay(ctx context.Context, tx *sql.Tx, r *store.Relay,
 
 // UnfollowRelay queues the instance actor's Undo of its Follow of a relay,
 // the Follow embedded (app/models/relay.rb, unfollow_activity), inside tx.
-func (p *Publisher) UnfollowRelay(ctx context.Context, tx *sql.Tx, r *store.Relay, now time.Time) (string, store.EnqueueResult, error) {
+func (p *Publisher) UnfollowRelay(ctx context.Context, tx *store.Tx, r *store.Relay, now time.Time) (string, store.EnqueueResult, error) {
 	follow := relayFollow(r)
 	follow["actor"] = p.Instance.InstanceActorID()
 	return p.Queue(ctx, tx, Outbound{
@@ -57,8 +56,8 @@ func relayFollow(r *store.Relay) map[string]any {
 // them out of the body afterwards, breaking the signature. An activity
 // that cannot be signed (an app's own @context, which Herald does not
 // hold) goes unsigned: servers that fetch it from Herald still get it.
-func (p *Publisher) signForRelays(ctx context.Context, tx *sql.Tx, actor *store.Actor, doc map[string]any, now time.Time) (map[string]any, error) {
-	relays, err := store.RelayInboxes(ctx, tx)
+func (p *Publisher) signForRelays(ctx context.Context, tx *store.Tx, actor *store.Actor, doc map[string]any, now time.Time) (map[string]any, error) {
+	relays, err := tx.RelayInboxes(ctx)
 	if err != nil || len(relays) == 0 {
 		return doc, err
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"herald/internal/api"
+	"herald/httpapi"
 	"herald/store"
 )
 
@@ -97,7 +97,7 @@ func (h *Handler) Deliveries(w http.ResponseWriter, r *http.Request) {
 	iri := h.Instance.ActorID(actor.Name) + "/activities/" + chi.URLParam(r, "id")
 	rep, a, err := ReportFor(r.Context(), h.DB, iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && a.ActorID != actor.ID) {
-		api.Error(w, http.StatusNotFound, "no such activity")
+		httpapi.Error(w, http.StatusNotFound, "no such activity")
 		return
 	}
 	if err != nil {
@@ -105,5 +105,5 @@ func (h *Handler) Deliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "private, no-store")
-	api.JSON(w, rep)
+	httpapi.JSON(w, http.StatusOK, rep)
 }

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 
 	"herald/federation"
@@ -27,13 +26,13 @@ func (p *Publisher) RotateKey(ctx context.Context, actor *store.Actor, opts Opti
 	rotated := *actor
 	rotated.PrivateKeyPEM, rotated.PublicKeyPEM = priv, pub
 	now := p.Now().UTC()
-	res, err := p.queueOne(ctx, opts, func(tx *sql.Tx) (string, store.EnqueueResult, error) {
-		if err := store.SetActorKeys(ctx, tx, actor.ID, priv, pub); errors.Is(err, store.ErrNotFound) {
+	res, err := p.queueOne(ctx, opts, func(tx *store.Tx) (string, store.EnqueueResult, error) {
+		if err := tx.SetActorKeys(ctx, actor.ID, priv, pub); errors.Is(err, store.ErrNotFound) {
 			return "", store.EnqueueResult{}, inputErr("%s is deleted", actor.Name)
 		} else if err != nil {
 			return "", store.EnqueueResult{}, err
 		}
-		inboxes, err := store.KnownInboxes(ctx, tx, actor.ID)
+		inboxes, err := tx.KnownInboxes(ctx, actor.ID)
 		if err != nil {
 			return "", store.EnqueueResult{}, err
 		}

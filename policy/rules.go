@@ -7,7 +7,7 @@
 //
 // The federation policy is read from the database as a Policy (an
 // immutable copy) and kept current by a Live: every change to the tables it
-// is read from bumps a version in the same transaction (migration 0100),
+// is read from bumps a version in the same transaction (migration 0130),
 // so a Live sees at once that a change committed in its own process, within
 // a wake-up (SQLite's wake pipe, PostgreSQL's NOTIFY) that another process
 // or node made one, and within MaxAge in any case.

@@ -8,8 +8,8 @@ import (
 	"strconv"
 
 	"herald/federation"
+	"herald/httpapi"
 	"herald/inbox"
-	"herald/internal/api"
 )
 
 // Authorized fetch (`herald serve --authorized-fetch`, Mastodon's secure
@@ -48,7 +48,7 @@ func (s *Server) fetchAccess(w http.ResponseWriter, r *http.Request, anonymous b
 		return accessAnonymous
 	case errors.As(err, &busy):
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(busy.RetryAfter.Seconds())))))
-		api.Error(w, http.StatusServiceUnavailable, "the signing key cannot be fetched now; retry later")
+		httpapi.Error(w, http.StatusServiceUnavailable, "the signing key cannot be fetched now; retry later")
 	case errors.Is(r.Context().Err(), context.Canceled):
 	default:
 		s.internalError(w, r, err)
@@ -77,9 +77,9 @@ func (s *Server) secured(unknown string, pages bool, h http.HandlerFunc) http.Ha
 			w.Header().Set("Cache-Control", "private")
 			h(w, r)
 		case accessRefused:
-			api.Error(w, http.StatusNotFound, unknown)
+			httpapi.Error(w, http.StatusNotFound, unknown)
 		case accessAnonymous:
-			api.Error(w, http.StatusUnauthorized, "a signed request is required (authorized fetch)")
+			httpapi.Error(w, http.StatusUnauthorized, "a signed request is required (authorized fetch)")
 		}
 	}
 }

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/node"
 	"herald/outbox"
 	"herald/server"
@@ -30,10 +30,10 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 		fine, failing := fedtest.NewRemote(t, "127.0.3.1"), fedtest.NewRemote(t, "127.0.3.2")
 		failing.Close()
 		var inboxes []string
-		err := h.DB.Write(ctx, func(tx *sql.Tx) error {
+		err := h.DB.Write(ctx, func(tx *store.Tx) error {
 			for _, f := range []*fedtest.RemoteActor{fine.Actor(t, "frank_private"), failing.Actor(t, "gina_private")} {
 				inboxes = append(inboxes, f.Inbox())
-				if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: h.Alice.ID, Follower: f.ID, Inbox: f.Inbox(), State: store.StateAccepted}, h.Clock()); err != nil {
+				if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: h.Alice.ID, Follower: f.ID, Inbox: f.Inbox(), State: store.StateAccepted}, h.Clock()); err != nil {
 					return err
 				}
 			}
@@ -56,7 +56,7 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.Step(t)
-		h.DB.Writer().Exec(`UPDATE deliveries SET state = 'failed', last_error = 'HTTP 503' WHERE host = $1`, failing.Host)
+		storetest.GiveUp(t, h.DB, failing.Host, 0, "HTTP 503", h.Clock())
 
 		params := map[string]string{
 			"name": "alice",

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"herald/federation"
-	"herald/internal/api"
+	"herald/httpapi"
 )
 
 // Who may read /metrics (Config.MetricsAccess).
@@ -42,10 +42,10 @@ func (s *Server) metricsHandler() http.Handler {
 		}
 		if s.cfg.MetricsToken != "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="herald metrics"`)
-			api.Error(w, http.StatusUnauthorized, "metrics need the bearer token")
+			httpapi.Error(w, http.StatusUnauthorized, "metrics need the bearer token")
 			return
 		}
-		api.Error(w, http.StatusForbidden, "metrics are served to this machine only")
+		httpapi.Error(w, http.StatusForbidden, "metrics are served to this machine only")
 	})
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"herald/federation"
 	"net/http"
 	"strings"
 	"time"
@@ -45,13 +46,13 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
-// limitBody caps request bodies at MaxBodyBytes, and uploads
+// limitBody caps request bodies at federation.MaxDocumentSize, and uploads
 // (POST .../uploadMedia) at MaxUploadBytes; a handler reading more gets an
 // *http.MaxBytesError and answers 413.
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
-			limit := int64(MaxBodyBytes)
+			limit := int64(federation.MaxDocumentSize)
 			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/uploadMedia") {
 				limit = MaxUploadBytes
 			}

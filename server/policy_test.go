@@ -8,8 +8,10 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/outbox"
 	"herald/policy"
+	"herald/store"
 )
 
 // follow makes a follow alice and checks that the inbox answered 202.
@@ -39,13 +41,13 @@ func refusedEverywhere(t *testing.T, h *fedtest.Herald, r *fedtest.Remote, a *fe
 	t.Helper()
 	ctx := context.Background()
 	seen := r.Requests.Load()
-	followers := h.Count(t, `SELECT count(*) FROM followers`)
-	processed := h.Count(t, `SELECT count(*) FROM processed_activities`)
+	followers := storetest.Count(t, h.DB.AllFollowers, nil)
+	processed := storetest.Count(t, h.DB.ProcessedIDs, nil)
 	follow(t, h, a)
-	if n := h.Count(t, `SELECT count(*) FROM followers`); n != followers {
+	if n := storetest.Count(t, h.DB.AllFollowers, nil); n != followers {
 		t.Errorf("a refused Follow was recorded: %d followers, was %d", n, followers)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM processed_activities`); n != processed {
+	if n := storetest.Count(t, h.DB.ProcessedIDs, nil); n != processed {
 		t.Error("a refused activity was marked seen")
 	}
 	if code, body, _ := get(t, h, "/users/alice/outbox", a, signature.Cavage, ""); code != 404 || body != `{"error":"no such actor"}`+"\n" {
@@ -92,7 +94,9 @@ func TestBlockCoversSubdomains(t *testing.T) {
 	if got := len(near.Received()); got != 2 {
 		t.Errorf("notblocked.test received %d POSTs, want the Accept and the post", got)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'failed' AND last_error = 'skipped: domain blocked (blocked.test)'`, sub.Host); n != 2 {
+	if n := storetest.Count(t, h.DB.AllDeliveries, func(d store.DeliveryView) bool {
+		return d.Host == sub.Host && d.State == store.DeliveryFailed && d.LastError == "skipped: domain blocked (blocked.test)"
+	}); n != 2 {
 		t.Errorf("%d skipped deliveries to %s saying which block, want 2", n, sub.Host)
 	}
 	refusedEverywhere(t, h, sub, bob)
@@ -126,7 +130,7 @@ func TestAllowlistMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	follow(t, h, carol)
-	if n := h.Count(t, `SELECT count(*) FROM followers WHERE host = 'social.friends.test'`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllFollowers, func(f store.Follower) bool { host, _ := store.HostOf(f.Follower); return host == "social.friends.test" }); n != 1 {
 		t.Fatalf("carol's follow: %d rows", n)
 	}
 	refusedEverywhere(t, h, strangers, dave)
@@ -145,8 +149,9 @@ func TestAllowlistMode(t *testing.T) {
 	if n := strangers.Requests.Load(); n != seen {
 		t.Errorf("a server off the allowlist was contacted %d times", n-seen)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'queued' AND attempts = 0
-		AND last_error = 'held: not on the allowlist (allowlist mode)'`, strangers.Host); n == 0 {
+	if n := storetest.Count(t, h.DB.AllDeliveries, func(d store.DeliveryView) bool {
+		return d.Host == strangers.Host && d.State == store.DeliveryQueued && d.Attempts == 0 && d.LastError == "held: not on the allowlist (allowlist mode)"
+	}); n == 0 {
 		t.Errorf("no delivery to the server off the allowlist held, saying why")
 	}
 }

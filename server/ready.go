@@ -9,11 +9,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"herald/httpapi"
 	"herald/store"
 )
 
 // Out-of-space handling: a write that fails for lack of space is answered
-// 503 with Retry-After by the handler (api.OutOfSpace) and logged here, once
+// 503 with Retry-After by the handler (httpapi.OutOfSpace) and logged here, once
 // per spaceLogInterval with the number of writes refused, instead of once
 // per request. /readyz says "not ready" until a write succeeds again; while
 // the database is full, a probe write is tried every spaceProbeInterval (by
@@ -110,13 +111,13 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if st := s.CheckSpace(ctx); st.Full {
 		w.Header().Set("Retry-After", strconv.Itoa(int(store.SpaceRetryAfter.Seconds())))
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "out_of_space",
+		httpapi.JSON(w, http.StatusServiceUnavailable, map[string]any{"status": "out_of_space",
 			"error": "the database is out of space", "since": st.Since.UTC().Format(time.RFC3339), "refused_writes": st.Refused})
 		return
 	}
 	if err := s.db.Ping(ctx); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "error", "error": "database unavailable"})
+		httpapi.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "error", "error": "database unavailable"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	httpapi.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }

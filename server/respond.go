@@ -1,25 +1,18 @@
 package server
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 
 	"herald/federation"
+	"herald/httpapi"
 )
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
-
-// writeActivityJSON serves an ActivityStreams document.
+// writeActivityJSON serves an ActivityStreams document at a URL that
+// serves HTML to browsers too, so caches key it by Accept.
 func writeActivityJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", federation.ContentType)
 	w.Header().Set("Vary", "Accept")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
+	httpapi.Activity(w, code, v)
 }
 
 // writeError answers with a JSON error to machines and an HTML page to
@@ -36,7 +29,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, code int, ms
 		})
 		return
 	}
-	writeJSON(w, code, map[string]string{"error": msg})
+	httpapi.JSON(w, code, map[string]string{"error": msg})
 }
 
 // wantsHTML reports whether the client is a browser: it lists text/html and

@@ -22,6 +22,7 @@ import (
 	"herald/appapi"
 	"herald/federation"
 	"herald/followersync"
+	"herald/httpapi"
 	"herald/inbox"
 	"herald/node"
 	"herald/nodeinfo"
@@ -32,10 +33,6 @@ import (
 	"herald/web/templates"
 	"herald/webfinger"
 )
-
-// MaxBodyBytes caps every request body. ActivityPub documents are small;
-// Mastodon caps what it fetches at 1 MiB too.
-const MaxBodyBytes = 1 << 20
 
 // MaxUploadBytes caps an upload: the largest file media.Probe accepts and
 // room for the multipart framing.
@@ -209,10 +206,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.db.Ping(ctx); err != nil {
 		s.log.Error("health check failed", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "error", "error": "database unavailable"})
+		httpapi.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "error", "error": "database unavailable"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	httpapi.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // Run serves on ln until ctx is cancelled, then shuts down gracefully,

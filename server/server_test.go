@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"crypto"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/internal/storetest"
 	"herald/node"
 	"herald/outbox"
 	"herald/server"
@@ -484,8 +484,8 @@ func TestReportPageRendersTargets(t *testing.T) {
 	}
 	dead := "http://" + ln.Addr().String() + "/inbox" // refuses connections once closed
 	ln.Close()
-	err = ts.db.Write(ctx, func(tx *sql.Tx) error {
-		_, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: ts.alice.ID, Follower: "http://" + ln.Addr().String() + "/users/bob",
+	err = ts.db.Write(ctx, func(tx *store.Tx) error {
+		_, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: ts.alice.ID, Follower: "http://" + ln.Addr().String() + "/users/bob",
 			Inbox: dead, State: store.StateAccepted}, time.Now())
 		return err
 	})
@@ -504,8 +504,8 @@ func TestReportPageRendersTargets(t *testing.T) {
 	if !strings.Contains(page, "delivered to 0 of 1 servers; 1 retrying") || strings.Contains(page, dead) || strings.Contains(page, ln.Addr().String()) {
 		t.Errorf("report page while retrying:\n%s", page)
 	}
-	if _, err := ts.db.Writer().Exec(`UPDATE deliveries SET state = 'failed'`); err != nil {
-		t.Fatal(err)
+	if n := storetest.GiveUp(t, ts.db, ln.Addr().String(), 0, "", time.Now()); n != 1 {
+		t.Fatalf("gave up on %d deliveries, want 1", n)
 	}
 	_, page = ts.get(t, report, "text/html")
 	if !strings.Contains(page, "1 failed") || !strings.Contains(page, "<td data-label=\"Host\">"+ln.Addr().String()+"</td>") || strings.Contains(page, dead) {
@@ -530,7 +530,7 @@ func TestProfileListsPublicPostsAndDeletedActorsHaveAPage(t *testing.T) {
 	if !strings.Contains(page, "<p>hello all</p>") || strings.Contains(page, "psst") || strings.Contains(page, "<b>") {
 		t.Errorf("profile posts:\n%s", page)
 	}
-	if err := ts.db.Write(ctx, func(tx *sql.Tx) error { return store.MarkActorDeleted(ctx, tx, ts.alice.ID, time.Now()) }); err != nil {
+	if err := ts.db.Write(ctx, func(tx *store.Tx) error { return tx.MarkActorDeleted(ctx, ts.alice.ID, time.Now()) }); err != nil {
 		t.Fatal(err)
 	}
 	res, page := ts.get(t, "/@alice", "text/html")

@@ -16,6 +16,7 @@ import (
 
 	"herald/federation/signature"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/node"
 	"herald/server"
 )
@@ -37,7 +38,7 @@ func TestOutOfSpace(t *testing.T) {
 		var filler string
 		exerciseFull(t, dir+"/herald.db", func(h *fedtest.Herald) {
 			// An empty WAL, so the next write must take fresh blocks.
-			if _, err := h.DB.Writer().Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			if err := h.DB.Checkpoint(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			filler = fill(t, dir)
@@ -45,13 +46,11 @@ func TestOutOfSpace(t *testing.T) {
 	})
 	t.Run("max_page_count", func(t *testing.T) {
 		exerciseFull(t, t.TempDir()+"/herald.db", func(h *fedtest.Herald) {
-			var pages int
-			h.DB.Writer().QueryRow(`PRAGMA page_count`).Scan(&pages)
-			if _, err := h.DB.Writer().Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
+			if err := h.DB.FreezeSize(context.Background(), true); err != nil {
 				t.Fatal(err)
 			}
 		}, func(h *fedtest.Herald) {
-			if _, err := h.DB.Writer().Exec(`PRAGMA max_page_count = 1073741823`); err != nil {
+			if err := h.DB.FreezeSize(context.Background(), false); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -98,7 +97,7 @@ func exerciseFull(t *testing.T, path string, makeFull, free func(*fedtest.Herald
 			t.Fatalf("inbox POST on a full database: %d, Retry-After %q; want 503, 60", code, retry)
 		}
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items`); n != 0 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, nil); n != 0 {
 		t.Errorf("%d items stored while full", n)
 	}
 	if code := status("/readyz"); code != 503 {
@@ -140,7 +139,7 @@ func exerciseFull(t *testing.T, path string, makeFull, free func(*fedtest.Herald
 	if code, _ := post(); code != 202 {
 		t.Errorf("the delivery retried after recovery: %d", code)
 	}
-	if n := h.Count(t, `SELECT count(*) FROM inbox_items`); n != 1 {
+	if n := storetest.Count(t, h.DB.AllInboxItems, nil); n != 1 {
 		t.Errorf("items %d after recovery", n)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/node"
 	"herald/outbox"
 	"herald/server"
@@ -153,7 +154,9 @@ func TestSignedDeliveryBetweenTwoHeraldsOverTLS(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		var state string
-		b.db.Reader().QueryRow(`SELECT state FROM following`).Scan(&state)
+		if g, ok := storetest.First(t, b.db.AllFollowing, func(store.Following) bool { return true }); ok {
+			state = g.State
+		}
 		if state == "accepted" {
 			break
 		}
@@ -162,10 +165,9 @@ func TestSignedDeliveryBetweenTwoHeraldsOverTLS(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	var inbox string
-	a.db.Reader().QueryRow(`SELECT inbox FROM followers WHERE follower = $1`, b.inst.ActorID("bob")).Scan(&inbox)
-	if inbox != b.inst.ActorID("bob")+"/inbox" {
-		t.Errorf("alice's follower inbox %q", inbox)
+	f, _ := storetest.First(t, a.db.AllFollowers, func(f store.Follower) bool { return f.Follower == b.inst.ActorID("bob") })
+	if f.Inbox != b.inst.ActorID("bob")+"/inbox" {
+		t.Errorf("alice's follower inbox %q", f.Inbox)
 	}
 }
 

@@ -29,49 +29,44 @@ func scanActivity(row interface{ Scan(...any) error }) (*Activity, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
-	a.CreatedAt = time.Unix(created, 0).UTC()
+	a.CreatedAt = time.UnixMilli(created).UTC()
 	return &a, err
 }
 
 // ActivityByIRI returns an outgoing activity by its id, or ErrNotFound.
-func (db *DB) ActivityByIRI(ctx context.Context, iri string) (*Activity, error) {
-	return scanActivity(db.r.QueryRowContext(ctx, `SELECT `+activityColumns+` FROM activities WHERE iri = $1`, iri))
+func (q *Queries) ActivityByIRI(ctx context.Context, iri string) (*Activity, error) {
+	return scanActivity(q.r.QueryRowContext(ctx, `SELECT `+activityColumns+` FROM activities WHERE iri = $1`, iri))
 }
 
 // ActivityByIdempotencyKey returns the activity an actor published with
 // that Idempotency-Key, or ErrNotFound.
-func ActivityByIdempotencyKey(ctx context.Context, tx *sql.Tx, actorID int64, key string) (*Activity, error) {
-	return scanActivity(tx.QueryRowContext(ctx, `SELECT `+activityColumns+` FROM activities WHERE actor_id = $1 AND idempotency_key = $2`, actorID, key))
-}
-
-// ActivityTx returns an outgoing activity by id inside a transaction.
-func ActivityTx(ctx context.Context, tx *sql.Tx, iri string) (*Activity, error) {
-	return scanActivity(tx.QueryRowContext(ctx, `SELECT `+activityColumns+` FROM activities WHERE iri = $1`, iri))
+func (q *Queries) ActivityByIdempotencyKey(ctx context.Context, actorID int64, key string) (*Activity, error) {
+	return scanActivity(q.r.QueryRowContext(ctx, `SELECT `+activityColumns+` FROM activities WHERE actor_id = $1 AND idempotency_key = $2`, actorID, key))
 }
 
 // OutboxPage returns an actor's public outbox activities, newest first:
 // those older than maxID (row id) when maxID > 0.
-func (db *DB) OutboxPage(ctx context.Context, actorID, maxID int64, limit int) ([]Activity, error) {
-	return db.activities(ctx, `SELECT `+activityColumns+` FROM activities
+func (q *Queries) OutboxPage(ctx context.Context, actorID, maxID int64, limit int) ([]Activity, error) {
+	return q.activities(ctx, `SELECT `+activityColumns+` FROM activities
 		WHERE actor_id = $1 AND in_outbox AND public AND ($2 = 0 OR id < $3) ORDER BY id DESC LIMIT $4`, actorID, maxID, maxID, limit)
 }
 
 // OutboxCount returns how many public activities an actor's outbox lists.
-func (db *DB) OutboxCount(ctx context.Context, actorID int64) (int, error) {
+func (q *Queries) OutboxCount(ctx context.Context, actorID int64) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM activities WHERE actor_id = $1 AND in_outbox AND public`, actorID).Scan(&n)
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM activities WHERE actor_id = $1 AND in_outbox AND public`, actorID).Scan(&n)
 	return n, err
 }
 
 // RecentPublic returns the latest public activities local actors
 // published, newest first, for the (public) status page.
-func (db *DB) RecentPublic(ctx context.Context, limit int) ([]Activity, error) {
-	return db.activities(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox AND public ORDER BY id DESC LIMIT $1`, limit)
+func (q *Queries) RecentPublic(ctx context.Context, limit int) ([]Activity, error) {
+	return q.activities(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox AND public ORDER BY id DESC LIMIT $1`, limit)
 }
 
 // activities runs a query selecting activityColumns.
-func (db *DB) activities(ctx context.Context, query string, args ...any) ([]Activity, error) {
-	rows, err := db.r.QueryContext(ctx, query, args...)
+func (q *Queries) activities(ctx context.Context, query string, args ...any) ([]Activity, error) {
+	rows, err := q.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -89,17 +84,17 @@ func (db *DB) activities(ctx context.Context, query string, args ...any) ([]Acti
 
 // CountLocalPosts returns how many objects local actors published and did
 // not delete (NodeInfo's localPosts).
-func (db *DB) CountLocalPosts(ctx context.Context) (int, error) {
+func (q *Queries) CountLocalPosts(ctx context.Context) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE deleted_at IS NULL`).Scan(&n)
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE deleted_at IS NULL`).Scan(&n)
 	return n, err
 }
 
 // InboxesThatGot returns every inbox a delivery of an activity about object
 // was queued for (whatever became of it): where a Delete of the object must
 // go.
-func InboxesThatGot(ctx context.Context, tx *sql.Tx, objectIRI string) ([]string, error) {
-	return column[string](ctx, tx, `SELECT DISTINCT d.inbox FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE a.object_iri = $1`, objectIRI)
+func (q *Queries) InboxesThatGot(ctx context.Context, objectIRI string) ([]string, error) {
+	return column[string](ctx, q.r, `SELECT DISTINCT d.inbox FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE a.object_iri = $1`, objectIRI)
 }
 
 // DeliveryView is one target inbox of an activity and what became of it.
@@ -114,13 +109,18 @@ type DeliveryView struct {
 	Host       string
 	ID         int64
 	Paused     bool // its host is paused (PauseHost)
+	// ActivityID, Lane and LeaseOwner are filled by AllDeliveries and
+	// DeliveryByID only.
+	ActivityID int64
+	Lane       int
+	LeaseOwner string // the process holding it while leased
 }
 
 // ActivityDeliveries lists every delivery of an activity (row id), by inbox.
-func (db *DB) ActivityDeliveries(ctx context.Context, activityID int64) ([]DeliveryView, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT inbox, state, attempts, next_at, updated_at, coalesce(last_status, 0), coalesce(last_error, ''),
+func (q *Queries) ActivityDeliveries(ctx context.Context, activityID int64) ([]DeliveryView, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT inbox, state, attempts, next_at, updated_at, coalesce(last_status, 0), coalesce(last_error, ''),
 		host, id, host IN (`+pausedHosts+`$2)
-		FROM deliveries WHERE activity_id = $1 ORDER BY inbox`, activityID, db.Now().Unix())
+		FROM deliveries WHERE activity_id = $1 ORDER BY inbox`, activityID, wholeSeconds(q.db.Now()))
 	if err != nil {
 		return nil, err
 	}
@@ -140,12 +140,12 @@ func (db *DB) ActivityDeliveries(ctx context.Context, activityID int64) ([]Deliv
 
 // InboxesOfActivity returns every inbox a delivery of the activity (row id)
 // was queued for: where its Undo must go.
-func InboxesOfActivity(ctx context.Context, tx *sql.Tx, activityID int64) ([]string, error) {
-	return column[string](ctx, tx, `SELECT inbox FROM deliveries WHERE activity_id = $1`, activityID)
+func (q *Queries) InboxesOfActivity(ctx context.Context, activityID int64) ([]string, error) {
+	return column[string](ctx, q.r, `SELECT inbox FROM deliveries WHERE activity_id = $1`, activityID)
 }
 
 // RecentActivities returns the latest activities local actors published,
 // public or not, newest first: the console's list of posts.
-func (db *DB) RecentActivities(ctx context.Context, limit int) ([]Activity, error) {
-	return db.activities(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox ORDER BY id DESC LIMIT $1`, limit)
+func (q *Queries) RecentActivities(ctx context.Context, limit int) ([]Activity, error) {
+	return q.activities(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox ORDER BY id DESC LIMIT $1`, limit)
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 )
 
 // SetActorKeys replaces a live local actor's key pair inside tx (a key
@@ -11,18 +10,20 @@ import (
 // old pair is gone. Its Ed25519 pair is replaced by a fresh one as well: a
 // rotation answers a leaked database, which leaked both. It returns
 // ErrNotFound for an unknown or deleted actor.
-func SetActorKeys(ctx context.Context, tx *sql.Tx, id int64, privPEM, pubPEM string) error {
-	edPriv, edPub, err := generateEd25519PEM()
-	if err != nil {
-		return err
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE actors SET private_key_pem = $1, public_key_pem = $2, ed25519_private_key_pem = $4, ed25519_public_key_pem = $5
+func (q *Queries) SetActorKeys(ctx context.Context, id int64, privPEM, pubPEM string) error {
+	return q.write(ctx, func(tx *Tx) error {
+		edPriv, edPub, err := generateEd25519PEM()
+		if err != nil {
+			return err
+		}
+		res, err := tx.w.ExecContext(ctx, `UPDATE actors SET private_key_pem = $1, public_key_pem = $2, ed25519_private_key_pem = $4, ed25519_public_key_pem = $5
 		WHERE id = $3 AND deleted_at IS NULL`, privPEM, pubPEM, id, edPriv, edPub)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 }

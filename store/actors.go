@@ -76,7 +76,7 @@ func (s *actorScan) dest(extra ...any) []any {
 }
 
 func (s *actorScan) actor() (*Actor, error) {
-	s.a.CreatedAt = time.Unix(s.created, 0).UTC()
+	s.a.CreatedAt = time.UnixMilli(s.created).UTC()
 	if err := json.Unmarshal([]byte(s.fields), &s.a.Fields); err != nil {
 		return nil, fmt.Errorf("actor %s: fields: %w", s.a.Name, err)
 	}
@@ -104,7 +104,7 @@ func scanActor(row interface{ Scan(...any) error }) (*Actor, error) {
 
 // SetActorProfile replaces what an actor shows: display name, summary,
 // profile and whether it approves followers by hand.
-func (db *DB) SetActorProfile(ctx context.Context, a *Actor) error {
+func (q *Queries) SetActorProfile(ctx context.Context, a *Actor) error {
 	fields, err := json.Marshal(a.Fields)
 	if err != nil {
 		return err
@@ -112,8 +112,8 @@ func (db *DB) SetActorProfile(ctx context.Context, a *Actor) error {
 	if a.Fields == nil {
 		fields = []byte("[]")
 	}
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE actors SET display_name = $1, summary = $2, manual_approval = $3, fields = $4, avatar_url = $5, header_url = $6, memorial = $7
+	return q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE actors SET display_name = $1, summary = $2, manual_approval = $3, fields = $4, avatar_url = $5, header_url = $6, memorial = $7
 			WHERE id = $8 AND deleted_at IS NULL`,
 			a.DisplayName, a.Summary, a.ManualApproval, string(fields), a.AvatarURL, a.HeaderURL, a.Memorial, a.ID)
 		if err != nil {
@@ -136,19 +136,19 @@ func HashToken(token string) string {
 
 // CreateActor inserts a new local actor with the given token. It returns
 // ErrExists if the name is taken, and changes nothing in that case.
-func (db *DB) CreateActor(ctx context.Context, a *Actor, token string) error {
-	a.CreatedAt = db.Now().UTC().Truncate(time.Second)
+func (q *Queries) CreateActor(ctx context.Context, a *Actor, token string) error {
+	a.CreatedAt = q.db.Now().UTC().Truncate(time.Second)
 	if a.Ed25519PrivateKeyPEM == "" {
 		var err error
 		if a.Ed25519PrivateKeyPEM, a.Ed25519PublicKeyPEM, err = generateEd25519PEM(); err != nil {
 			return err
 		}
 	}
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO actors(name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, token_hash, created_at,
+	return q.write(ctx, func(tx *Tx) error {
+		err := tx.w.QueryRowContext(ctx, `INSERT INTO actors(name, type, display_name, summary, manual_approval, private_key_pem, public_key_pem, token_hash, created_at,
 				ed25519_private_key_pem, ed25519_public_key_pem)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT(name) DO NOTHING RETURNING id`,
-			a.Name, a.Type, a.DisplayName, a.Summary, a.ManualApproval, a.PrivateKeyPEM, a.PublicKeyPEM, HashToken(token), a.CreatedAt.Unix(),
+			a.Name, a.Type, a.DisplayName, a.Summary, a.ManualApproval, a.PrivateKeyPEM, a.PublicKeyPEM, HashToken(token), wholeSeconds(a.CreatedAt),
 			a.Ed25519PrivateKeyPEM, a.Ed25519PublicKeyPEM).Scan(&a.ID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("actor %q: %w", a.Name, ErrExists)
@@ -159,28 +159,28 @@ func (db *DB) CreateActor(ctx context.Context, a *Actor, token string) error {
 
 // ActorByName returns the local actor with that name, or ErrNotFound (also
 // for a deleted actor).
-func (db *DB) ActorByName(ctx context.Context, name string) (*Actor, error) {
-	return scanActor(db.queryRow(ctx, db.r, `SELECT `+actorColumns+` FROM actors WHERE name = $1 AND deleted_at IS NULL`, name))
+func (q *Queries) ActorByName(ctx context.Context, name string) (*Actor, error) {
+	return scanActor(q.r.queryRowPrepared(ctx, `SELECT `+actorColumns+` FROM actors WHERE name = $1 AND deleted_at IS NULL`, name))
 }
 
 // ActorByNameWithDeleted is ActorByName that also returns a deleted actor
 // (with Deleted set), for the endpoints that answer 410 Gone for it.
-func (db *DB) ActorByNameWithDeleted(ctx context.Context, name string) (*Actor, error) {
-	return scanActor(db.queryRow(ctx, db.r, `SELECT `+actorColumns+` FROM actors WHERE name = $1`, name))
+func (q *Queries) ActorByNameWithDeleted(ctx context.Context, name string) (*Actor, error) {
+	return scanActor(q.r.queryRowPrepared(ctx, `SELECT `+actorColumns+` FROM actors WHERE name = $1`, name))
 }
 
 // ActorByToken returns the actor whose bearer token this is, or ErrNotFound.
-func (db *DB) ActorByToken(ctx context.Context, token string) (*Actor, error) {
+func (q *Queries) ActorByToken(ctx context.Context, token string) (*Actor, error) {
 	if strings.TrimSpace(token) == "" {
 		return nil, ErrNotFound
 	}
-	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE token_hash = $1`, HashToken(token)))
+	return scanActor(q.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE token_hash = $1`, HashToken(token)))
 }
 
 // SetActorToken replaces the actor's token; the old one stops working at once.
-func (db *DB) SetActorToken(ctx context.Context, name, token string) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE actors SET token_hash = $1 WHERE name = $2`, HashToken(token), name)
+func (q *Queries) SetActorToken(ctx context.Context, name, token string) error {
+	return q.write(ctx, func(tx *Tx) error {
+		res, err := tx.w.ExecContext(ctx, `UPDATE actors SET token_hash = $1 WHERE name = $2`, HashToken(token), name)
 		if err != nil {
 			return err
 		}
@@ -200,8 +200,8 @@ type ActorSummary struct {
 
 // ListActors returns every local actor (deleted ones left out) by name with follower and following
 // counts (accepted relationships only).
-func (db *DB) ListActors(ctx context.Context) ([]ActorSummary, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+actorColumns+`,
+func (q *Queries) ListActors(ctx context.Context) ([]ActorSummary, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT `+actorColumns+`,
 		(SELECT count(*) FROM followers f WHERE f.actor_id = actors.id AND f.state = 'accepted'),
 		(SELECT count(*) FROM following g WHERE g.actor_id = actors.id AND g.state = 'accepted')
 		FROM actors WHERE deleted_at IS NULL ORDER BY name`)
@@ -227,9 +227,9 @@ func (db *DB) ListActors(ctx context.Context) ([]ActorSummary, error) {
 }
 
 // CountActors returns the number of local actors (deleted ones left out).
-func (db *DB) CountActors(ctx context.Context) (int, error) {
+func (q *Queries) CountActors(ctx context.Context) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM actors WHERE deleted_at IS NULL`).Scan(&n)
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM actors WHERE deleted_at IS NULL`).Scan(&n)
 	return n, err
 }
 
@@ -243,15 +243,15 @@ type InstanceKey struct {
 // InstanceActorKey returns the instance actor's key, creating it with gen on
 // first use. gen runs outside the transaction (RSA generation is slow) and a
 // concurrent creator's key wins, so every process sees the same key.
-func (db *DB) InstanceActorKey(ctx context.Context, gen func() (privPEM, pubPEM string, err error)) (*InstanceKey, error) {
+func (q *Queries) InstanceActorKey(ctx context.Context, gen func() (privPEM, pubPEM string, err error)) (*InstanceKey, error) {
 	get := func() (*InstanceKey, error) {
 		var k InstanceKey
 		var created int64
-		err := db.w.QueryRowContext(ctx, `SELECT private_key_pem, public_key_pem, created_at FROM instance_actor WHERE id = 1`).Scan(&k.PrivateKeyPEM, &k.PublicKeyPEM, &created)
+		err := q.w.QueryRowContext(ctx, `SELECT private_key_pem, public_key_pem, created_at FROM instance_actor WHERE id = 1`).Scan(&k.PrivateKeyPEM, &k.PublicKeyPEM, &created)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrNotFound
 		}
-		k.CreatedAt = time.Unix(created, 0).UTC()
+		k.CreatedAt = time.UnixMilli(created).UTC()
 		return &k, err
 	}
 	k, err := get()
@@ -262,9 +262,9 @@ func (db *DB) InstanceActorKey(ctx context.Context, gen func() (privPEM, pubPEM 
 	if err != nil {
 		return nil, err
 	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO instance_actor(id, private_key_pem, public_key_pem, created_at) VALUES (1, $1, $2, $3) ON CONFLICT(id) DO NOTHING`,
-			priv, pub, db.Now().Unix())
+	err = q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `INSERT INTO instance_actor(id, private_key_pem, public_key_pem, created_at) VALUES (1, $1, $2, $3) ON CONFLICT(id) DO NOTHING`,
+			priv, pub, wholeSeconds(q.db.Now()))
 		return err
 	})
 	if err != nil {
@@ -275,32 +275,34 @@ func (db *DB) InstanceActorKey(ctx context.Context, gen func() (privPEM, pubPEM 
 
 // ActorCounts returns how many accepted followers and followed accounts the
 // actor has.
-func (db *DB) ActorCounts(ctx context.Context, actorID int64) (followers, following int, err error) {
-	err = db.r.QueryRowContext(ctx, `SELECT
+func (q *Queries) ActorCounts(ctx context.Context, actorID int64) (followers, following int, err error) {
+	err = q.r.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM followers WHERE actor_id = $1 AND state = 'accepted'),
 		(SELECT count(*) FROM following WHERE actor_id = $2 AND state = 'accepted')`, actorID, actorID).Scan(&followers, &following)
 	return followers, following, err
 }
 
 // ActorByID returns the local actor with that row id, or ErrNotFound.
-func (db *DB) ActorByID(ctx context.Context, id int64) (*Actor, error) {
-	return scanActor(db.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE id = $1`, id))
+func (q *Queries) ActorByID(ctx context.Context, id int64) (*Actor, error) {
+	return scanActor(q.r.QueryRowContext(ctx, `SELECT `+actorColumns+` FROM actors WHERE id = $1`, id))
 }
 
 // MarkActorDeleted marks a local actor deleted, revokes its token and
 // removes its follows in both directions. The row stays: its key signs the
 // Delete that tells other servers, and its name is never reused.
-func MarkActorDeleted(ctx context.Context, tx *sql.Tx, id int64, now time.Time) error {
-	res, err := tx.ExecContext(ctx, `UPDATE actors SET deleted_at = $1, token_hash = NULL WHERE id = $2 AND deleted_at IS NULL`, now.Unix(), id)
-	if err != nil {
+func (q *Queries) MarkActorDeleted(ctx context.Context, id int64, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		res, err := tx.w.ExecContext(ctx, `UPDATE actors SET deleted_at = $1, token_hash = NULL WHERE id = $2 AND deleted_at IS NULL`, wholeSeconds(now), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		if _, err := tx.deleteFollowers(ctx, `actor_id = $1`, id); err != nil {
+			return err
+		}
+		_, err = tx.w.ExecContext(ctx, `DELETE FROM following WHERE actor_id = $1`, id)
 		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	if _, err := deleteFollowers(ctx, tx, `actor_id = $1`, id); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM following WHERE actor_id = $1`, id)
-	return err
+	})
 }

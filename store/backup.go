@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // ErrBackupPostgres is Backup's answer on PostgreSQL, whose own tool makes
@@ -26,36 +25,7 @@ var ErrBackupPostgres = errors.New("this is a PostgreSQL database: back it up wi
 // between) is the only difference, and harmless.
 //
 // On PostgreSQL it refuses (ErrBackupPostgres): pg_dump makes that copy.
-func (db *DB) Backup(ctx context.Context, path string) error {
-	if db.engine == PostgreSQL {
-		return ErrBackupPostgres
-	}
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s exists: give a new file name", path)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".part-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	tmp.Close() // CreateTemp made it 0600; VACUUM INTO accepts an empty file
-	defer os.Remove(name)
-	if _, err := db.w.ExecContext(ctx, `VACUUM INTO $1`, name); err != nil {
-		return fmt.Errorf("back up to %s: %w", path, err)
-	}
-	if err := syncFile(name); err != nil {
-		return err
-	}
-	if err := os.Chmod(name, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	return db.backupMedia(path + "-media")
-}
+func (db *DB) Backup(ctx context.Context, path string) error { return db.dialect.backup(ctx, db, path) }
 
 // backupMedia copies the media folder, if there is one, to dst.
 func (db *DB) backupMedia(dst string) error {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"time"
 
@@ -20,19 +19,19 @@ type BlockedDomain struct {
 // already there) and, in the same transaction, removes every follow
 // relationship with actors on it or on a subdomain of it. It returns how
 // many relationships went.
-func (db *DB) BlockDomain(ctx context.Context, domain, reason string) (removed int64, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		removed, err = blockDomain(ctx, tx, domain, reason, db.Now())
+func (q *Queries) BlockDomain(ctx context.Context, domain, reason string) (removed int64, err error) {
+	err = q.write(ctx, func(tx *Tx) error {
+		removed, err = tx.blockDomain(ctx, domain, reason, q.db.Now())
 		return err
 	})
 	return removed, err
 }
 
 // blockDomain is BlockDomain inside tx.
-func blockDomain(ctx context.Context, tx *sql.Tx, domain, reason string, now time.Time) (removed int64, err error) {
+func (tx *Tx) blockDomain(ctx context.Context, domain, reason string, now time.Time) (removed int64, err error) {
 	domain = canonicalDomain(domain)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO blocked_domains(domain, reason, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, domain, reason, now.Unix()); err != nil {
+	if _, err := tx.w.ExecContext(ctx, `INSERT INTO blocked_domains(domain, reason, created_at) VALUES ($1, $2, $3)
+		ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, domain, reason, wholeSeconds(now)); err != nil {
 		return 0, err
 	}
 	// The subdomains too: "%.example.com", its LIKE wildcards escaped (a
@@ -42,11 +41,11 @@ func blockDomain(ctx context.Context, tx *sql.Tx, domain, reason string, now tim
 		sub = "" // an IP address has none; "" matches no host
 	}
 	// Followers go through deleteFollowers, which keeps the digests.
-	removed, err = deleteFollowers(ctx, tx, `host = $1 OR host LIKE $2 ESCAPE '\'`, domain, sub)
+	removed, err = tx.deleteFollowers(ctx, `host = $1 OR host LIKE $2 ESCAPE '\'`, domain, sub)
 	if err != nil {
 		return removed, err
 	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM following WHERE host = $1 OR host LIKE $2 ESCAPE '\'`, domain, sub)
+	res, err := tx.w.ExecContext(ctx, `DELETE FROM following WHERE host = $1 OR host LIKE $2 ESCAPE '\'`, domain, sub)
 	if err != nil {
 		return removed, err
 	}
@@ -56,31 +55,31 @@ func blockDomain(ctx context.Context, tx *sql.Tx, domain, reason string, now tim
 
 // UnblockDomain removes domain from the blocklist. It returns ErrNotFound if
 // it was not blocked.
-func (db *DB) UnblockDomain(ctx context.Context, domain string) error {
-	return db.removeDomain(ctx, "blocked_domains", domain)
+func (q *Queries) UnblockDomain(ctx context.Context, domain string) error {
+	return q.removeDomain(ctx, "blocked_domains", domain)
 }
 
 // BlockedDomains lists the blocklist by domain.
-func (db *DB) BlockedDomains(ctx context.Context) ([]BlockedDomain, error) {
-	return domainList(ctx, db.r, "blocked_domains")
+func (q *Queries) BlockedDomains(ctx context.Context) ([]BlockedDomain, error) {
+	return domainList(ctx, q.r, "blocked_domains")
 }
 
 // ImportBlocks adds every domain of list that is not blocked yet, with its
 // reason, in one transaction, removing the follows with each as BlockDomain
 // does; domains already blocked keep their reason. It returns the domains
 // it added and how many follow relationships went.
-func (db *DB) ImportBlocks(ctx context.Context, list []BlockedDomain) (added []string, removed int64, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+func (q *Queries) ImportBlocks(ctx context.Context, list []BlockedDomain) (added []string, removed int64, err error) {
+	err = q.write(ctx, func(tx *Tx) error {
 		added, removed = nil, 0
 		for _, b := range list {
 			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM blocked_domains WHERE domain = $1`, canonicalDomain(b.Domain)).Scan(&n); err != nil {
+			if err := tx.w.QueryRowContext(ctx, `SELECT count(*) FROM blocked_domains WHERE domain = $1`, canonicalDomain(b.Domain)).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
 				continue
 			}
-			r, err := blockDomain(ctx, tx, b.Domain, b.Reason, db.Now())
+			r, err := tx.blockDomain(ctx, b.Domain, b.Reason, q.db.Now())
 			if err != nil {
 				return err
 			}

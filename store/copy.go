@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,7 +30,7 @@ type TableCount struct {
 // BOOLEAN, a BLOB a BYTEA). Identity columns continue after the largest
 // copied id.
 func (db *DB) CopyTo(ctx context.Context, to *DB) ([]TableCount, error) {
-	if db.engine != SQLite || to.engine != PostgreSQL {
+	if db.Engine() != SQLite || to.Engine() != PostgreSQL {
 		return nil, errors.New("copy goes from an SQLite file to a PostgreSQL database")
 	}
 	from, err := db.Migrations(ctx)
@@ -45,45 +44,42 @@ func (db *DB) CopyTo(ctx context.Context, to *DB) ([]TableCount, error) {
 	if !slices.Equal(from, dest) {
 		return nil, fmt.Errorf("the two databases are at different migrations (%d and %d): open both with this Herald first", len(from), len(dest))
 	}
-	src, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	defer src.Rollback()
-	tables, err := sqliteTables(ctx, src)
-	if err != nil {
-		return nil, err
-	}
 	var counts []TableCount
-	err = to.pgConn(ctx, func(c *pgx.Conn) error {
-		tx, err := c.Begin(ctx)
+	err = db.Read(ctx, func(src *Tx) error {
+		tables, err := src.sqliteTables(ctx)
 		if err != nil {
 			return err
 		}
-		defer tx.Rollback(ctx)
-		for _, t := range tables {
-			var n int64
-			if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{t}.Sanitize()).Scan(&n); err != nil {
-				return fmt.Errorf("%s: %w (is it the same Herald's schema?)", t, err)
-			}
-			if n > 0 {
-				return fmt.Errorf("%s already holds data (its %s table is not empty): copy into a new, empty database", to.shown, t)
-			}
-		}
-		counts = counts[:0]
-		for _, t := range tables {
-			c, err := copyTable(ctx, src, tx, t)
+		return to.pgConn(ctx, func(c *pgx.Conn) error {
+			tx, err := c.Begin(ctx)
 			if err != nil {
-				return fmt.Errorf("copy %s: %w", t, err)
+				return err
 			}
-			counts = append(counts, c)
-		}
-		for _, c := range counts {
-			if c.From != c.To {
-				return fmt.Errorf("%s: %d rows in the source, %d copied: nothing was committed", c.Table, c.From, c.To)
+			defer tx.Rollback(ctx)
+			for _, t := range tables {
+				var n int64
+				if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{t}.Sanitize()).Scan(&n); err != nil {
+					return fmt.Errorf("%s: %w (is it the same Herald's schema?)", t, err)
+				}
+				if n > 0 {
+					return fmt.Errorf("%s already holds data (its %s table is not empty): copy into a new, empty database", to.shown, t)
+				}
 			}
-		}
-		return tx.Commit(ctx)
+			counts = counts[:0]
+			for _, t := range tables {
+				c, err := src.copyTable(ctx, tx, t)
+				if err != nil {
+					return fmt.Errorf("copy %s: %w", t, err)
+				}
+				counts = append(counts, c)
+			}
+			for _, c := range counts {
+				if c.From != c.To {
+					return fmt.Errorf("%s: %d rows in the source, %d copied: nothing was committed", c.Table, c.From, c.To)
+				}
+			}
+			return tx.Commit(ctx)
+		})
 	})
 	return counts, err
 }
@@ -91,14 +87,14 @@ func (db *DB) CopyTo(ctx context.Context, to *DB) ([]TableCount, error) {
 // sqliteTables lists the source's tables (but schema_migrations, and
 // policy_version, which the destination's triggers make), each
 // after the tables it references.
-func sqliteTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	names, err := column[string](ctx, tx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'policy_version') ORDER BY name`)
+func (tx *Tx) sqliteTables(ctx context.Context) ([]string, error) {
+	names, err := column[string](ctx, tx.r, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'policy_version') ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
 	deps := map[string][]string{}
 	for _, t := range names {
-		if deps[t], err = column[string](ctx, tx, `SELECT "table" FROM pragma_foreign_key_list($1)`, t); err != nil {
+		if deps[t], err = column[string](ctx, tx.r, `SELECT "table" FROM pragma_foreign_key_list($1)`, t); err != nil {
 			return nil, err
 		}
 	}
@@ -132,9 +128,9 @@ func sqliteTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
 }
 
 // copyTable copies one table with COPY and counts both sides.
-func copyTable(ctx context.Context, src *sql.Tx, dst pgx.Tx, table string) (TableCount, error) {
+func (src *Tx) copyTable(ctx context.Context, dst pgx.Tx, table string) (TableCount, error) {
 	res := TableCount{Table: table}
-	cols, err := column[string](ctx, src, `SELECT name FROM pragma_table_info($1) ORDER BY cid`, table)
+	cols, err := column[string](ctx, src.r, `SELECT name FROM pragma_table_info($1) ORDER BY cid`, table)
 	if err != nil {
 		return res, err
 	}
@@ -165,10 +161,10 @@ func copyTable(ctx context.Context, src *sql.Tx, dst pgx.Tx, table string) (Tabl
 		}
 		quoted[i] = `"` + c + `"`
 	}
-	if err := src.QueryRowContext(ctx, `SELECT count(*) FROM "`+table+`"`).Scan(&res.From); err != nil {
+	if err := src.r.QueryRowContext(ctx, `SELECT count(*) FROM "`+table+`"`).Scan(&res.From); err != nil {
 		return res, err
 	}
-	in, err := src.QueryContext(ctx, `SELECT `+strings.Join(quoted, ", ")+` FROM "`+table+`"`)
+	in, err := src.r.QueryContext(ctx, `SELECT `+strings.Join(quoted, ", ")+` FROM "`+table+`"`)
 	if err != nil {
 		return res, err
 	}

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,11 +52,11 @@ func TestCopyToPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	follower := "https://a.example/u/1"
-	err = src.Write(ctx, func(tx *sql.Tx) error {
-		if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: alice.ID, Follower: follower, Inbox: follower + "/inbox", State: store.StateAccepted}, now); err != nil {
+	err = src.Write(ctx, func(tx *store.Tx) error {
+		if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: alice.ID, Follower: follower, Inbox: follower + "/inbox", State: store.StateAccepted}, now); err != nil {
 			return err
 		}
-		_, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: "https://here.example/a/1", Type: "Create", ActorID: alice.ID, Body: []byte("{}"), Public: true, InOutbox: true},
+		_, err := tx.EnqueueActivity(ctx, store.OutActivity{IRI: "https://here.example/a/1", Type: "Create", ActorID: alice.ID, Body: []byte("{}"), Public: true, InOutbox: true},
 			[]string{follower + "/inbox", "https://bad.example/inbox"}, now)
 		return err
 	})

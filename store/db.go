@@ -2,12 +2,13 @@
 // (the embedded default) or a PostgreSQL database that several Herald
 // processes share. It opens the database, applies the embedded migrations
 // of its engine in order (migrations/sqlite, migrations/postgres: the same
-// names), and offers typed queries, one file per table family (actors.go,
-// follows.go, remote_actors.go, ...).
+// names, both generated from the one source in schema/), and offers typed
+// queries, one file per table family (actors.go, follows.go,
+// remote_actors.go, ...).
 //
 // The SQL is written once, with $N placeholders (which SQLite binds by
-// number too), in the subset both engines accept; dialect.go holds the few
-// statements that truly differ. Transactions are a *sql.Tx on both.
+// number too), in the subset both engines accept; what truly differs is the
+// dialect, implemented once per engine in sqlite.go and postgres.go. Transactions are a *sql.Tx on both.
 //
 // SQLite runs in WAL mode with one writer connection and a separate pool of
 // read-only connections, so readers never wait for the writer and writers
@@ -50,11 +51,14 @@ func IsPostgresURL(s string) bool {
 
 // DB is an open Herald database.
 type DB struct {
-	engine Engine
+	// Queries are the DB's query methods, bound to its pools.
+	*Queries
+	// dialect is what differs between the engines (dialect.go).
+	dialect dialect
 	// On SQLite: the one writer connection (transactions begin
 	// IMMEDIATE) and read-only connections for queries outside
 	// transactions. On PostgreSQL both are the same pool.
-	w, r *sql.DB
+	writer, reader *sql.DB
 	// path is the SQLite file or the PostgreSQL URL; shown is what
 	// messages say (the URL without its password).
 	path, shown string
@@ -104,23 +108,11 @@ func (db *DB) prepared(ctx context.Context, pool *sql.DB, query string) (*sql.St
 	return s, nil
 }
 
-// queryRow is QueryRowContext through a prepared statement.
-func (db *DB) queryRow(ctx context.Context, pool *sql.DB, query string, args ...any) rowScanner {
-	s, err := db.prepared(ctx, pool, query)
-	if err != nil {
-		return errRow{err}
-	}
-	return s.QueryRowContext(ctx, args...)
+// bind gives db its Queries, on its pools.
+func (db *DB) bind() *DB {
+	db.Queries = &Queries{db: db, r: conn{db: db, pool: db.reader}, w: conn{db: db, pool: db.writer}}
+	return db
 }
-
-// rowScanner is what *sql.Row offers; errRow carries a preparation error
-// to the Scan that would have reported it.
-type rowScanner interface{ Scan(dest ...any) error }
-
-type errRow struct{ err error }
-
-// Scan reports the preparation error.
-func (r errRow) Scan(...any) error { return r.err }
 
 // ErrNotFound is returned by lookups that match no row.
 var ErrNotFound = errors.New("not found")
@@ -160,7 +152,7 @@ func OpenExisting(ctx context.Context, target string) (*DB, error) {
 }
 
 // Engine is the engine the database runs on.
-func (db *DB) Engine() Engine { return db.engine }
+func (db *DB) Engine() Engine { return db.dialect.engine() }
 
 // SetMediaDir names the folder the media files live in, instead of the
 // one beside an SQLite file (herald.db-media). Several nodes on one
@@ -175,10 +167,10 @@ func (db *DB) Close() error {
 		return true
 	})
 	var err error
-	if db.r == db.w {
-		err = db.w.Close()
+	if db.reader == db.writer {
+		err = db.writer.Close()
 	} else {
-		err = errors.Join(db.r.Close(), db.w.Close())
+		err = errors.Join(db.reader.Close(), db.writer.Close())
 	}
 	db.identityMu.Lock()
 	if db.identity != nil {
@@ -196,87 +188,5 @@ func (db *DB) Path() string { return db.shown }
 // Ping checks that the database answers a query; /healthz uses it.
 func (db *DB) Ping(ctx context.Context) error {
 	var one int
-	return db.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
-}
-
-// Write runs fn in one write transaction and commits it if fn returns nil.
-// Everything a request accepts goes through here, so "accepted" always means
-// "committed".
-//
-// On SQLite transactions run one at a time. On PostgreSQL they run at once
-// under READ COMMITTED, so the store's statements are written to stay
-// correct that way (claims skip locked rows, inserts that two processes may
-// race on say ON CONFLICT, read-modify-writes lock the row first); a
-// transaction PostgreSQL aborts for a deadlock or a serialization failure
-// is run again, a few times, so fn must not keep state across calls.
-//
-// A write that fails for lack of space returns an error wrapping
-// ErrOutOfSpace, and Space reports it until a write succeeds.
-func (db *DB) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	for attempt := 1; ; attempt++ {
-		err := db.write(ctx, fn)
-		if attempt < maxWriteAttempts && db.engine == PostgreSQL && pgRetryable(err) {
-			continue
-		}
-		return err
-	}
-}
-
-// maxWriteAttempts bounds how often Write runs a transaction PostgreSQL
-// aborted for a deadlock or a serialization failure.
-const maxWriteAttempts = 4
-
-func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.w.BeginTx(ctx, nil)
-	if err != nil {
-		return db.classify(err)
-	}
-	end := db.beginTxState(tx)
-	if err := fn(tx); err != nil {
-		tx.Rollback()
-		end(ctx)
-		return db.classify(err)
-	}
-	err = db.classify(tx.Commit())
-	end(ctx)
-	if err != nil {
-		return err
-	}
-	db.commits.Add(1)
-	if db.onCommit != nil {
-		db.onCommit()
-	}
-	return nil
-}
-
-// Reader is the read-only pool, for queries that need no transaction.
-func (db *DB) Reader() *sql.DB { return db.r }
-
-// Writer is the single writer connection on SQLite (the pool on
-// PostgreSQL), for callers (the delivery scheduler) that batch their own
-// statements.
-func (db *DB) Writer() *sql.DB { return db.w }
-
-// querier is the reading side that both *sql.DB and *sql.Tx offer.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-// column runs a query that selects one column and returns its values (an
-// empty, non-nil slice when no row matches).
-func column[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		var v T
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return db.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 }

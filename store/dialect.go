@@ -1,47 +1,87 @@
 package store
 
-import "encoding/json"
+import (
+	"context"
+	"database/sql"
+	"time"
+)
 
-// The few places where SQLite and PostgreSQL need different SQL. Everything
-// else is written once: $N placeholders, RETURNING, bare boolean columns,
-// ON CONFLICT, aliases on subqueries.
+// dialect is what differs between the two engines, and all of it: one
+// implementation per engine, sqliteDialect in sqlite.go and
+// postgresDialect in postgres.go, chosen when the database is opened.
+// Everything else is written once: $N placeholders (which SQLite binds by
+// number too), RETURNING, bare boolean columns, ON CONFLICT, aliases on
+// subqueries. Nothing outside the two engine files asks which engine a DB
+// runs on: a difference is a method here, implemented in both.
+type dialect interface {
+	// engine names the engine.
+	engine() Engine
 
-// inList is the condition "col is one of the list bound at placeholder
-// param": json_each over a JSON array on SQLite, = ANY over an array on
-// PostgreSQL. Bind the list with listArg.
-func (db *DB) inList(col, param string) string {
-	if db.engine == PostgreSQL {
-		return col + " = ANY(" + param + ")"
-	}
-	return col + " IN (SELECT value FROM json_each(" + param + "))"
+	// inList is the condition "col is one of the list bound at
+	// placeholder param"; bind the list with listArg.
+	inList(col, param string) string
+	// listArg is a list ([]int64, []string) as inList binds it.
+	listArg(list any) any
+	// skipLocked ends the subquery that picks the rows a claim leases.
+	skipLocked() string
+	// noIndex is col in a condition the planner must not use an index
+	// for.
+	noIndex(col string) string
+	// lockFollowers is the statement that holds off changes to the
+	// followers table for the rest of a transaction, or "".
+	lockFollowers() string
+	// lockObject is the statement that serializes, until the end of the
+	// transaction, transactions about one object id bound at $1, or "".
+	lockObject() string
+
+	// retryable reports whether a failed write transaction may succeed
+	// when run again (Write runs it again, a few times).
+	retryable(err error) bool
+	// reuseStatements reports whether write transactions take the DB's
+	// prepared statements (see Tx).
+	reuseStatements() bool
+	// readOptions are the options of a Read transaction.
+	readOptions() *sql.TxOptions
+	// ioFull reports whether err, an I/O error not recognised by
+	// IsOutOfSpace, came from a full disk (see DB.classify).
+	ioFull(db *DB, err error) bool
+	// checkpoint folds a write-ahead log into the database (see
+	// DB.Checkpoint).
+	checkpoint(ctx context.Context, db *DB) error
+	// freezeSize caps the database at its present size, or lifts the cap
+	// (see DB.FreezeSize).
+	freezeSize(ctx context.Context, db *DB, frozen bool) error
+
+	// migrationTable is the CREATE TABLE IF NOT EXISTS of
+	// schema_migrations.
+	migrationTable() string
+	// lockMigrations makes processes that start at once on one database
+	// apply the migrations one at a time, on c, until unlock.
+	lockMigrations(ctx context.Context, c *sql.Conn) (unlock func(), err error)
+
+	// backup writes a consistent copy of the database to path, or
+	// refuses (see DB.Backup).
+	backup(ctx context.Context, db *DB, path string) error
+	// lockServe takes what a serving process holds (see ServeLock).
+	lockServe(db *DB) (*ServeLock, error)
+	// notifyServer wakes the server of the database and reports whether
+	// one was there (see DB.NotifyServer).
+	notifyServer(db *DB) bool
+	// commitsNotify reports whether a command's commits must notify the
+	// server themselves (see DB.NotifyOnCommit).
+	commitsNotify() bool
+	// workerMissing reports whether no process does the background work
+	// as far as a page served by one process can tell (see
+	// DB.WorkerMissing).
+	workerMissing(ctx context.Context, db *DB, since time.Time) (bool, error)
+	// wakeWorker wakes the processes that run jobs, or returns an error
+	// wrapping ErrNoWorker (see DB.WakeWorker).
+	wakeWorker(ctx context.Context, db *DB, since time.Time) error
 }
 
-// listArg is a list ([]int64, []string) as inList binds it.
-func (db *DB) listArg(list any) any {
-	if db.engine == PostgreSQL {
-		return list
-	}
-	b, _ := json.Marshal(list)
-	return string(b)
-}
+// The DB's helpers for the SQL that differs.
 
-// skipLocked ends the subquery that picks the rows a claim leases: on
-// PostgreSQL it locks them and passes over rows another process is
-// claiming at the same moment, so two claims never take the same row and
-// never wait for each other. SQLite runs one write at a time and needs
-// nothing.
-func (db *DB) skipLocked() string {
-	if db.engine == PostgreSQL {
-		return " FOR UPDATE SKIP LOCKED"
-	}
-	return ""
-}
-
-// noIndex is col in a condition the planner must not use an index for: on
-// SQLite with the unary + that tells it so, on PostgreSQL as it is.
-func (db *DB) noIndex(col string) string {
-	if db.engine == PostgreSQL {
-		return col
-	}
-	return "+" + col
-}
+func (db *DB) inList(col, param string) string { return db.dialect.inList(col, param) }
+func (db *DB) listArg(list any) any            { return db.dialect.listArg(list) }
+func (db *DB) skipLocked() string              { return db.dialect.skipLocked() }
+func (db *DB) noIndex(col string) string       { return db.dialect.noIndex(col) }

@@ -3,7 +3,6 @@ package store
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -32,7 +31,7 @@ type followerToggle struct {
 // SQLite writes one transaction at a time), so two transactions changing
 // followers on one origin at once cannot lose each other's change; rows
 // are taken in key order, so they cannot deadlock either.
-func addFollowerDigests(ctx context.Context, tx *sql.Tx, toggles []followerToggle) error {
+func (tx *Tx) addFollowerDigests(ctx context.Context, toggles []followerToggle) error {
 	type key struct {
 		actorID int64
 		origin  string
@@ -53,7 +52,7 @@ func addFollowerDigests(ctx context.Context, tx *sql.Tx, toggles []followerToggl
 	var zero Digest
 	for _, k := range keys {
 		var cur []byte
-		err := txQueryRow(ctx, tx, `INSERT INTO follower_digests(actor_id, origin, digest) VALUES ($1, $2, $3)
+		err := tx.w.queryRowPrepared(ctx, `INSERT INTO follower_digests(actor_id, origin, digest) VALUES ($1, $2, $3)
 			ON CONFLICT(actor_id, origin) DO UPDATE SET digest = follower_digests.digest RETURNING digest`, k.actorID, k.origin, zero[:]).Scan(&cur)
 		if err != nil {
 			return err
@@ -65,7 +64,7 @@ func addFollowerDigests(ctx context.Context, tx *sql.Tx, toggles []followerToggl
 		for i := range d {
 			d[i] ^= cur[i]
 		}
-		if err := putFollowerDigest(ctx, tx, k.actorID, k.origin, d); err != nil {
+		if err := tx.putFollowerDigest(ctx, k.actorID, k.origin, d); err != nil {
 			return err
 		}
 	}
@@ -73,12 +72,12 @@ func addFollowerDigests(ctx context.Context, tx *sql.Tx, toggles []followerToggl
 }
 
 // putFollowerDigest stores one digest; the empty set's is no row.
-func putFollowerDigest(ctx context.Context, tx *sql.Tx, actorID int64, origin string, d Digest) error {
+func (tx *Tx) putFollowerDigest(ctx context.Context, actorID int64, origin string, d Digest) error {
 	if d == (Digest{}) {
-		_, err := txExec(ctx, tx, `DELETE FROM follower_digests WHERE actor_id = $1 AND origin = $2`, actorID, origin)
+		_, err := tx.w.execPrepared(ctx, `DELETE FROM follower_digests WHERE actor_id = $1 AND origin = $2`, actorID, origin)
 		return err
 	}
-	_, err := txExec(ctx, tx, `INSERT INTO follower_digests(actor_id, origin, digest) VALUES ($1, $2, $3)
+	_, err := tx.w.execPrepared(ctx, `INSERT INTO follower_digests(actor_id, origin, digest) VALUES ($1, $2, $3)
 		ON CONFLICT(actor_id, origin) DO UPDATE SET digest = excluded.digest`, actorID, origin, d[:])
 	return err
 }
@@ -86,8 +85,8 @@ func putFollowerDigest(ctx context.Context, tx *sql.Tx, actorID int64, origin st
 // deleteFollowers deletes the followers rows that where (an SQL condition
 // on followers, with args) selects, keeps the digests, and returns how many
 // rows went.
-func deleteFollowers(ctx context.Context, tx *sql.Tx, where string, args ...any) (int64, error) {
-	rows, err := tx.QueryContext(ctx, `DELETE FROM followers WHERE `+where+` RETURNING actor_id, origin, follower, state`, args...)
+func (tx *Tx) deleteFollowers(ctx context.Context, where string, args ...any) (int64, error) {
+	rows, err := tx.w.QueryContext(ctx, `DELETE FROM followers WHERE `+where+` RETURNING actor_id, origin, follower, state`, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -108,19 +107,19 @@ func deleteFollowers(ctx context.Context, tx *sql.Tx, where string, args ...any)
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return 0, err
 	}
-	return n, addFollowerDigests(ctx, tx, gone)
+	return n, tx.addFollowerDigests(ctx, gone)
 }
 
 // RecomputeFollowerDigests rebuilds every digest from the followers table
 // and corrects the rows that differ: what a change made outside Herald left
 // stale. It returns how many digests it corrected. On PostgreSQL it holds
 // off changes to the followers table while it reads it (readers go on).
-func (db *DB) RecomputeFollowerDigests(ctx context.Context) (int64, error) {
+func (q *Queries) RecomputeFollowerDigests(ctx context.Context) (int64, error) {
 	var fixed int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+	err := q.write(ctx, func(tx *Tx) error {
 		fixed = 0
-		if db.engine == PostgreSQL {
-			if _, err := tx.ExecContext(ctx, `LOCK TABLE followers IN SHARE MODE`); err != nil {
+		if lock := q.db.dialect.lockFollowers(); lock != "" {
+			if _, err := tx.w.ExecContext(ctx, lock); err != nil {
 				return err
 			}
 		}
@@ -129,7 +128,7 @@ func (db *DB) RecomputeFollowerDigests(ctx context.Context) (int64, error) {
 			origin  string
 		}
 		want := map[key]*Digest{}
-		rows, err := tx.QueryContext(ctx, `SELECT actor_id, origin, follower FROM followers WHERE state = 'accepted'`)
+		rows, err := tx.w.QueryContext(ctx, `SELECT actor_id, origin, follower FROM followers WHERE state = 'accepted'`)
 		if err != nil {
 			return err
 		}
@@ -149,7 +148,7 @@ func (db *DB) RecomputeFollowerDigests(ctx context.Context) (int64, error) {
 			return err
 		}
 		have := map[key]Digest{}
-		rows, err = tx.QueryContext(ctx, `SELECT actor_id, origin, digest FROM follower_digests`)
+		rows, err = tx.w.QueryContext(ctx, `SELECT actor_id, origin, digest FROM follower_digests`)
 		if err != nil {
 			return err
 		}
@@ -172,7 +171,7 @@ func (db *DB) RecomputeFollowerDigests(ctx context.Context) (int64, error) {
 		}
 		for k, d := range want {
 			if h, ok := have[k]; !ok || h != *d {
-				if err := putFollowerDigest(ctx, tx, k.actorID, k.origin, *d); err != nil {
+				if err := tx.putFollowerDigest(ctx, k.actorID, k.origin, *d); err != nil {
 					return err
 				}
 				fixed++
@@ -180,7 +179,7 @@ func (db *DB) RecomputeFollowerDigests(ctx context.Context) (int64, error) {
 		}
 		for k := range have {
 			if want[k] == nil {
-				if err := putFollowerDigest(ctx, tx, k.actorID, k.origin, Digest{}); err != nil {
+				if err := tx.putFollowerDigest(ctx, k.actorID, k.origin, Digest{}); err != nil {
 					return err
 				}
 				fixed++

@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/x509"
-	"database/sql"
 	"encoding/pem"
 	"fmt"
 )
@@ -37,13 +36,13 @@ func (db *DB) ensureEd25519Keys(ctx context.Context) error {
 	if err != nil || len(ids) == 0 {
 		return err
 	}
-	return db.Write(ctx, func(tx *sql.Tx) error {
+	return db.Write(ctx, func(tx *Tx) error {
 		for _, id := range ids {
 			priv, pub, err := generateEd25519PEM()
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE actors SET ed25519_private_key_pem = $1, ed25519_public_key_pem = $2
+			if _, err := tx.w.ExecContext(ctx, `UPDATE actors SET ed25519_private_key_pem = $1, ed25519_public_key_pem = $2
 				WHERE id = $3 AND ed25519_private_key_pem = ''`, priv, pub, id); err != nil {
 				return fmt.Errorf("actor %d: Ed25519 key: %w", id, err)
 			}

@@ -4,11 +4,10 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/x509"
-	"database/sql"
 	"encoding/pem"
-	"path/filepath"
 	"testing"
 
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
@@ -16,9 +15,11 @@ import (
 // Ed25519 key) gets one when the database is next opened, a valid pair;
 // opening again keeps it; a new actor gets one at creation; a rotation
 // replaces it.
-func TestEd25519KeysGivenAtOpen(t *testing.T) {
+func TestEd25519KeysGivenAtOpen(t *testing.T) { pgtest.Each(t, testEd25519KeysGivenAtOpen) }
+
+func testEd25519KeysGivenAtOpen(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "h.db")
+	path := pgtest.Target(t, engine)
 	db := open(t, path)
 	a := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: "x", PublicKeyPEM: "y"}
 	if err := db.CreateActor(ctx, a, "tok"); err != nil {
@@ -39,7 +40,7 @@ func TestEd25519KeysGivenAtOpen(t *testing.T) {
 	}
 	check(a)
 	// As a database migrated from before 0081 holds it.
-	if err := db.Write(ctx, func(tx *sql.Tx) error {
+	if err := db.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE actors SET ed25519_private_key_pem = '', ed25519_public_key_pem = ''`)
 		return err
 	}); err != nil {
@@ -56,7 +57,7 @@ func TestEd25519KeysGivenAtOpen(t *testing.T) {
 	if err != nil || again.Ed25519PublicKeyPEM != got.Ed25519PublicKeyPEM {
 		t.Fatalf("reopening changed the key (%v)", err)
 	}
-	if err := db.Write(ctx, func(tx *sql.Tx) error { return store.SetActorKeys(ctx, tx, got.ID, "x2", "y2") }); err != nil {
+	if err := db.Write(ctx, func(tx *store.Tx) error { return tx.SetActorKeys(ctx, got.ID, "x2", "y2") }); err != nil {
 		t.Fatal(err)
 	}
 	rotated, err := db.ActorByName(ctx, "alice")

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -24,7 +23,7 @@ func testNewerDatabaseRefused(t *testing.T, engine store.Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+	err = db.Write(ctx, func(tx *store.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations(name, applied_at) VALUES ('9999_from_the_future.sql', 0)`)
 		return err
 	})
@@ -59,8 +58,8 @@ func testClaimsNeverDoubleLease(t *testing.T, engine store.Engine) {
 		}
 	}
 	now := time.Now()
-	err := dbs[0].Write(ctx, func(tx *sql.Tx) error {
-		_, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: "https://here.example/a/1", Type: "Create", Body: []byte("{}")}, inboxes, now)
+	err := dbs[0].Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.EnqueueActivity(ctx, store.OutActivity{IRI: "https://here.example/a/1", Type: "Create", Body: []byte("{}")}, inboxes, now)
 		return err
 	})
 	if err != nil {
@@ -115,9 +114,9 @@ func testFollowerDigestsRecomputed(t *testing.T, engine store.Engine) {
 		t.Fatal(err)
 	}
 	a, b := "https://a.example", "https://b.example"
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+	err := db.Write(ctx, func(tx *store.Tx) error {
 		for _, id := range []string{a + "/u/1", b + "/u/2"} {
-			if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: id + "/inbox", State: store.StateAccepted}, time.Now()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: id + "/inbox", State: store.StateAccepted}, time.Now()); err != nil {
 				return err
 			}
 		}
@@ -134,7 +133,7 @@ func testFollowerDigestsRecomputed(t *testing.T, engine store.Engine) {
 		`INSERT INTO followers(actor_id, follower, host, origin, inbox, state, created_at) VALUES (1, 'https://a.example/u/3', 'a.example', 'https://a.example', 'https://a.example/u/3/inbox', 'accepted', 0)`,
 		`DELETE FROM followers WHERE origin = 'https://b.example'`,
 	} {
-		if _, err := db.Writer().ExecContext(ctx, q); err != nil {
+		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -175,11 +174,11 @@ func testConcurrentFollowerChanges(t *testing.T, engine store.Engine) {
 			for i := range 15 {
 				// Each follower is added by two workers and approved by both.
 				id := fmt.Sprintf("%s/u/%d", origin, i*2+w/2)
-				err := db.Write(ctx, func(tx *sql.Tx) error {
-					if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: id + "/inbox", State: store.StatePending}, time.Now()); err != nil {
+				err := db.Write(ctx, func(tx *store.Tx) error {
+					if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: id + "/inbox", State: store.StatePending}, time.Now()); err != nil {
 						return err
 					}
-					changed, err := store.SetFollowerState(ctx, tx, alice.ID, id, store.StateAccepted)
+					changed, err := tx.SetFollowerState(ctx, alice.ID, id, store.StateAccepted)
 					if changed {
 						mu.Lock()
 						approvals[id]++
@@ -245,8 +244,8 @@ func testIdempotencyKeyRace(t *testing.T, engine store.Engine) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = db.Write(ctx, func(tx *sql.Tx) error {
-					_, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: fmt.Sprintf("https://here.example/a/%d-%d", round, i), Type: "Create",
+				errs[i] = db.Write(ctx, func(tx *store.Tx) error {
+					_, err := tx.EnqueueActivity(ctx, store.OutActivity{IRI: fmt.Sprintf("https://here.example/a/%d-%d", round, i), Type: "Create",
 						ActorID: alice.ID, Body: []byte("{}"), IdempotencyKey: key}, []string{"https://there.example/inbox"}, time.Now())
 					return err
 				})

@@ -39,10 +39,10 @@ func DigestOf(ids ...string) Digest {
 // FollowerDigest returns the digest of a local actor's accepted followers
 // whose id is on origin (scheme://host[:port], see OriginOf): one
 // primary-key read, as the store keeps it current (digests.go).
-func (db *DB) FollowerDigest(ctx context.Context, actorID int64, origin string) (Digest, error) {
+func (q *Queries) FollowerDigest(ctx context.Context, actorID int64, origin string) (Digest, error) {
 	var d Digest
 	var b []byte
-	err := db.queryRow(ctx, db.r, `SELECT digest FROM follower_digests WHERE actor_id = $1 AND origin = $2`, actorID, origin).Scan(&b)
+	err := q.r.queryRowPrepared(ctx, `SELECT digest FROM follower_digests WHERE actor_id = $1 AND origin = $2`, actorID, origin).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, nil
 	}
@@ -59,8 +59,8 @@ func (db *DB) FollowerDigest(ctx context.Context, actorID int64, origin string) 
 // FollowersOnOrigin lists a local actor's accepted followers whose id is on
 // origin, ordered by id: the partial collection FEP-8fcf serves to that
 // origin.
-func (db *DB) FollowersOnOrigin(ctx context.Context, actorID int64, origin string) ([]string, error) {
-	return column[string](ctx, db.r, `SELECT follower FROM followers WHERE actor_id = $1 AND origin = $2 AND state = 'accepted' ORDER BY follower`,
+func (q *Queries) FollowersOnOrigin(ctx context.Context, actorID int64, origin string) ([]string, error) {
+	return column[string](ctx, q.r, `SELECT follower FROM followers WHERE actor_id = $1 AND origin = $2 AND state = 'accepted' ORDER BY follower`,
 		actorID, origin)
 }
 
@@ -72,15 +72,10 @@ type LocalFollow struct {
 	State   string // StatePending or StateAccepted
 }
 
-// Querier is what both the read pool (DB.Reader) and a transaction offer.
-type Querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
 // LocalFollowsOf returns the local actors that follow (or asked to follow)
 // remote, by name.
-func LocalFollowsOf(ctx context.Context, q Querier, remote string) ([]LocalFollow, error) {
-	rows, err := q.QueryContext(ctx, `SELECT f.actor_id, a.name, f.state FROM following f JOIN actors a ON a.id = f.actor_id
+func (q *Queries) LocalFollowsOf(ctx context.Context, remote string) ([]LocalFollow, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT f.actor_id, a.name, f.state FROM following f JOIN actors a ON a.id = f.actor_id
 		WHERE f.target = $1 ORDER BY a.name`, remote)
 	if err != nil {
 		return nil, err
@@ -104,28 +99,34 @@ type FollowersSyncJob struct {
 	URL         string
 	Digest      string // hex, as the header carried it
 	RequestedAt time.Time
+	// DoneAt (zero while it waits) and Result are filled by
+	// FollowersSyncs only.
+	DoneAt time.Time
+	Result string
 }
 
 // RequestFollowersSync queues a sync of remote's followers against url,
 // unless one is already waiting (which then takes the newer url and digest)
 // or one was requested less than interval ago. It reports whether a sync
 // is now waiting; false means the rate limit refused it.
-func RequestFollowersSync(ctx context.Context, tx *sql.Tx, remote, url, digest string, now time.Time, interval time.Duration) (bool, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO followers_sync_jobs(remote_actor, url, digest, requested_at) VALUES ($1, $2, $3, $4)
+func (q *Queries) RequestFollowersSync(ctx context.Context, remote, url, digest string, now time.Time, interval time.Duration) (bool, error) {
+	return inTx(ctx, q, func(tx *Tx) (bool, error) {
+		res, err := tx.w.ExecContext(ctx, `INSERT INTO followers_sync_jobs(remote_actor, url, digest, requested_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT(remote_actor) DO UPDATE SET url = $2, digest = $3,
 			requested_at = CASE WHEN followers_sync_jobs.done_at IS NULL THEN followers_sync_jobs.requested_at ELSE $4 END, done_at = NULL, result = NULL
 		WHERE followers_sync_jobs.done_at IS NULL OR followers_sync_jobs.requested_at <= $5`,
-		remote, url, digest, now.Unix(), now.Add(-interval).Unix())
-	if err != nil {
-		return false, err
-	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+			remote, url, digest, wholeSeconds(now), wholeSeconds(now.Add(-interval)))
+		if err != nil {
+			return false, err
+		}
+		n, _ := res.RowsAffected()
+		return n > 0, nil
+	})
 }
 
 // DueFollowersSyncs returns up to limit waiting syncs, oldest first.
-func (db *DB) DueFollowersSyncs(ctx context.Context, limit int) ([]FollowersSyncJob, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT remote_actor, url, digest, requested_at FROM followers_sync_jobs
+func (q *Queries) DueFollowersSyncs(ctx context.Context, limit int) ([]FollowersSyncJob, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT remote_actor, url, digest, requested_at FROM followers_sync_jobs
 		WHERE done_at IS NULL ORDER BY requested_at LIMIT $1`, limit)
 	if err != nil {
 		return nil, err
@@ -138,7 +139,7 @@ func (db *DB) DueFollowersSyncs(ctx context.Context, limit int) ([]FollowersSync
 		if err := rows.Scan(&j.RemoteActor, &j.URL, &j.Digest, &at); err != nil {
 			return nil, err
 		}
-		j.RequestedAt = time.Unix(at, 0).UTC()
+		j.RequestedAt = time.UnixMilli(at).UTC()
 		out = append(out, j)
 	}
 	return out, rows.Err()
@@ -146,17 +147,19 @@ func (db *DB) DueFollowersSyncs(ctx context.Context, limit int) ([]FollowersSync
 
 // FinishFollowersSync marks a sync done with a one-line result. The row
 // stays, so that the next request within the hour is refused.
-func FinishFollowersSync(ctx context.Context, tx *sql.Tx, remote, result string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = $1, result = $2 WHERE remote_actor = $3`, now.Unix(), result, remote)
-	return err
+func (q *Queries) FinishFollowersSync(ctx context.Context, remote, result string, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = $1, result = $2 WHERE remote_actor = $3`, wholeSeconds(now), result, remote)
+		return err
+	})
 }
 
 // SweepFollowersSyncs deletes syncs that finished before cutoff: their rate
 // limit is over.
-func (db *DB) SweepFollowersSyncs(ctx context.Context, cutoff time.Time) (int64, error) {
+func (q *Queries) SweepFollowersSyncs(ctx context.Context, cutoff time.Time) (int64, error) {
 	var n int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM followers_sync_jobs WHERE done_at IS NOT NULL AND requested_at < $1`, cutoff.Unix())
+	err := q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM followers_sync_jobs WHERE done_at IS NOT NULL AND requested_at < $1`, wholeSeconds(cutoff))
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -26,7 +25,7 @@ func testFollowerDigestsFollowEveryChange(t *testing.T, engine store.Engine) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	write := func(fn func(tx *sql.Tx) error) {
+	write := func(fn func(tx *store.Tx) error) {
 		t.Helper()
 		if err := db.Write(ctx, fn); err != nil {
 			t.Fatal(err)
@@ -34,8 +33,8 @@ func testFollowerDigestsFollowEveryChange(t *testing.T, engine store.Engine) {
 	}
 	follow := func(id, inbox, state string) {
 		t.Helper()
-		write(func(tx *sql.Tx) error {
-			_, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: inbox, State: state}, now)
+		write(func(tx *store.Tx) error {
+			_, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: inbox, State: state}, now)
 			return err
 		})
 	}
@@ -71,22 +70,22 @@ func testFollowerDigestsFollowEveryChange(t *testing.T, engine store.Engine) {
 	follow(a+"/users/1", a+"/users/1/inbox2", store.StateAccepted)
 	check("repeat", a, b)
 	// Approval adds the pending follower.
-	write(func(tx *sql.Tx) error {
-		_, err := store.SetFollowerState(ctx, tx, alice.ID, b+"/users/4", store.StateAccepted)
+	write(func(tx *store.Tx) error {
+		_, err := tx.SetFollowerState(ctx, alice.ID, b+"/users/4", store.StateAccepted)
 		return err
 	})
 	check("approval", a, b)
 	// Undo.
-	write(func(tx *sql.Tx) error {
-		_, err := store.RemoveFollower(ctx, tx, "", a+"/users/2", alice.ID)
+	write(func(tx *store.Tx) error {
+		_, err := tx.RemoveFollower(ctx, "", a+"/users/2", alice.ID)
 		return err
 	})
 	check("undo", a, b)
 	// 410 from a personal inbox.
-	write(func(tx *sql.Tx) error { return store.RemoveFollowersByInbox(ctx, tx, b+"/users/3/inbox") })
+	write(func(tx *store.Tx) error { return tx.RemoveFollowersByInbox(ctx, b+"/users/3/inbox") })
 	check("gone", a, b)
 	// Deleted remote actor.
-	write(func(tx *sql.Tx) error { _, err := store.RemoveRelations(ctx, tx, b+"/users/4", 0); return err })
+	write(func(tx *store.Tx) error { _, err := tx.RemoveRelations(ctx, b+"/users/4", 0); return err })
 	check("delete", a, b)
 	if n := count(t, db, `SELECT count(*) FROM follower_digests WHERE origin = $1`, b); n != 0 {
 		t.Errorf("an emptied origin keeps a digest row")
@@ -101,7 +100,7 @@ func testFollowerDigestsFollowEveryChange(t *testing.T, engine store.Engine) {
 	}
 	// The local actor's deletion takes its digests along.
 	follow(a+"/users/9", a+"/users/9/inbox", store.StateAccepted)
-	write(func(tx *sql.Tx) error {
+	write(func(tx *store.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM actors WHERE id = $1`, alice.ID)
 		return err
 	})
@@ -113,7 +112,7 @@ func testFollowerDigestsFollowEveryChange(t *testing.T, engine store.Engine) {
 func count(t *testing.T, db *store.DB, q string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := db.Reader().QueryRow(q, args...).Scan(&n); err != nil {
+	if err := db.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -128,9 +127,9 @@ func testFollowersSyncRateLimit(t *testing.T, engine store.Engine) {
 	req := func(at time.Time, digest string) bool {
 		t.Helper()
 		var queued bool
-		if err := db.Write(ctx, func(tx *sql.Tx) error {
+		if err := db.Write(ctx, func(tx *store.Tx) error {
 			var err error
-			queued, err = store.RequestFollowersSync(ctx, tx, "https://r.example/users/bob", "https://r.example/s", digest, at, time.Hour)
+			queued, err = tx.RequestFollowersSync(ctx, "https://r.example/users/bob", "https://r.example/s", digest, at, time.Hour)
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -148,8 +147,8 @@ func testFollowersSyncRateLimit(t *testing.T, engine store.Engine) {
 	if err != nil || len(jobs) != 1 || jobs[0].Digest != "d2" {
 		t.Fatalf("jobs %+v %v", jobs, err)
 	}
-	if err := db.Write(ctx, func(tx *sql.Tx) error {
-		return store.FinishFollowersSync(ctx, tx, jobs[0].RemoteActor, "done", now.Add(2*time.Minute))
+	if err := db.Write(ctx, func(tx *store.Tx) error {
+		return tx.FinishFollowersSync(ctx, jobs[0].RemoteActor, "done", now.Add(2*time.Minute))
 	}); err != nil {
 		t.Fatal(err)
 	}

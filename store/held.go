@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
@@ -14,10 +13,10 @@ const HeldPrefix = "held: "
 // ReleaseHeldDeliveries makes every queued delivery the policy held due at
 // now, and returns how many. Rows held by an open circuit are left alone:
 // they say "held: circuit open", and their hold ends on its own.
-func (db *DB) ReleaseHeldDeliveries(ctx context.Context, now time.Time) (int64, error) {
+func (q *Queries) ReleaseHeldDeliveries(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET next_at = $1 WHERE state = 'queued' AND next_at > $1
+	err := q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE deliveries SET next_at = $1 WHERE state = 'queued' AND next_at > $1
 			AND last_error LIKE 'held: %' AND last_error != 'held: circuit open'`, now.UnixMilli())
 		if err != nil {
 			return err

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"maps"
 	"slices"
 	"time"
@@ -21,7 +20,7 @@ const (
 // recordHistory adds a result batch's attempts to the current minute's
 // counters, inside ApplyDeliveryResults' transaction: at most three upserts
 // per batch, whatever its size.
-func recordHistory(ctx context.Context, tx *sql.Tx, results []DeliveryResult, now time.Time) error {
+func (tx *Tx) recordHistory(ctx context.Context, results []DeliveryResult, now time.Time) error {
 	counts := map[string]int{}
 	for _, r := range results {
 		if !r.Attempted {
@@ -36,11 +35,11 @@ func recordHistory(ctx context.Context, tx *sql.Tx, results []DeliveryResult, no
 			counts[SeriesFailed]++
 		}
 	}
-	minute := now.Unix() / 60
+	minute := minuteStart(now)
 	// Series in order: two processes writing batches in one minute lock
 	// the same rows in the same order, so they never deadlock.
 	for _, series := range slices.Sorted(maps.Keys(counts)) {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO delivery_history(minute, series, n) VALUES ($1, $2, $3)
+		if _, err := tx.w.ExecContext(ctx, `INSERT INTO delivery_history(minute, series, n) VALUES ($1, $2, $3)
 			ON CONFLICT(minute, series) DO UPDATE SET n = delivery_history.n + excluded.n`, minute, series, counts[series]); err != nil {
 			return err
 		}
@@ -50,11 +49,11 @@ func recordHistory(ctx context.Context, tx *sql.Tx, results []DeliveryResult, no
 
 // SampleQueueDepth records the number of deliveries queued or in flight
 // for the current minute.
-func (db *DB) SampleQueueDepth(ctx context.Context, now time.Time) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO delivery_history(minute, series, n)
+func (q *Queries) SampleQueueDepth(ctx context.Context, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `INSERT INTO delivery_history(minute, series, n)
 			SELECT CAST($1 AS BIGINT), 'depth', count(*) FROM deliveries WHERE state IN ('queued', 'leased')
-			ON CONFLICT(minute, series) DO UPDATE SET n = excluded.n`, now.Unix()/60)
+			ON CONFLICT(minute, series) DO UPDATE SET n = excluded.n`, minuteStart(now))
 		return err
 	})
 }
@@ -70,15 +69,15 @@ type Bucket struct {
 
 // History returns the history from since to now in buckets of step,
 // oldest first; buckets with nothing recorded are zero.
-func (db *DB) History(ctx context.Context, since, now time.Time, step time.Duration) ([]Bucket, error) {
+func (q *Queries) History(ctx context.Context, since, now time.Time, step time.Duration) ([]Bucket, error) {
 	first := since.Truncate(step)
 	n := int(now.Sub(first)/step) + 1
 	out := make([]Bucket, n)
 	for i := range out {
 		out[i].Start = first.Add(time.Duration(i) * step)
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT minute, series, n FROM delivery_history WHERE minute >= $1 AND minute <= $2`,
-		first.Unix()/60, now.Unix()/60)
+	rows, err := q.r.QueryContext(ctx, `SELECT minute, series, n FROM delivery_history WHERE minute >= $1 AND minute <= $2`,
+		minuteStart(first), minuteStart(now))
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +89,7 @@ func (db *DB) History(ctx context.Context, since, now time.Time, step time.Durat
 		if err := rows.Scan(&minute, &series, &v); err != nil {
 			return nil, err
 		}
-		i := int(time.Unix(minute*60, 0).Sub(first) / step)
+		i := int(time.UnixMilli(minute).Sub(first) / step)
 		if i < 0 || i >= n {
 			continue
 		}
@@ -110,10 +109,10 @@ func (db *DB) History(ctx context.Context, since, now time.Time, step time.Durat
 }
 
 // SweepHistory deletes history older than policy.HistoryRetention.
-func (db *DB) SweepHistory(ctx context.Context) (int64, error) {
+func (q *Queries) SweepHistory(ctx context.Context) (int64, error) {
 	var n int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < $1`, db.Now().Add(-policy.HistoryRetention).Unix()/60)
+	err := q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < $1`, minuteStart(q.db.Now().Add(-policy.HistoryRetention)))
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -22,8 +21,8 @@ func testDeliveryHistory(t *testing.T, engine store.Engine) {
 	now := time.Date(2026, 3, 1, 12, 0, 30, 0, time.UTC)
 	db.Now = func() time.Time { return now }
 	var ids []int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := store.EnqueueActivity(ctx, tx, store.OutActivity{IRI: "https://h.example/a/1", Type: "Create", Body: []byte("{}")},
+	err := db.Write(ctx, func(tx *store.Tx) error {
+		_, err := tx.EnqueueActivity(ctx, store.OutActivity{IRI: "https://h.example/a/1", Type: "Create", Body: []byte("{}")},
 			[]string{"https://a.example/inbox", "https://b.example/inbox", "https://c.example/inbox", "https://d.example/inbox"}, now)
 		return err
 	})

@@ -14,20 +14,22 @@ import (
 // success clears it and the first failure makes it unavailable again.
 // (Mastodon clears everything on any inbound request, so a server that can
 // send but not receive is retried forever: mastodon/mastodon#31118.)
-func RecordInbound(ctx context.Context, tx *sql.Tx, host string, now time.Time) error {
-	_, err := txExec(ctx, tx, `INSERT INTO hosts(host, last_inbound_at) VALUES ($1, $2)
+func (q *Queries) RecordInbound(ctx context.Context, host string, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.execPrepared(ctx, `INSERT INTO hosts(host, last_inbound_at) VALUES ($1, $2)
 		ON CONFLICT(host) DO UPDATE SET last_inbound_at = excluded.last_inbound_at,
-			probation = CASE WHEN hosts.unavailable_since IS NOT NULL THEN true ELSE hosts.probation END`, host, now.Unix())
-	return err
+			probation = CASE WHEN hosts.unavailable_since IS NOT NULL THEN true ELSE hosts.probation END`, host, wholeSeconds(now))
+		return err
+	})
 }
 
 // hostSucceeded clears a host's failure record: any successful delivery
 // proves it is alive (Mastodon's track_success!).
-func hostSucceeded(ctx context.Context, tx *sql.Tx, host string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM host_failures WHERE host = $1`, host); err != nil {
+func (tx *Tx) hostSucceeded(ctx context.Context, host string) error {
+	if _, err := tx.w.ExecContext(ctx, `DELETE FROM host_failures WHERE host = $1`, host); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = NULL, probation = false WHERE host = $1 AND (unavailable_since IS NOT NULL OR probation)`, host)
+	_, err := tx.w.ExecContext(ctx, `UPDATE hosts SET unavailable_since = NULL, probation = false WHERE host = $1 AND (unavailable_since IS NOT NULL OR probation)`, host)
 	return err
 }
 
@@ -35,19 +37,19 @@ func hostSucceeded(ctx context.Context, tx *sql.Tx, host string) error {
 // policy.UnavailableAfterDays distinct days becomes unavailable; a host on
 // probation becomes unavailable again at the first failure. It reports
 // whether the host became unavailable now.
-func hostFailed(ctx context.Context, tx *sql.Tx, host, lastErr string, now time.Time) (bool, error) {
-	day := now.UTC().Unix() / 86400
-	if _, err := tx.ExecContext(ctx, `INSERT INTO host_failures(host, day) VALUES ($1, $2) ON CONFLICT DO NOTHING`, host, day); err != nil {
+func (tx *Tx) hostFailed(ctx context.Context, host, lastErr string, now time.Time) (bool, error) {
+	day := dayStart(now)
+	if _, err := tx.w.ExecContext(ctx, `INSERT INTO host_failures(host, day) VALUES ($1, $2) ON CONFLICT DO NOTHING`, host, day); err != nil {
 		return false, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, last_error, last_failure_at) VALUES ($1, $2, $3)
+	if _, err := tx.w.ExecContext(ctx, `INSERT INTO hosts(host, last_error, last_failure_at) VALUES ($1, $2, $3)
 		ON CONFLICT(host) DO UPDATE SET last_error = excluded.last_error, last_failure_at = excluded.last_failure_at`,
-		host, nullString(lastErr), now.Unix()); err != nil {
+		host, nullString(lastErr), wholeSeconds(now)); err != nil {
 		return false, err
 	}
 	var days int
 	var unavailable, probation bool
-	err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM host_failures WHERE host = $1),
+	err := tx.w.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM host_failures WHERE host = $1),
 		unavailable_since IS NOT NULL, probation FROM hosts WHERE host = $1`, host).Scan(&days, &unavailable, &probation)
 	if err != nil {
 		return false, err
@@ -58,9 +60,9 @@ func hostFailed(ctx context.Context, tx *sql.Tx, host, lastErr string, now time.
 	var r sql.Result
 	switch {
 	case probation:
-		r, err = tx.ExecContext(ctx, `UPDATE hosts SET probation = false WHERE host = $1 AND probation`, host)
+		r, err = tx.w.ExecContext(ctx, `UPDATE hosts SET probation = false WHERE host = $1 AND probation`, host)
 	case !unavailable && days >= policy.UnavailableAfterDays:
-		r, err = tx.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2 AND unavailable_since IS NULL`, now.Unix(), host)
+		r, err = tx.w.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2 AND unavailable_since IS NULL`, wholeSeconds(now), host)
 	default:
 		return false, nil
 	}
@@ -83,8 +85,8 @@ type HostStatus struct {
 
 // UnavailableHosts lists hosts marked unavailable (on probation or not),
 // longest unavailable first.
-func (db *DB) UnavailableHosts(ctx context.Context) ([]HostStatus, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT host, unavailable_since, probation, coalesce(last_error, ''), coalesce(last_failure_at, 0),
+func (q *Queries) UnavailableHosts(ctx context.Context) ([]HostStatus, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT host, unavailable_since, probation, coalesce(last_error, ''), coalesce(last_failure_at, 0),
 		(SELECT count(*) FROM host_failures f WHERE f.host = hosts.host)
 		FROM hosts WHERE unavailable_since IS NOT NULL ORDER BY unavailable_since, host`)
 	if err != nil {
@@ -98,9 +100,9 @@ func (db *DB) UnavailableHosts(ctx context.Context) ([]HostStatus, error) {
 		if err := rows.Scan(&h.Host, &since, &h.Probation, &h.LastError, &failure, &h.FailingDays); err != nil {
 			return nil, err
 		}
-		h.UnavailableSince = time.Unix(since, 0).UTC()
+		h.UnavailableSince = time.UnixMilli(since).UTC()
 		if failure > 0 {
-			h.LastFailureAt = time.Unix(failure, 0).UTC()
+			h.LastFailureAt = time.UnixMilli(failure).UTC()
 		}
 		out = append(out, h)
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"sort"
 	"time"
 
@@ -29,7 +28,7 @@ type HostOverview struct {
 // HostOverviews lists every host Herald delivers to or knows about, by
 // host: its followers, its deliveries by state, its failure record, pause
 // and block, as of now.
-func (db *DB) HostOverviews(ctx context.Context, now time.Time) ([]HostOverview, error) {
+func (q *Queries) HostOverviews(ctx context.Context, now time.Time) ([]HostOverview, error) {
 	hosts := map[string]*HostOverview{}
 	get := func(h string) *HostOverview {
 		o := hosts[h]
@@ -39,7 +38,7 @@ func (db *DB) HostOverviews(ctx context.Context, now time.Time) ([]HostOverview,
 		}
 		return o
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT host, count(CASE WHEN state = 'queued' THEN 1 END), count(CASE WHEN state = 'leased' THEN 1 END),
+	rows, err := q.r.QueryContext(ctx, `SELECT host, count(CASE WHEN state = 'queued' THEN 1 END), count(CASE WHEN state = 'leased' THEN 1 END),
 		count(CASE WHEN state = 'done' THEN 1 END), count(CASE WHEN state = 'failed' THEN 1 END),
 		coalesce(max(CASE WHEN state = 'done' THEN updated_at END), 0) FROM deliveries GROUP BY host`)
 	if err != nil {
@@ -63,8 +62,8 @@ func (db *DB) HostOverviews(ctx context.Context, now time.Time) ([]HostOverview,
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = db.r.QueryContext(ctx, `SELECT host, coalesce(last_error, ''), coalesce(last_failure_at, 0), coalesce(unavailable_since, 0), probation,
-		paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > $1, coalesce(paused_until, 0) FROM hosts`, now.Unix())
+	rows, err = q.r.QueryContext(ctx, `SELECT host, coalesce(last_error, ''), coalesce(last_failure_at, 0), coalesce(unavailable_since, 0), probation,
+		paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > $1, coalesce(paused_until, 0) FROM hosts`, wholeSeconds(now))
 	if err != nil {
 		return nil, err
 	}
@@ -79,13 +78,13 @@ func (db *DB) HostOverviews(ctx context.Context, now time.Time) ([]HostOverview,
 		p := get(h)
 		p.LastError, p.Probation, p.Paused = lastErr, probation, paused
 		if failure > 0 {
-			p.LastFailureAt = time.Unix(failure, 0).UTC()
+			p.LastFailureAt = time.UnixMilli(failure).UTC()
 		}
 		if since > 0 {
-			p.UnavailableSince = time.Unix(since, 0).UTC()
+			p.UnavailableSince = time.UnixMilli(since).UTC()
 		}
 		if paused && until > 0 {
-			p.PausedUntil = time.Unix(until, 0).UTC()
+			p.PausedUntil = time.UnixMilli(until).UTC()
 		}
 	}
 	rows.Close()
@@ -94,7 +93,7 @@ func (db *DB) HostOverviews(ctx context.Context, now time.Time) ([]HostOverview,
 	}
 	// Followers are counted where their deliveries go: the shared inbox's
 	// host when they have one.
-	rows, err = db.r.QueryContext(ctx, `SELECT coalesce(shared_inbox, inbox), count(*) FROM followers WHERE state = 'accepted' GROUP BY 1`)
+	rows, err = q.r.QueryContext(ctx, `SELECT coalesce(shared_inbox, inbox), count(*) FROM followers WHERE state = 'accepted' GROUP BY 1`)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +112,7 @@ func (db *DB) HostOverviews(ctx context.Context, now time.Time) ([]HostOverview,
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows2, err := db.PolicyRows(ctx)
+	rows2, err := q.PolicyRows(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -140,8 +139,8 @@ type HostDelivery struct {
 
 // HostDeliveries lists the latest deliveries to host, newest first, at most
 // limit.
-func (db *DB) HostDeliveries(ctx context.Context, host string, limit int) ([]HostDelivery, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT d.id, a.iri, d.inbox, d.state, d.attempts, d.next_at, d.updated_at, coalesce(d.last_status, 0), coalesce(d.last_error, '')
+func (q *Queries) HostDeliveries(ctx context.Context, host string, limit int) ([]HostDelivery, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT d.id, a.iri, d.inbox, d.state, d.attempts, d.next_at, d.updated_at, coalesce(d.last_status, 0), coalesce(d.last_error, '')
 		FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE d.host = $1 ORDER BY d.id DESC LIMIT $2`, host, limit)
 	if err != nil {
 		return nil, err
@@ -168,8 +167,8 @@ type LaneCount struct {
 }
 
 // DeliveryCountsByLane counts deliveries by state and lane.
-func (db *DB) DeliveryCountsByLane(ctx context.Context) ([]LaneCount, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT state, lane, count(*) FROM deliveries GROUP BY state, lane ORDER BY lane, state`)
+func (q *Queries) DeliveryCountsByLane(ctx context.Context) ([]LaneCount, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT state, lane, count(*) FROM deliveries GROUP BY state, lane ORDER BY lane, state`)
 	if err != nil {
 		return nil, err
 	}
@@ -188,10 +187,10 @@ func (db *DB) DeliveryCountsByLane(ctx context.Context) ([]LaneCount, error) {
 // RequeueFailedOfActivity puts an activity's failed deliveries (row id)
 // back in the queue with a fresh retry budget, as RequeueFailed does, and
 // returns how many.
-func (db *DB) RequeueFailedOfActivity(ctx context.Context, activityID int64) (n int64, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
-			WHERE state = 'failed' AND activity_id = $2`, db.Now().UnixMilli(), activityID)
+func (q *Queries) RequeueFailedOfActivity(ctx context.Context, activityID int64) (n int64, err error) {
+	err = q.write(ctx, func(tx *Tx) error {
+		res, err := tx.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
+			WHERE state = 'failed' AND activity_id = $2`, q.db.Now().UnixMilli(), activityID)
 		if err != nil {
 			return err
 		}

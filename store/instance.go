@@ -24,10 +24,10 @@ type InstanceRow struct {
 var ErrNoInstance = errors.New("the database has no instance yet")
 
 // Instance returns the instance row, or ErrNoInstance.
-func (db *DB) Instance(ctx context.Context) (*InstanceRow, error) {
+func (q *Queries) Instance(ctx context.Context) (*InstanceRow, error) {
 	var r InstanceRow
 	var created int64
-	err := db.r.QueryRowContext(ctx, `SELECT scheme, domain, log_level, created_at FROM instance WHERE id = 1`).
+	err := q.r.QueryRowContext(ctx, `SELECT scheme, domain, log_level, created_at FROM instance WHERE id = 1`).
 		Scan(&r.Scheme, &r.Domain, &r.LogLevel, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNoInstance
@@ -42,10 +42,10 @@ func (db *DB) Instance(ctx context.Context) (*InstanceRow, error) {
 // InitInstance writes the instance row unless one exists, and returns the
 // row the database has afterwards: the caller compares it with what it asked
 // for. created reports whether this call wrote it.
-func (db *DB) InitInstance(ctx context.Context, scheme, domain string) (row *InstanceRow, created bool, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `INSERT INTO instance(id, scheme, domain, created_at) VALUES (1, $1, $2, $3) ON CONFLICT(id) DO NOTHING`,
-			scheme, strings.ToLower(domain), db.Now().UnixMilli())
+func (q *Queries) InitInstance(ctx context.Context, scheme, domain string) (row *InstanceRow, created bool, err error) {
+	err = q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `INSERT INTO instance(id, scheme, domain, created_at) VALUES (1, $1, $2, $3) ON CONFLICT(id) DO NOTHING`,
+			scheme, strings.ToLower(domain), q.db.Now().UnixMilli())
 		if err != nil {
 			return err
 		}
@@ -56,15 +56,15 @@ func (db *DB) InitInstance(ctx context.Context, scheme, domain string) (row *Ins
 	if err != nil {
 		return nil, false, err
 	}
-	row, err = db.Instance(ctx)
+	row, err = q.Instance(ctx)
 	return row, created, err
 }
 
 // SetLogLevel records the server's log level; the running server applies it
 // when woken and on SIGHUP.
-func (db *DB) SetLogLevel(ctx context.Context, level string) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE instance SET log_level = $1 WHERE id = 1`, level)
+func (q *Queries) SetLogLevel(ctx context.Context, level string) error {
+	return q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE instance SET log_level = $1 WHERE id = 1`, level)
 		if err != nil {
 			return err
 		}
@@ -78,9 +78,9 @@ func (db *DB) SetLogLevel(ctx context.Context, level string) error {
 // InferInstance reads the scheme and domain off the ids a database made
 // before the instance row existed: the oldest activity or object a local
 // actor published. ok is false when there is nothing to read them from.
-func (db *DB) InferInstance(ctx context.Context) (scheme, domain string, ok bool, err error) {
+func (q *Queries) InferInstance(ctx context.Context) (scheme, domain string, ok bool, err error) {
 	var iri string
-	err = db.r.QueryRowContext(ctx, `SELECT iri FROM (
+	err = q.r.QueryRowContext(ctx, `SELECT iri FROM (
 			SELECT iri, created_at FROM activities WHERE actor_id IS NOT NULL
 			UNION ALL SELECT iri, created_at FROM objects) AS published
 		ORDER BY created_at LIMIT 1`).Scan(&iri)

@@ -53,28 +53,28 @@ func scanJob(row rowScanner) (*Job, error) {
 
 // AddJob queues a job and returns its id. actorID 0 is the instance
 // actor's (relay add and remove).
-func (db *DB) AddJob(ctx context.Context, kind string, actorID int64, args []byte) (int64, error) {
+func (q *Queries) AddJob(ctx context.Context, kind string, actorID int64, args []byte) (int64, error) {
 	var id int64
-	now := db.Now().UnixMilli()
+	now := q.db.Now().UnixMilli()
 	var actor any
 	if actorID != 0 {
 		actor = actorID
 	}
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO jobs(kind, actor_id, args, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+	err := q.write(ctx, func(tx *Tx) error {
+		return tx.w.QueryRowContext(ctx, `INSERT INTO jobs(kind, actor_id, args, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
 			kind, actor, string(args), now, now).Scan(&id)
 	})
 	return id, err
 }
 
 // JobByID returns one job, or ErrNotFound.
-func (db *DB) JobByID(ctx context.Context, id int64) (*Job, error) {
-	return scanJob(db.r.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id))
+func (q *Queries) JobByID(ctx context.Context, id int64) (*Job, error) {
+	return scanJob(q.r.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id))
 }
 
 // RecentJobs lists the newest jobs first, at most limit.
-func (db *DB) RecentJobs(ctx context.Context, limit int) ([]Job, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs ORDER BY id DESC LIMIT $1`, limit)
+func (q *Queries) RecentJobs(ctx context.Context, limit int) ([]Job, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs ORDER BY id DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -92,12 +92,12 @@ func (db *DB) RecentJobs(ctx context.Context, limit int) ([]Job, error) {
 
 // ClaimJob leases the oldest queued job to owner until now+lease and counts
 // the attempt. It returns ErrNotFound when none is queued.
-func (db *DB) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*Job, error) {
+func (q *Queries) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*Job, error) {
 	var j *Job
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+	err := q.write(ctx, func(tx *Tx) error {
 		var err error
-		j, err = scanJob(tx.QueryRowContext(ctx, `UPDATE jobs SET state = 'running', lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3
-			WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1`+db.skipLocked()+`) AND state = 'queued'
+		j, err = scanJob(tx.w.QueryRowContext(ctx, `UPDATE jobs SET state = 'running', lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3
+			WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1`+q.db.skipLocked()+`) AND state = 'queued'
 			RETURNING `+jobColumns, owner, now.Add(lease).UnixMilli(), now.UnixMilli()))
 		return err
 	})
@@ -106,16 +106,18 @@ func (db *DB) ClaimJob(ctx context.Context, owner string, now time.Time, lease t
 
 // FinishJob marks a job done with its result, inside the transaction that
 // commits the job's work: a job is done exactly when its effects are.
-func FinishJob(ctx context.Context, tx *sql.Tx, id int64, result []byte, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', result = $1, error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $3`,
-		string(result), now.UnixMilli(), id)
-	return err
+func (q *Queries) FinishJob(ctx context.Context, id int64, result []byte, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE jobs SET state = 'done', result = $1, error = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $3`,
+			string(result), now.UnixMilli(), id)
+		return err
+	})
 }
 
 // FailJob marks a job failed with the reason.
-func (db *DB) FailJob(ctx context.Context, id int64, reason string, now time.Time) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'failed', error = $1, lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $3`,
+func (q *Queries) FailJob(ctx context.Context, id int64, reason string, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE jobs SET state = 'failed', error = $1, lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $3`,
 			reason, now.UnixMilli(), id)
 		return err
 	})
@@ -123,19 +125,19 @@ func (db *DB) FailJob(ctx context.Context, id int64, reason string, now time.Tim
 
 // ReleaseJob puts a running job back in the queue (the server is stopping
 // before it could finish).
-func (db *DB) ReleaseJob(ctx context.Context, id int64, now time.Time) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = $1 WHERE id = $2 AND state = 'running'`,
+func (q *Queries) ReleaseJob(ctx context.Context, id int64, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = $1 WHERE id = $2 AND state = 'running'`,
 			now.UnixMilli(), id)
 		return err
 	})
 }
 
 // SweepJobs deletes finished jobs older than policy.JobRetention.
-func (db *DB) SweepJobs(ctx context.Context) (int64, error) {
+func (q *Queries) SweepJobs(ctx context.Context) (int64, error) {
 	var n int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < $1`, db.Now().Add(-policy.JobRetention).UnixMilli())
+	err := q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < $1`, q.db.Now().Add(-policy.JobRetention).UnixMilli())
 		if err != nil {
 			return err
 		}

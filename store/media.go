@@ -36,7 +36,7 @@ func scanMedia(row rowScanner) (*Media, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
-	m.CreatedAt = time.Unix(created, 0).UTC()
+	m.CreatedAt = time.UnixMilli(created).UTC()
 	return &m, err
 }
 
@@ -50,33 +50,35 @@ var ErrNoMediaDir = errors.New("no media folder: give --media-dir (HERALD_MEDIA_
 func (db *DB) MediaDir() string { return db.mediaDir }
 
 // AddMedia records an uploaded file (already in the media folder).
-func (db *DB) AddMedia(ctx context.Context, m *Media) error {
-	m.CreatedAt = db.Now().UTC().Truncate(time.Second)
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO media(actor_id, file, media_type, kind, size, width, height, blurhash, description, created_at)
+func (q *Queries) AddMedia(ctx context.Context, m *Media) error {
+	m.CreatedAt = q.db.Now().UTC().Truncate(time.Second)
+	return q.write(ctx, func(tx *Tx) error {
+		return tx.w.QueryRowContext(ctx, `INSERT INTO media(actor_id, file, media_type, kind, size, width, height, blurhash, description, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-			m.ActorID, m.File, m.MediaType, m.Kind, m.Size, m.Width, m.Height, m.Blurhash, m.Description, m.CreatedAt.Unix()).Scan(&m.ID)
+			m.ActorID, m.File, m.MediaType, m.Kind, m.Size, m.Width, m.Height, m.Blurhash, m.Description, wholeSeconds(m.CreatedAt)).Scan(&m.ID)
 	})
 }
 
 // MediaByFile returns a media row by its file name, or ErrNotFound.
-func (db *DB) MediaByFile(ctx context.Context, file string) (*Media, error) {
-	return scanMedia(db.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE file = $1`, file))
+func (q *Queries) MediaByFile(ctx context.Context, file string) (*Media, error) {
+	return scanMedia(q.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE file = $1`, file))
 }
 
 // MediaByID returns a media row, or ErrNotFound.
-func (db *DB) MediaByID(ctx context.Context, id int64) (*Media, error) {
-	return scanMedia(db.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1`, id))
+func (q *Queries) MediaByID(ctx context.Context, id int64) (*Media, error) {
+	return scanMedia(q.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1`, id))
 }
 
 // AttachMedia attaches media to the object they were posted with.
-func AttachMedia(ctx context.Context, tx *sql.Tx, ids []int64, objectID int64) error {
-	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, `UPDATE media SET object_id = $1 WHERE id = $2`, objectID, id); err != nil {
-			return err
+func (q *Queries) AttachMedia(ctx context.Context, ids []int64, objectID int64) error {
+	return q.write(ctx, func(tx *Tx) error {
+		for _, id := range ids {
+			if _, err := tx.w.ExecContext(ctx, `UPDATE media SET object_id = $1 WHERE id = $2`, objectID, id); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // MediaUnattachedFor is how long an upload may wait for its post before
@@ -86,13 +88,13 @@ const MediaUnattachedFor = 24 * time.Hour
 // MediaToRemove lists the files nobody needs any more: those of deleted
 // posts whose Delete has gone out (no delivery of it queued or in flight),
 // and uploads never attached within MediaUnattachedFor.
-func (db *DB) MediaToRemove(ctx context.Context, limit int) ([]Media, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE removed_at IS NULL AND (
+func (q *Queries) MediaToRemove(ctx context.Context, limit int) ([]Media, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE removed_at IS NULL AND (
 		(object_id IS NULL AND created_at < $1)
 		OR EXISTS (SELECT 1 FROM objects o WHERE o.id = media.object_id AND o.deleted_at IS NOT NULL AND NOT EXISTS (
 			SELECT 1 FROM activities a JOIN deliveries d ON d.activity_id = a.id
 			WHERE a.object_iri = o.iri AND a.type = 'Delete' AND d.state IN ('queued', 'leased'))))
-		LIMIT $2`, db.Now().Add(-MediaUnattachedFor).Unix(), limit)
+		LIMIT $2`, wholeSeconds(q.db.Now().Add(-MediaUnattachedFor)), limit)
 	if err != nil {
 		return nil, err
 	}
@@ -109,9 +111,9 @@ func (db *DB) MediaToRemove(ctx context.Context, limit int) ([]Media, error) {
 }
 
 // MarkMediaRemoved records that a file was deleted from the folder.
-func (db *DB) MarkMediaRemoved(ctx context.Context, id int64) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE media SET removed_at = $1 WHERE id = $2`, db.Now().Unix(), id)
+func (q *Queries) MarkMediaRemoved(ctx context.Context, id int64) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE media SET removed_at = $1 WHERE id = $2`, wholeSeconds(q.db.Now()), id)
 		return err
 	})
 }

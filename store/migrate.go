@@ -10,6 +10,8 @@ import (
 	"strings"
 )
 
+//go:generate go run ./internal/schema/gen
+
 // ErrNewerDatabase is returned by Open for a database that a newer Herald
 // migrated: it records a migration this binary does not have, so its
 // schema is not one this binary knows how to use.
@@ -25,25 +27,20 @@ const migrationLock = 0x6865_7261_6c64 // "herald"
 // applied but unrecorded. It refuses a database that has a migration this
 // binary does not know, before changing anything.
 func (db *DB) migrate(ctx context.Context) error {
-	conn, err := db.w.Conn(ctx)
+	conn, err := db.writer.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	defer conn.Close()
-	if db.engine == PostgreSQL {
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
-	}
-	create := `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`
-	if db.engine == PostgreSQL {
-		create = `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`
-	}
-	if _, err := conn.ExecContext(ctx, create); err != nil {
+	unlock, err := db.dialect.lockMigrations(ctx, conn)
+	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	dir := "migrations/" + string(db.engine)
+	defer unlock()
+	if _, err := conn.ExecContext(ctx, db.dialect.migrationTable()); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	dir := "migrations/" + string(db.Engine())
 	names, err := fs.Glob(migrationFiles, dir+"/*.sql")
 	if err != nil {
 		return err
@@ -73,7 +70,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := applyMigration(ctx, conn, name, string(body), db.Now().Unix()); err != nil {
+		if err := applyMigration(ctx, conn, name, string(body), wholeSeconds(db.Now())); err != nil {
 			return fmt.Errorf("migration %s: %w", name, db.classify(err))
 		}
 	}
@@ -96,6 +93,6 @@ func applyMigration(ctx context.Context, conn *sql.Conn, name, body string, now 
 }
 
 // Migrations lists the applied migrations in order.
-func (db *DB) Migrations(ctx context.Context) ([]string, error) {
-	return column[string](ctx, db.r, `SELECT name FROM schema_migrations ORDER BY name`)
+func (q *Queries) Migrations(ctx context.Context) ([]string, error) {
+	return column[string](ctx, q.r, `SELECT name FROM schema_migrations ORDER BY name`)
 }

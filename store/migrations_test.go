@@ -1,43 +1,50 @@
 package store_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
+
+	"herald/store/internal/schema"
 )
 
-// TestMigrationFolders: every migration is in an engine's folder (one left
-// in migrations/ itself would be embedded by neither), and both folders
-// hold the same names, so neither engine misses a step.
-func TestMigrationFolders(t *testing.T) {
+// TestMigrationsGenerated: the committed migrations of both engines are
+// exactly what store/schema gives (`go generate ./store` writes them), so
+// the two trees cannot drift; and no migration sits outside an engine's
+// folder, where neither would embed it.
+func TestMigrationsGenerated(t *testing.T) {
 	stray, _ := filepath.Glob("migrations/*.sql")
 	for _, f := range stray {
-		t.Errorf("%s is in no engine's folder: move it to migrations/sqlite and write its twin in migrations/postgres", f)
+		t.Errorf("%s is in no engine's folder: migrations are written in schema/ and generated (go generate ./store)", f)
 	}
-	names := func(dir string) []string {
-		files, err := os.ReadDir(filepath.Join("migrations", dir))
+	want, err := schema.Generate("schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want[schema.SQLite]) == 0 {
+		t.Fatal("no migrations in schema/")
+	}
+	for _, engine := range schema.Engines {
+		dir := filepath.Join("migrations", engine)
+		committed, err := filepath.Glob(filepath.Join(dir, "*.sql"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []string
-		for _, f := range files {
-			if strings.HasSuffix(f.Name(), ".sql") {
-				out = append(out, f.Name())
+		for _, f := range committed {
+			if _, ok := want[engine][filepath.Base(f)]; !ok {
+				t.Errorf("%s has no source in schema/: write it there and run go generate ./store", f)
 			}
 		}
-		return out
-	}
-	sqlite, postgres := names("sqlite"), names("postgres")
-	for _, n := range sqlite {
-		if !slices.Contains(postgres, n) {
-			t.Errorf("migrations/sqlite/%s has no PostgreSQL twin", n)
-		}
-	}
-	for _, n := range postgres {
-		if !slices.Contains(sqlite, n) {
-			t.Errorf("migrations/postgres/%s has no SQLite twin", n)
+		for name, body := range want[engine] {
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Errorf("%s/%s: %v (run go generate ./store)", dir, name, err)
+				continue
+			}
+			if !bytes.Equal(got, body) {
+				t.Errorf("%s/%s differs from what schema/%s gives: edit the source and run go generate ./store", dir, name, name)
+			}
 		}
 	}
 }

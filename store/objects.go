@@ -21,36 +21,42 @@ type Object struct {
 }
 
 // InsertObject stores a new object.
-func InsertObject(ctx context.Context, tx *sql.Tx, o *Object, now time.Time) error {
-	err := tx.QueryRowContext(ctx, `INSERT INTO objects(iri, actor_id, type, body, public, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-		o.IRI, o.ActorID, o.Type, o.Body, o.Public, now.Unix()).Scan(&o.ID)
-	return err
+func (q *Queries) InsertObject(ctx context.Context, o *Object, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		err := tx.w.QueryRowContext(ctx, `INSERT INTO objects(iri, actor_id, type, body, public, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+			o.IRI, o.ActorID, o.Type, o.Body, o.Public, wholeSeconds(now)).Scan(&o.ID)
+		return err
+	})
 }
 
 // UpdateObject replaces an object's body (an Update); a deleted object
 // cannot be updated.
-func UpdateObject(ctx context.Context, tx *sql.Tx, iri, body string, public bool, now time.Time) error {
-	r, err := tx.ExecContext(ctx, `UPDATE objects SET body = $1, public = $2, updated_at = $3 WHERE iri = $4 AND deleted_at IS NULL`, body, public, now.Unix(), iri)
-	if err != nil {
-		return err
-	}
-	if n, _ := r.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+func (q *Queries) UpdateObject(ctx context.Context, iri, body string, public bool, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE objects SET body = $1, public = $2, updated_at = $3 WHERE iri = $4 AND deleted_at IS NULL`, body, public, wholeSeconds(now), iri)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 }
 
 // TombstoneObject marks an object deleted and replaces its body with the
 // Tombstone served from then on.
-func TombstoneObject(ctx context.Context, tx *sql.Tx, iri, tombstone string, now time.Time) error {
-	r, err := tx.ExecContext(ctx, `UPDATE objects SET body = $1, deleted_at = $2, pinned_at = NULL WHERE iri = $3 AND deleted_at IS NULL`, tombstone, now.Unix(), iri)
-	if err != nil {
-		return err
-	}
-	if n, _ := r.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+func (q *Queries) TombstoneObject(ctx context.Context, iri, tombstone string, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE objects SET body = $1, deleted_at = $2, pinned_at = NULL WHERE iri = $3 AND deleted_at IS NULL`, tombstone, wholeSeconds(now), iri)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
 }
 
 const objectColumns = `id, iri, actor_id, type, body, public, created_at, deleted_at IS NOT NULL, pinned_at IS NOT NULL`
@@ -62,44 +68,41 @@ func scanObject(row interface{ Scan(...any) error }) (*Object, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
-	o.CreatedAt = time.Unix(created, 0).UTC()
+	o.CreatedAt = time.UnixMilli(created).UTC()
 	return &o, err
 }
 
 // ObjectByIRI returns a local object (deleted ones too), or ErrNotFound.
-func (db *DB) ObjectByIRI(ctx context.Context, iri string) (*Object, error) {
-	return scanObject(db.r.QueryRowContext(ctx, `SELECT `+objectColumns+` FROM objects WHERE iri = $1`, iri))
-}
-
-// ObjectTx returns a local object inside a transaction.
-func ObjectTx(ctx context.Context, tx *sql.Tx, iri string) (*Object, error) {
-	return scanObject(tx.QueryRowContext(ctx, `SELECT `+objectColumns+` FROM objects WHERE iri = $1`, iri))
+func (q *Queries) ObjectByIRI(ctx context.Context, iri string) (*Object, error) {
+	return scanObject(q.r.QueryRowContext(ctx, `SELECT `+objectColumns+` FROM objects WHERE iri = $1`, iri))
 }
 
 // SetPinned puts an object in its actor's featured collection (pinned) or
 // takes it out.
-func SetPinned(ctx context.Context, tx *sql.Tx, objectID int64, pinned bool, now time.Time) error {
-	var at any
-	if pinned {
-		at = now.Unix()
-	}
-	_, err := tx.ExecContext(ctx, `UPDATE objects SET pinned_at = $1 WHERE id = $2`, at, objectID)
-	return err
+func (q *Queries) SetPinned(ctx context.Context, objectID int64, pinned bool, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		var at any
+		if pinned {
+			at = wholeSeconds(now)
+		}
+		_, err := tx.w.ExecContext(ctx, `UPDATE objects SET pinned_at = $1 WHERE id = $2`, at, objectID)
+		return err
+	})
 }
 
 // PinnedObjects lists an actor's pinned objects, the latest pinned first.
-func (db *DB) PinnedObjects(ctx context.Context, actorID int64) ([]Object, error) {
-	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = $1 AND pinned_at IS NOT NULL ORDER BY pinned_at DESC, id DESC`, actorID)
+func (q *Queries) PinnedObjects(ctx context.Context, actorID int64) ([]Object, error) {
+	return q.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = $1 AND pinned_at IS NOT NULL ORDER BY pinned_at DESC, id DESC`, actorID)
 }
 
 // PublicObjects lists an actor's newest public objects that are not
 // deleted, at most limit.
-func (db *DB) PublicObjects(ctx context.Context, actorID int64, limit int) ([]Object, error) {
-	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = $1 AND public AND deleted_at IS NULL ORDER BY id DESC LIMIT $2`, actorID, limit)
+func (q *Queries) PublicObjects(ctx context.Context, actorID int64, limit int) ([]Object, error) {
+	return q.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = $1 AND public AND deleted_at IS NULL ORDER BY id DESC LIMIT $2`, actorID, limit)
 }
 
-func (db *DB) objects(ctx context.Context, query string, args ...any) ([]Object, error) {
-	rows, err := db.r.QueryContext(ctx, query, args...)
+func (q *Queries) objects(ctx context.Context, query string, args ...any) ([]Object, error) {
+	rows, err := q.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -116,21 +119,23 @@ func (db *DB) objects(ctx context.Context, query string, args ...any) ([]Object,
 }
 
 // SetObjectTags replaces the hashtags (normalized names) of an object.
-func SetObjectTags(ctx context.Context, tx *sql.Tx, objectID int64, tags []string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM object_tags WHERE object_id = $1`, objectID); err != nil {
-		return err
-	}
-	for _, t := range tags {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO object_tags(object_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING`, objectID, t); err != nil {
+func (q *Queries) SetObjectTags(ctx context.Context, objectID int64, tags []string) error {
+	return q.write(ctx, func(tx *Tx) error {
+		if _, err := tx.w.ExecContext(ctx, `DELETE FROM object_tags WHERE object_id = $1`, objectID); err != nil {
 			return err
 		}
-	}
-	return nil
+		for _, t := range tags {
+			if _, err := tx.w.ExecContext(ctx, `INSERT INTO object_tags(object_id, tag) VALUES ($1, $2) ON CONFLICT DO NOTHING`, objectID, t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // TaggedObjects lists the newest public, not deleted objects with a
 // hashtag, at most limit.
-func (db *DB) TaggedObjects(ctx context.Context, tag string, limit int) ([]Object, error) {
-	return db.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE id IN (SELECT object_id FROM object_tags WHERE tag = $1)
+func (q *Queries) TaggedObjects(ctx context.Context, tag string, limit int) ([]Object, error) {
+	return q.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE id IN (SELECT object_id FROM object_tags WHERE tag = $1)
 		AND public AND deleted_at IS NULL ORDER BY id DESC LIMIT $2`, tag, limit)
 }

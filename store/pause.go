@@ -2,11 +2,10 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
-// pausedHosts is the SQL of the hosts paused at a time (unix seconds) the
+// pausedHosts is the SQL of the hosts paused at a time (unix milliseconds) the
 // caller appends as a placeholder ($N), for the queries that must pass over
 // their rows: a pause that has run out holds nothing, whether or not anyone
 // lifted it.
@@ -24,17 +23,17 @@ type Pause struct {
 // until ResumeHost): queued rows stay queued without being attempted, so
 // they spend no retry, and new ones queue behind them. Pausing a paused host
 // changes its end. It returns how many queued deliveries the pause holds.
-func (db *DB) PauseHost(ctx context.Context, host string, until time.Time) (held int64, err error) {
+func (q *Queries) PauseHost(ctx context.Context, host string, until time.Time) (held int64, err error) {
 	var end any
 	if !until.IsZero() {
-		end = until.Unix()
+		end = wholeSeconds(until)
 	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO hosts(host, paused_at, paused_until) VALUES ($1, $2, $3)
-			ON CONFLICT(host) DO UPDATE SET paused_at = coalesce(hosts.paused_at, $2), paused_until = $3`, host, db.Now().Unix(), end); err != nil {
+	err = q.write(ctx, func(tx *Tx) error {
+		if _, err := tx.w.ExecContext(ctx, `INSERT INTO hosts(host, paused_at, paused_until) VALUES ($1, $2, $3)
+			ON CONFLICT(host) DO UPDATE SET paused_at = coalesce(hosts.paused_at, $2), paused_until = $3`, host, wholeSeconds(q.db.Now()), end); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE host = $1 AND state IN ('queued', 'leased')`, host).Scan(&held)
+		return tx.w.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE host = $1 AND state IN ('queued', 'leased')`, host).Scan(&held)
 	})
 	return held, err
 }
@@ -42,27 +41,27 @@ func (db *DB) PauseHost(ctx context.Context, host string, until time.Time) (held
 // ResumeHost lifts a pause: the host's queued deliveries are due again and
 // go out under the per-host cap like any others. It returns how many are
 // queued, or ErrNotFound if host was not paused.
-func (db *DB) ResumeHost(ctx context.Context, host string) (queued int64, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE hosts SET paused_at = NULL, paused_until = NULL WHERE host = $1 AND paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > $2`,
-			host, db.Now().Unix())
+func (q *Queries) ResumeHost(ctx context.Context, host string) (queued int64, err error) {
+	err = q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE hosts SET paused_at = NULL, paused_until = NULL WHERE host = $1 AND paused_at IS NOT NULL AND coalesce(paused_until, 9223372036854775807) > $2`,
+			host, wholeSeconds(q.db.Now()))
 		if err != nil {
 			return err
 		}
 		if n, _ := r.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
-		return tx.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'queued'`, host).Scan(&queued)
+		return tx.w.QueryRowContext(ctx, `SELECT count(*) FROM deliveries WHERE host = $1 AND state = 'queued'`, host).Scan(&queued)
 	})
 	return queued, err
 }
 
 // Pauses lists the hosts paused at now, by host, with the deliveries each
 // holds.
-func (db *DB) Pauses(ctx context.Context, now time.Time) ([]Pause, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT h.host, h.paused_at, coalesce(h.paused_until, 0),
+func (q *Queries) Pauses(ctx context.Context, now time.Time) ([]Pause, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT h.host, h.paused_at, coalesce(h.paused_until, 0),
 		(SELECT count(*) FROM deliveries d WHERE d.host = h.host AND d.state IN ('queued', 'leased'))
-		FROM hosts h WHERE h.host IN (`+pausedHosts+`$1) ORDER BY h.host`, now.Unix())
+		FROM hosts h WHERE h.host IN (`+pausedHosts+`$1) ORDER BY h.host`, wholeSeconds(now))
 	if err != nil {
 		return nil, err
 	}
@@ -74,9 +73,9 @@ func (db *DB) Pauses(ctx context.Context, now time.Time) ([]Pause, error) {
 		if err := rows.Scan(&p.Host, &since, &until, &p.Queued); err != nil {
 			return nil, err
 		}
-		p.Since = time.Unix(since, 0).UTC()
+		p.Since = time.UnixMilli(since).UTC()
 		if until > 0 {
-			p.Until = time.Unix(until, 0).UTC()
+			p.Until = time.UnixMilli(until).UTC()
 		}
 		out = append(out, p)
 	}

@@ -11,9 +11,9 @@ import (
 
 // FederationMode is the mode `herald serve --federation-mode` recorded
 // (blocklist for a database that never had one).
-func (db *DB) FederationMode(ctx context.Context) (string, error) {
+func (q *Queries) FederationMode(ctx context.Context) (string, error) {
 	var mode string
-	err := db.queryRow(ctx, db.r, `SELECT federation_mode FROM instance WHERE id = 1`).Scan(&mode)
+	err := q.r.queryRowPrepared(ctx, `SELECT federation_mode FROM instance WHERE id = 1`).Scan(&mode)
 	if errors.Is(err, sql.ErrNoRows) {
 		return policy.ModeBlocklist, nil
 	}
@@ -22,12 +22,12 @@ func (db *DB) FederationMode(ctx context.Context) (string, error) {
 
 // SetFederationMode records the federation mode; every process and command
 // on the database follows it from the next check on.
-func (db *DB) SetFederationMode(ctx context.Context, mode string) error {
+func (q *Queries) SetFederationMode(ctx context.Context, mode string) error {
 	if _, err := policy.ParseMode(mode); err != nil {
 		return err
 	}
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE instance SET federation_mode = $1 WHERE id = 1`, mode)
+	return q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE instance SET federation_mode = $1 WHERE id = 1`, mode)
 		if err != nil {
 			return err
 		}
@@ -43,15 +43,15 @@ type AllowedDomain = BlockedDomain
 
 // AllowDomain puts domain on the allowlist (updating the reason if it is
 // there already). It reports whether the domain is new to the list.
-func (db *DB) AllowDomain(ctx context.Context, domain, reason string) (added bool, err error) {
-	err = db.Write(ctx, func(tx *sql.Tx) error {
+func (q *Queries) AllowDomain(ctx context.Context, domain, reason string) (added bool, err error) {
+	err = q.write(ctx, func(tx *Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM allowed_domains WHERE domain = $1`, canonicalDomain(domain)).Scan(&n); err != nil {
+		if err := tx.w.QueryRowContext(ctx, `SELECT count(*) FROM allowed_domains WHERE domain = $1`, canonicalDomain(domain)).Scan(&n); err != nil {
 			return err
 		}
 		added = n == 0
-		_, err := tx.ExecContext(ctx, `INSERT INTO allowed_domains(domain, reason, created_at) VALUES ($1, $2, $3)
-			ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, canonicalDomain(domain), reason, db.Now().Unix())
+		_, err := tx.w.ExecContext(ctx, `INSERT INTO allowed_domains(domain, reason, created_at) VALUES ($1, $2, $3)
+			ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, canonicalDomain(domain), reason, wholeSeconds(q.db.Now()))
 		return err
 	})
 	return added, err
@@ -59,15 +59,15 @@ func (db *DB) AllowDomain(ctx context.Context, domain, reason string) (added boo
 
 // DisallowDomain takes domain off the allowlist. It returns ErrNotFound if
 // it was not on it.
-func (db *DB) DisallowDomain(ctx context.Context, domain string) error {
-	return db.removeDomain(ctx, "allowed_domains", domain)
+func (q *Queries) DisallowDomain(ctx context.Context, domain string) error {
+	return q.removeDomain(ctx, "allowed_domains", domain)
 }
 
 // removeDomain deletes domain from a list (blocked_domains,
 // allowed_domains), or returns ErrNotFound.
-func (db *DB) removeDomain(ctx context.Context, table, domain string) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE domain = $1`, canonicalDomain(domain))
+func (q *Queries) removeDomain(ctx context.Context, table, domain string) error {
+	return q.write(ctx, func(tx *Tx) error {
+		res, err := tx.w.ExecContext(ctx, `DELETE FROM `+table+` WHERE domain = $1`, canonicalDomain(domain))
 		if err != nil {
 			return err
 		}
@@ -79,8 +79,8 @@ func (db *DB) removeDomain(ctx context.Context, table, domain string) error {
 }
 
 // AllowedDomains lists the allowlist by domain.
-func (db *DB) AllowedDomains(ctx context.Context) ([]AllowedDomain, error) {
-	return domainList(ctx, db.r, "allowed_domains")
+func (q *Queries) AllowedDomains(ctx context.Context) ([]AllowedDomain, error) {
+	return domainList(ctx, q.r, "allowed_domains")
 }
 
 // domainList reads a list of domains (blocked_domains, allowed_domains) by
@@ -98,7 +98,7 @@ func domainList(ctx context.Context, q querier, table string) ([]BlockedDomain, 
 		if err := rows.Scan(&b.Domain, &b.Reason, &created); err != nil {
 			return nil, err
 		}
-		b.CreatedAt = time.Unix(created, 0).UTC()
+		b.CreatedAt = time.UnixMilli(created).UTC()
 		out = append(out, b)
 	}
 	return out, rows.Err()

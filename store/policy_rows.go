@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"time"
 
@@ -11,75 +10,67 @@ import (
 )
 
 // PolicyVersion is the version of the federation policy's tables
-// (migration 0100): one primary-key read, for policy.Live.
-func (db *DB) PolicyVersion(ctx context.Context) (int64, error) {
+// (migration 0130): one primary-key read, for policy.Live.
+func (q *Queries) PolicyVersion(ctx context.Context) (int64, error) {
 	var v int64
-	err := db.queryRow(ctx, db.r, `SELECT coalesce((SELECT version FROM policy_version WHERE id = 1), 0)`).Scan(&v)
+	err := q.r.queryRowPrepared(ctx, `SELECT coalesce((SELECT version FROM policy_version WHERE id = 1), 0)`).Scan(&v)
 	return v, err
 }
 
 // PolicyRows reads everything the federation policy is made of in one
-// read transaction, so the rows and the version agree.
-func (db *DB) PolicyRows(ctx context.Context) (policy.Rows, error) {
+// transaction, so the rows and the version agree: on a DB a read
+// transaction of its own, in a Tx that one.
+func (q *Queries) PolicyRows(ctx context.Context) (policy.Rows, error) {
+	if q.tx != nil {
+		return q.policyRows(ctx)
+	}
 	var rows policy.Rows
-	opts := &sql.TxOptions{ReadOnly: true}
-	if db.engine == PostgreSQL {
-		opts.Isolation = sql.LevelRepeatableRead
-	}
-	tx, err := db.r.BeginTx(ctx, opts)
-	if err != nil {
-		return rows, err
-	}
-	defer tx.Rollback()
-	err = tx.QueryRowContext(ctx, `SELECT coalesce((SELECT version FROM policy_version WHERE id = 1), 0),
+	err := q.db.Read(ctx, func(tx *Tx) error {
+		var err error
+		rows, err = tx.policyRows(ctx)
+		return err
+	})
+	return rows, err
+}
+
+// policyRows is PolicyRows on q's snapshot.
+func (q *Queries) policyRows(ctx context.Context) (policy.Rows, error) {
+	var rows policy.Rows
+	err := q.r.QueryRowContext(ctx, `SELECT coalesce((SELECT version FROM policy_version WHERE id = 1), 0),
 		coalesce((SELECT federation_mode FROM instance WHERE id = 1), 'blocklist')`).Scan(&rows.Version, &rows.Mode)
 	if err != nil {
 		return rows, err
 	}
-	if rows.Blocked, err = column[string](ctx, tx, `SELECT domain FROM blocked_domains`); err != nil {
+	if rows.Blocked, err = column[string](ctx, q.r, `SELECT domain FROM blocked_domains`); err != nil {
 		return rows, err
 	}
-	if rows.Allowed, err = column[string](ctx, tx, `SELECT domain FROM allowed_domains`); err != nil {
+	if rows.Allowed, err = column[string](ctx, q.r, `SELECT domain FROM allowed_domains`); err != nil {
 		return rows, err
 	}
-	if rows.Unavailable, err = column[string](ctx, tx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`); err != nil {
+	if rows.Unavailable, err = column[string](ctx, q.r, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`); err != nil {
 		return rows, err
 	}
-	r, err := tx.QueryContext(ctx, `SELECT actor_id, domain FROM actor_domain_blocks`)
+	blocks, err := column2[int64, string](ctx, q.r, `SELECT actor_id, domain FROM actor_domain_blocks`)
 	if err != nil {
 		return rows, err
 	}
-	for r.Next() {
-		var b policy.ActorDomain
-		if err := r.Scan(&b.ActorID, &b.Domain); err != nil {
-			r.Close()
-			return rows, err
-		}
-		rows.ActorDomains = append(rows.ActorDomains, b)
-	}
-	r.Close()
-	if err := r.Err(); err != nil {
-		return rows, err
+	for _, b := range blocks {
+		rows.ActorDomains = append(rows.ActorDomains, policy.ActorDomain{ActorID: b.a, Domain: b.b})
 	}
 	// Every pause, ended or not: the policy judges each at the time it is
 	// asked about, so a pause ends on time without a change to the tables.
-	r, err = tx.QueryContext(ctx, `SELECT host, coalesce(paused_until, 0) FROM hosts WHERE paused_at IS NOT NULL`)
+	pauses, err := column2[string, int64](ctx, q.r, `SELECT host, coalesce(paused_until, 0) FROM hosts WHERE paused_at IS NOT NULL`)
 	if err != nil {
 		return rows, err
 	}
-	defer r.Close()
-	for r.Next() {
-		var p policy.Pause
-		var until int64
-		if err := r.Scan(&p.Host, &until); err != nil {
-			return rows, err
+	for _, p := range pauses {
+		pause := policy.Pause{Host: p.a}
+		if p.b > 0 {
+			pause.Until = time.UnixMilli(p.b)
 		}
-		if until > 0 {
-			p.Until = time.Unix(until, 0)
-		}
-		rows.Paused = append(rows.Paused, p)
+		rows.Paused = append(rows.Paused, pause)
 	}
-	return rows, r.Err()
+	return rows, nil
 }
 
 // Commits is how many write transactions this DB committed: policy.Live

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -45,14 +44,9 @@ func testPolicyRows(t *testing.T, engine store.Engine) {
 		{"allow", func() error { _, err := db.AllowDomain(ctx, "good.example", ""); return err }},
 		{"mode", func() error { return db.SetFederationMode(ctx, policy.ModeAllowlist) }},
 		{"pause", func() error { _, err := db.PauseHost(ctx, "slow.example", time.Time{}); return err }},
-		{"actor block", func() error {
-			return db.Write(ctx, func(tx *sql.Tx) error {
-				_, err := store.AddActorDomainBlock(ctx, tx, alice.ID, "meh.example", time.Now())
-				return err
-			})
-		}},
+		{"actor block", func() error { _, err := db.AddActorDomainBlock(ctx, alice.ID, "meh.example", time.Now()); return err }},
 		{"unavailable", func() error {
-			_, err := db.Writer().ExecContext(ctx, `INSERT INTO hosts(host, unavailable_since) VALUES ('gone.example:8443', 1)`)
+			_, err := db.ExecContext(ctx, `INSERT INTO hosts(host, unavailable_since) VALUES ('gone.example:8443', 1)`)
 			return err
 		}},
 		{"resume", func() error { _, err := db.ResumeHost(ctx, "slow.example"); return err }},
@@ -71,8 +65,7 @@ func testPolicyRows(t *testing.T, engine store.Engine) {
 		t.Fatal(err)
 	}
 	before := version()
-	err := db.Write(ctx, func(tx *sql.Tx) error { return store.RecordInbound(ctx, tx, "busy.example", time.Now()) })
-	if err != nil {
+	if err := db.RecordInbound(ctx, "busy.example", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.SetFederationMode(ctx, policy.ModeAllowlist); err != nil { // no change
@@ -110,9 +103,9 @@ func testBlockCoversSubdomainsEverywhere(t *testing.T, engine store.Engine) {
 		t.Fatal(err)
 	}
 	followers := []string{"https://bad.example/u/1", "https://m.bad.example/u/2", "https://notbad.example/u/3", "https://bad.example.net/u/4"}
-	err := db.Write(ctx, func(tx *sql.Tx) error {
+	err := db.Write(ctx, func(tx *store.Tx) error {
 		for _, f := range followers {
-			if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: a.ID, Follower: f, Inbox: f + "/inbox", State: store.StateAccepted}, time.Now()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: a.ID, Follower: f, Inbox: f + "/inbox", State: store.StateAccepted}, time.Now()); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -11,6 +12,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
+
+// The PostgreSQL engine: opening a database, and everything in which
+// PostgreSQL differs from SQLite (postgresDialect; the interface is in
+// dialect.go).
 
 // pgPoolSize is how many connections one process keeps to PostgreSQL: the
 // inbox's transactions, the scheduler's claims and result batches, and the
@@ -32,7 +37,7 @@ func openPostgres(ctx context.Context, target string, existing bool) (*DB, error
 		pool.Close()
 		return nil, fmt.Errorf("open %s: %w", shown, err)
 	}
-	db := &DB{engine: PostgreSQL, w: pool, r: pool, path: target, shown: shown, Now: time.Now}
+	db := (&DB{dialect: postgresDialect{}, writer: pool, reader: pool, path: target, shown: shown, Now: time.Now}).bind()
 	if existing {
 		var ok bool
 		if err := pool.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&ok); err != nil {
@@ -86,13 +91,122 @@ func pgRetryable(err error) bool {
 // pgConn hands fn the pgx connection under a pooled one, for what
 // database/sql cannot do (COPY, LISTEN). PostgreSQL only.
 func (db *DB) pgConn(ctx context.Context, fn func(*pgx.Conn) error) error {
-	if db.engine != PostgreSQL {
+	if db.Engine() != PostgreSQL {
 		return errors.New("not a PostgreSQL database")
 	}
-	c, err := db.w.Conn(ctx)
+	c, err := db.writer.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	return c.Raw(func(dc any) error { return fn(dc.(*stdlib.Conn).Conn()) })
+}
+
+// BackendPID returns the process id of the PostgreSQL server process behind
+// one of db's connections, for a tool that measures the server's CPU on
+// this machine. An SQLite database has none.
+func (db *DB) BackendPID(ctx context.Context) (int, error) {
+	if db.Engine() != PostgreSQL {
+		return 0, errors.New("not a PostgreSQL database")
+	}
+	var pid int
+	err := db.reader.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&pid)
+	return pid, err
+}
+
+// postgresDialect is PostgreSQL's side of dialect.
+type postgresDialect struct{}
+
+func (postgresDialect) engine() Engine { return PostgreSQL }
+
+// inList tests col with = ANY against an array.
+func (postgresDialect) inList(col, param string) string { return col + " = ANY(" + param + ")" }
+
+// listArg binds a list as it is: pgx sends a slice as an array.
+func (postgresDialect) listArg(list any) any { return list }
+
+// skipLocked locks the rows a claim's subquery picks and passes over rows
+// another process is claiming at the same moment, so two claims never
+// take the same row and never wait for each other.
+func (postgresDialect) skipLocked() string { return " FOR UPDATE SKIP LOCKED" }
+
+// noIndex is col as it is: PostgreSQL's planner needs no hint.
+func (postgresDialect) noIndex(col string) string { return col }
+
+// lockFollowers holds off changes to the followers table while a
+// transaction reads it (readers go on).
+func (postgresDialect) lockFollowers() string { return `LOCK TABLE followers IN SHARE MODE` }
+
+// lockObject takes a transaction-scoped advisory lock on the hash of the
+// object id: of two nodes receiving the same object at once, the second
+// waits for the first's commit.
+func (postgresDialect) lockObject() string {
+	return `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+}
+
+// retryable: PostgreSQL aborted the transaction for a serialization
+// failure or a deadlock.
+func (postgresDialect) retryable(err error) bool { return pgRetryable(err) }
+
+// reuseStatements is false: pgx caches each connection's statements.
+func (postgresDialect) reuseStatements() bool { return false }
+
+// readOptions: REPEATABLE READ, so that every query of a Read sees one
+// snapshot.
+func (postgresDialect) readOptions() *sql.TxOptions {
+	return &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
+}
+
+// ioFull is false: PostgreSQL's disk_full is IsOutOfSpace's already.
+func (postgresDialect) ioFull(*DB, error) bool { return false }
+
+// checkpoint is nothing to do: PostgreSQL's own checkpoints are the
+// server's business.
+func (postgresDialect) checkpoint(context.Context, *DB) error { return nil }
+
+// freezeSize is refused: the size of a PostgreSQL database is its server's.
+func (postgresDialect) freezeSize(context.Context, *DB, bool) error {
+	return errors.New("a PostgreSQL database's size is its server's to limit")
+}
+
+func (postgresDialect) migrationTable() string {
+	return `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`
+}
+
+// lockMigrations takes the migration advisory lock on c.
+func (postgresDialect) lockMigrations(ctx context.Context, c *sql.Conn) (func(), error) {
+	if _, err := c.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+		return nil, err
+	}
+	return func() { c.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock) }, nil
+}
+
+// backup refuses: pg_dump makes a consistent copy of a running database.
+func (postgresDialect) backup(context.Context, *DB, string) error { return ErrBackupPostgres }
+
+// lockServe locks nothing (several processes serving one database is the
+// point) and listens for wake-ups (listen.go).
+func (postgresDialect) lockServe(db *DB) (*ServeLock, error) { return db.listen() }
+
+// notifyServer is false: the commit's own notification woke the
+// listening processes.
+func (postgresDialect) notifyServer(*DB) bool { return false }
+
+// commitsNotify is false: the database's triggers notify of new work
+// (migrations/postgres/0004).
+func (postgresDialect) commitsNotify() bool { return false }
+
+// workerMissing: the page may come from a web node while no worker beats.
+func (postgresDialect) workerMissing(ctx context.Context, db *DB, since time.Time) (bool, error) {
+	n, err := db.WorkersAlive(ctx, since)
+	return n == 0, err
+}
+
+// wakeWorker: the commit woke every listening process; is one of them a
+// worker? A database that cannot be asked does not say there is none.
+func (postgresDialect) wakeWorker(ctx context.Context, db *DB, since time.Time) error {
+	if n, err := db.WorkersAlive(ctx, since); err == nil && n == 0 {
+		return noWorker(fmt.Sprintf("no worker is running on %s; it runs when a herald serve (or serve --role worker) starts", db.Path()))
+	}
+	return nil
 }

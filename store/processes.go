@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
+	"errors"
 	"time"
 
 	"herald/policy"
@@ -21,13 +21,13 @@ type Process struct {
 }
 
 // RegisterProcess records a serving process (policy.RoleAll when p.Role is "").
-func (db *DB) RegisterProcess(ctx context.Context, p Process) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
+func (q *Queries) RegisterProcess(ctx context.Context, p Process) error {
+	return q.write(ctx, func(tx *Tx) error {
 		role := p.Role
 		if role == "" {
 			role = policy.RoleAll
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO processes(id, hostname, pid, version, started_at, heartbeat_at, role) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		_, err := tx.w.ExecContext(ctx, `INSERT INTO processes(id, hostname, pid, version, started_at, heartbeat_at, role) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 			p.ID, p.Hostname, p.PID, p.Version, p.StartedAt.UnixMilli(), p.HeartbeatAt.UnixMilli(), role)
 		return err
 	})
@@ -36,10 +36,10 @@ func (db *DB) RegisterProcess(ctx context.Context, p Process) error {
 // Heartbeat records that process id is alive. It reports false when the
 // row is gone (another process judged this one dead and reclaimed its
 // leases): the caller registers again.
-func (db *DB) Heartbeat(ctx context.Context, id string, now time.Time) (bool, error) {
+func (q *Queries) Heartbeat(ctx context.Context, id string, now time.Time) (bool, error) {
 	var n int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE processes SET heartbeat_at = $1 WHERE id = $2`, now.UnixMilli(), id)
+	err := q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `UPDATE processes SET heartbeat_at = $1 WHERE id = $2`, now.UnixMilli(), id)
 		if err != nil {
 			return err
 		}
@@ -51,16 +51,16 @@ func (db *DB) Heartbeat(ctx context.Context, id string, now time.Time) (bool, er
 
 // UnregisterProcess removes a process that is stopping. Its leases must
 // have been released first.
-func (db *DB) UnregisterProcess(ctx context.Context, id string) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, id)
+func (q *Queries) UnregisterProcess(ctx context.Context, id string) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, id)
 		return err
 	})
 }
 
 // Processes lists the registered processes, oldest first.
-func (db *DB) Processes(ctx context.Context) ([]Process, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT id, hostname, pid, version, started_at, heartbeat_at, role FROM processes ORDER BY started_at`)
+func (q *Queries) Processes(ctx context.Context) ([]Process, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT id, hostname, pid, version, started_at, heartbeat_at, role FROM processes ORDER BY started_at`)
 	if err != nil {
 		return nil, err
 	}
@@ -80,19 +80,50 @@ func (db *DB) Processes(ctx context.Context) ([]Process, error) {
 
 // WorkersAlive counts the registered processes that do the background work
 // (role all or worker) and beat at or after since.
-func (db *DB) WorkersAlive(ctx context.Context, since time.Time) (int, error) {
+func (q *Queries) WorkersAlive(ctx context.Context, since time.Time) (int, error) {
 	var n int
-	err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM processes WHERE role IN ('all', 'worker') AND heartbeat_at >= $1`, since.UnixMilli()).Scan(&n)
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM processes WHERE role IN ('all', 'worker') AND heartbeat_at >= $1`, since.UnixMilli()).Scan(&n)
 	return n, err
+}
+
+// WorkerMissing reports whether, as far as a page served by this process
+// can tell, no process does the background work: on PostgreSQL, when no
+// worker beat at or after since (the page may come from a web node); on
+// SQLite never, since the one process serving the file does that work.
+func (db *DB) WorkerMissing(ctx context.Context, since time.Time) (bool, error) {
+	return db.dialect.workerMissing(ctx, db, since)
+}
+
+// ErrNoWorker is returned by WakeWorker when no process runs the jobs.
+var ErrNoWorker = errors.New("no process runs the jobs")
+
+// noWorker is an ErrNoWorker that says where and what to start, for the
+// operator.
+type noWorker string
+
+// Error is the sentence for the operator.
+func (e noWorker) Error() string { return string(e) }
+
+// Is makes errors.Is(e, ErrNoWorker) true.
+func (e noWorker) Is(target error) bool { return target == ErrNoWorker }
+
+// WakeWorker wakes a process that runs jobs, for a command that just
+// queued one: on SQLite the herald serve of the file, through its wake
+// pipe; on PostgreSQL the commit already woke every listening process, and
+// a worker that beat at or after since is there to take it. When there is
+// none it returns an error wrapping ErrNoWorker whose text tells the
+// operator what to start.
+func (db *DB) WakeWorker(ctx context.Context, since time.Time) error {
+	return db.dialect.wakeWorker(ctx, db, since)
 }
 
 // ForgetProcessesExcept removes every process row but id's. On SQLite only
 // one server runs on a file (it holds the file's serve lock), so every other
 // row is a process that died without unregistering.
-func (db *DB) ForgetProcessesExcept(ctx context.Context, id string) (int64, error) {
+func (q *Queries) ForgetProcessesExcept(ctx context.Context, id string) (int64, error) {
 	var n int64
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id != $1`, id)
+	err := q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM processes WHERE id != $1`, id)
 		if err != nil {
 			return err
 		}
@@ -108,8 +139,8 @@ func (db *DB) ForgetProcessesExcept(ctx context.Context, id string) (int64, erro
 // its predecessor's leases back at once instead of after StaleAfter. (A
 // pid reused since is taken for alive: its leases wait for the heartbeat
 // rule, as on another machine.)
-func (db *DB) ForgetDeadProcesses(ctx context.Context, hostname string, alive func(pid int) bool) (int64, error) {
-	procs, err := db.Processes(ctx)
+func (q *Queries) ForgetDeadProcesses(ctx context.Context, hostname string, alive func(pid int) bool) (int64, error) {
+	procs, err := q.Processes(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -118,8 +149,8 @@ func (db *DB) ForgetDeadProcesses(ctx context.Context, hostname string, alive fu
 		if p.Hostname != hostname || alive(p.PID) {
 			continue
 		}
-		err := db.Write(ctx, func(tx *sql.Tx) error {
-			r, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, p.ID)
+		err := q.write(ctx, func(tx *Tx) error {
+			r, err := tx.w.ExecContext(ctx, `DELETE FROM processes WHERE id = $1`, p.ID)
 			if err != nil {
 				return err
 			}
@@ -142,14 +173,14 @@ type Reclaimed struct{ Deliveries, Jobs, Webhooks int64 }
 // heartbeat older than staleBefore. Their rows are removed too, so a
 // process that was only slow finds its row gone at its next heartbeat and
 // registers again. Rows leased before owners were recorded count as gone.
-func (db *DB) ReclaimLeases(ctx context.Context, staleBefore, now time.Time) (Reclaimed, error) {
+func (q *Queries) ReclaimLeases(ctx context.Context, staleBefore, now time.Time) (Reclaimed, error) {
 	var res Reclaimed
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM processes WHERE heartbeat_at < $1`, staleBefore.UnixMilli()); err != nil {
+	err := q.write(ctx, func(tx *Tx) error {
+		if _, err := tx.w.ExecContext(ctx, `DELETE FROM processes WHERE heartbeat_at < $1`, staleBefore.UnixMilli()); err != nil {
 			return err
 		}
 		ms := now.UnixMilli()
-		r, err := tx.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
+		r, err := tx.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
 			WHERE state = 'leased' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
 		if err != nil {
 			return err
@@ -157,7 +188,7 @@ func (db *DB) ReclaimLeases(ctx context.Context, staleBefore, now time.Time) (Re
 		if res.Deliveries, err = r.RowsAffected(); err != nil {
 			return err
 		}
-		r, err = tx.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
+		r, err = tx.w.ExecContext(ctx, `UPDATE jobs SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
 			WHERE state = 'running' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
 		if err != nil {
 			return err
@@ -165,7 +196,7 @@ func (db *DB) ReclaimLeases(ctx context.Context, staleBefore, now time.Time) (Re
 		if res.Jobs, err = r.RowsAffected(); err != nil {
 			return err
 		}
-		res.Webhooks, err = reclaimWebhooks(ctx, tx, ms)
+		res.Webhooks, err = tx.reclaimWebhooks(ctx, ms)
 		return err
 	})
 	return res, err

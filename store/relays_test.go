@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -23,27 +22,27 @@ func testRelaySubscriptions(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
 	db := pgtest.Open(t, engine)
 	now := time.Now()
-	write := func(fn func(tx *sql.Tx) error) {
+	write := func(fn func(tx *store.Tx) error) {
 		t.Helper()
 		if err := db.Write(ctx, fn); err != nil {
 			t.Fatal(err)
 		}
 	}
 	add := func(followID string) error {
-		return db.Write(ctx, func(tx *sql.Tx) error {
-			return store.AddRelay(ctx, tx, &store.Relay{URL: "https://relay.example/inbox", Style: store.RelayMastodon,
+		return db.Write(ctx, func(tx *store.Tx) error {
+			return tx.AddRelay(ctx, &store.Relay{URL: "https://relay.example/inbox", Style: store.RelayMastodon,
 				Inbox: "https://relay.example/inbox", FollowID: followID}, now)
 		})
 	}
 	answer := func(followID, actor, host string, accept bool) (matched bool) {
-		write(func(tx *sql.Tx) (err error) {
-			matched, err = store.AnswerRelay(ctx, tx, followID, actor, host, accept, now)
+		write(func(tx *store.Tx) (err error) {
+			matched, err = tx.AnswerRelay(ctx, followID, actor, host, accept, now)
 			return err
 		})
 		return matched
 	}
 	inboxes := func() (out []string) {
-		write(func(tx *sql.Tx) (err error) { out, err = store.RelayInboxes(ctx, tx); return err })
+		write(func(tx *store.Tx) (err error) { out, err = tx.RelayInboxes(ctx); return err })
 		return out
 	}
 	if err := add("https://h.example/actor/activities/1"); err != nil {
@@ -93,18 +92,18 @@ func testRelayFeedAndMoves(t *testing.T, engine store.Engine) {
 	now := time.Now()
 	const post, author = "https://a.example/notes/1", "https://a.example/users/ann"
 	var held bool
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		id, err := store.AddInboxItem(ctx, tx, store.InboxItem{IRI: post + "/activity", Type: "Create", Actor: author, Object: post, Body: "{}", ReceivedAt: now}, nil)
+	err := db.Write(ctx, func(tx *store.Tx) error {
+		id, err := tx.AddInboxItem(ctx, store.InboxItem{IRI: post + "/activity", Type: "Create", Actor: author, Object: post, Body: "{}", ReceivedAt: now}, nil)
 		if err != nil {
 			return err
 		}
-		if err := store.MarkRelayed(ctx, tx, id); err != nil {
+		if err := tx.MarkRelayed(ctx, id); err != nil {
 			return err
 		}
-		if held, err = db.RelayedObject(ctx, tx, post); err != nil || !held {
+		if held, err = tx.RelayedObject(ctx, post); err != nil || !held {
 			return fmt.Errorf("relayed object not held: %v", err)
 		}
-		held, err = store.RelayHolds(ctx, tx, post, author)
+		held, err = tx.RelayHolds(ctx, post, author)
 		return err
 	})
 	if err != nil || !held {
@@ -127,11 +126,11 @@ func testRelayFeedAndMoves(t *testing.T, engine store.Engine) {
 	if err := db.CreateActor(ctx, alice, "tok"); err != nil {
 		t.Fatal(err)
 	}
-	err = db.Write(ctx, func(tx *sql.Tx) error {
-		if err := store.SetAliases(ctx, tx, alice.ID, []string{"https://b.example/users/al"}); err != nil {
+	err = db.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.SetAliases(ctx, alice.ID, []string{"https://b.example/users/al"}); err != nil {
 			return err
 		}
-		return store.SetMovedTo(ctx, tx, alice.ID, "https://b.example/users/al")
+		return tx.SetMovedTo(ctx, alice.ID, "https://b.example/users/al")
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -159,17 +158,17 @@ func testRelayFeedOncePerObjectAcrossNodes(t *testing.T, engine store.Engine) {
 			defer wg.Done()
 			for i := range posts {
 				post := fmt.Sprintf("https://a.example/notes/%d", i)
-				err := db.Write(ctx, func(tx *sql.Tx) error {
-					held, err := db.RelayedObject(ctx, tx, post)
+				err := db.Write(ctx, func(tx *store.Tx) error {
+					held, err := tx.RelayedObject(ctx, post)
 					if err != nil || held {
 						return err
 					}
-					id, err := store.AddInboxItem(ctx, tx, store.InboxItem{IRI: fmt.Sprintf("https://relay%d.example/%d", n, i), Type: "Announce",
+					id, err := tx.AddInboxItem(ctx, store.InboxItem{IRI: fmt.Sprintf("https://relay%d.example/%d", n, i), Type: "Announce",
 						Actor: "https://a.example/users/ann", Object: post, Body: "{}", ReceivedAt: time.Now()}, nil)
 					if err != nil {
 						return err
 					}
-					return store.MarkRelayed(ctx, tx, id)
+					return tx.MarkRelayed(ctx, id)
 				})
 				if err != nil {
 					t.Error(err)
@@ -180,7 +179,7 @@ func testRelayFeedOncePerObjectAcrossNodes(t *testing.T, engine store.Engine) {
 	}
 	wg.Wait()
 	var rows, objects int
-	if err := dbs[0].Reader().QueryRowContext(ctx, `SELECT count(*), count(DISTINCT object) FROM inbox_items WHERE relayed`).Scan(&rows, &objects); err != nil {
+	if err := dbs[0].QueryRowContext(ctx, `SELECT count(*), count(DISTINCT object) FROM inbox_items WHERE relayed`).Scan(&rows, &objects); err != nil {
 		t.Fatal(err)
 	}
 	if rows != posts || objects != posts {

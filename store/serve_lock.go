@@ -62,13 +62,26 @@ func resolved(path string) string {
 	return path
 }
 
+// LockServe takes the database's serve lock: on SQLite an exclusive flock
+// on a named pipe beside the file (herald.db-wake), which the server then
+// reads wake-ups from; it fails with ErrServing while another process
+// holds it (on systems without named pipes it locks nothing, and the
+// server polls). On PostgreSQL it starts listening for wake-ups instead.
+func (db *DB) LockServe() (*ServeLock, error) { return db.dialect.lockServe(db) }
+
+// NotifyServer wakes the server running on this SQLite database, if any,
+// and reports whether one was there to wake. It never blocks. On
+// PostgreSQL it reports false: the commit itself woke every listening
+// process (see WakeWorker).
+func (db *DB) NotifyServer() bool { return db.dialect.notifyServer(db) }
+
 // NotifyOnCommit makes every committed Write notify the running server, so
 // that what a command queues goes out at once instead of at the server's
 // next poll. Commands call it; the server does not need it. On PostgreSQL
 // it does nothing: the database's own triggers notify the listening
 // processes of new work (migrations/postgres/0004).
 func (db *DB) NotifyOnCommit() {
-	if db.engine == SQLite {
+	if db.dialect.commitsNotify() {
 		db.onCommit = func() { db.NotifyServer() }
 	}
 }

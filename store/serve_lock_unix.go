@@ -10,16 +10,12 @@ import (
 	"syscall"
 )
 
-// LockServe takes the database's serve lock: on SQLite an exclusive flock
-// on the database file itself, which the kernel keeps on the file whatever
+// lockWakePipe takes an SQLite file's serve lock: an exclusive flock on
+// the database file itself, which the kernel keeps on the file whatever
 // path reached it (a hard link, a symlink), and one on a named pipe beside
 // the file (herald.db-wake), which the server then reads wake-ups from; it
-// fails with ErrServing while another process holds either. On PostgreSQL
-// it starts listening for wake-ups instead.
-func (db *DB) LockServe() (*ServeLock, error) {
-	if db.engine == PostgreSQL {
-		return db.listen()
-	}
+// fails with ErrServing while another process holds either.
+func (db *DB) lockWakePipe() (*ServeLock, error) {
 	if err := db.lockIdentity(); err != nil {
 		return nil, err
 	}
@@ -73,14 +69,11 @@ func (l *ServeLock) read() {
 	}
 }
 
-// NotifyServer wakes the server running on this SQLite database, if any,
-// and reports whether one was there to wake. It never blocks: with no
-// reader the pipe cannot be opened for writing, and a full pipe already
-// holds wake-ups enough. On PostgreSQL it reports false (see WorkersAlive).
-func (db *DB) NotifyServer() bool {
-	if db.engine != SQLite {
-		return false
-	}
+// writeWakePipe wakes the server running on an SQLite file, if any, and
+// reports whether one was there to wake. It never blocks: with no reader
+// the pipe cannot be opened for writing, and a full pipe already holds
+// wake-ups enough.
+func (db *DB) writeWakePipe() bool {
 	f, err := os.OpenFile(db.wakePath(), os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false

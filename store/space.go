@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -90,11 +89,9 @@ func (db *DB) Space() SpaceState {
 
 // classify turns a failed write into one wrapping ErrOutOfSpace when it
 // failed for lack of space, and records it; a nil err records a success.
-// SQLite reports ENOSPC as SQLITE_FULL, but a quota (EDQUOT) only as an
-// I/O error whose errno modernc does not expose: for those, a small file
-// written beside the database tells whether the disk is full.
+// The dialect recognises what IsOutOfSpace cannot (SQLite's quota errors).
 func (db *DB) classify(err error) error {
-	full := IsOutOfSpace(err) || db.engine == SQLite && sqliteCode(err) == sqliteIOErr && db.dirFull()
+	full := IsOutOfSpace(err) || db.dialect.ioFull(db, err)
 	db.space.mu.Lock()
 	defer db.space.mu.Unlock()
 	switch {
@@ -130,20 +127,33 @@ func (db *DB) dirFull() bool {
 	return IsOutOfSpace(err)
 }
 
+// Checkpoint folds SQLite's write-ahead log into the database file and
+// empties it (PRAGMA wal_checkpoint(TRUNCATE)), so that the next writes take
+// fresh space; on PostgreSQL it does nothing.
+func (db *DB) Checkpoint(ctx context.Context) error { return db.dialect.checkpoint(ctx, db) }
+
+// FreezeSize caps an SQLite database at the size it has (frozen), so that
+// every write needing more fails as on a full disk (ErrOutOfSpace), or lifts
+// the cap: how the tests of what a full disk does run where no small
+// filesystem can be mounted. PostgreSQL refuses.
+func (db *DB) FreezeSize(ctx context.Context, frozen bool) error {
+	return db.dialect.freezeSize(ctx, db, frozen)
+}
+
 // ProbeSpace makes a write that needs fresh space (64 KiB, then removed),
 // so that a database that ran out of space notices when space is back
 // even if nothing else writes. Its error, if any, is a write's.
 func (db *DB) ProbeSpace(ctx context.Context) error {
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO space_probe(id, pad) VALUES (1, $1)
+	err := db.Write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `INSERT INTO space_probe(id, pad) VALUES (1, $1)
 			ON CONFLICT(id) DO UPDATE SET pad = excluded.pad`, make([]byte, 64<<10))
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM space_probe`)
+	return db.Write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `DELETE FROM space_probe`)
 		return err
 	})
 }

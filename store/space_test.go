@@ -29,30 +29,3 @@ func TestIsOutOfSpace(t *testing.T) {
 		}
 	}
 }
-
-// TestSpaceState: a write refused by SQLite for lack of space is reported
-// as ErrOutOfSpace and flips Space; the next write that succeeds clears it.
-func TestSpaceState(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, t.TempDir()+"/h.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var pages int
-	db.w.QueryRow(`PRAGMA page_count`).Scan(&pages)
-	db.w.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages))
-	if err := db.ProbeSpace(ctx); !errors.Is(err, ErrOutOfSpace) || !IsOutOfSpace(err) {
-		t.Fatalf("probe on a full database: %v", err)
-	}
-	if st := db.Space(); !st.Full || st.Refused != 1 || st.Since.IsZero() {
-		t.Errorf("state while full: %+v", st)
-	}
-	db.w.Exec(`PRAGMA max_page_count = 1073741823`)
-	if err := db.ProbeSpace(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if st := db.Space(); st.Full || st.Refused != 1 {
-		t.Errorf("state after space returned: %+v", st)
-	}
-}

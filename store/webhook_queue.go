@@ -28,8 +28,8 @@ type ClaimedWebhook struct {
 // now, and when the earliest queued delivery of an enabled webhook is due
 // (ok false when there is none). It looks at each webhook's queue through
 // its index, so a long backlog of one endpoint costs nothing to the others.
-func (db *DB) WebhookQueue(ctx context.Context, now time.Time) (due []int64, next time.Time, ok bool, err error) {
-	st, err := db.prepared(ctx, db.w, `SELECT w.id, (SELECT min(d.next_at) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'queued')
+func (q *Queries) WebhookQueue(ctx context.Context, now time.Time) (due []int64, next time.Time, ok bool, err error) {
+	st, err := q.db.prepared(ctx, q.w.pool, `SELECT w.id, (SELECT min(d.next_at) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'queued')
 		FROM webhooks w WHERE w.disabled_at IS NULL`)
 	if err != nil {
 		return nil, next, false, err
@@ -63,7 +63,7 @@ func (db *DB) WebhookQueue(ctx context.Context, now time.Time) (due []int64, nex
 // to owner, oldest due first. Leases work as for deliveries: renewed while
 // held, handed back at once when the owner is gone (ReclaimLeases),
 // expired as the last resort.
-func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, webhookID int64, limit int, now time.Time, lease time.Duration) ([]ClaimedWebhook, error) {
+func (q *Queries) ClaimWebhookDeliveries(ctx context.Context, owner string, webhookID int64, limit int, now time.Time, lease time.Duration) ([]ClaimedWebhook, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -73,16 +73,16 @@ func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, webhookI
 	// outer state test leases a row only if it is still queued (and on
 	// SQLite must not pick the state index, or each claim walks every
 	// queued row of every webhook).
-	st, err := db.prepared(ctx, db.w, `UPDATE webhook_deliveries SET state = 'leased', lease_until = $1, lease_owner = $2, updated_at = $3
-		WHERE id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = $4 AND state = 'queued' AND next_at <= $3 ORDER BY next_at, id LIMIT $5`+db.skipLocked()+`)
-			AND `+db.noIndex("state")+` = 'queued'
+	st, err := q.db.prepared(ctx, q.w.pool, `UPDATE webhook_deliveries SET state = 'leased', lease_until = $1, lease_owner = $2, updated_at = $3
+		WHERE id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = $4 AND state = 'queued' AND next_at <= $3 ORDER BY next_at, id LIMIT $5`+q.db.skipLocked()+`)
+			AND `+q.db.noIndex("state")+` = 'queued'
 		RETURNING id, webhook_id, attempts, enqueued_at`)
 	if err != nil {
 		return nil, err
 	}
 	rows, err := st.QueryContext(ctx, until, owner, now.UnixMilli(), webhookID, limit)
 	if err != nil {
-		return nil, db.classify(err)
+		return nil, q.db.classify(err)
 	}
 	defer rows.Close()
 	var out []ClaimedWebhook
@@ -98,9 +98,9 @@ func (db *DB) ClaimWebhookDeliveries(ctx context.Context, owner string, webhookI
 
 // WebhookMessage fills in what sending c needs: the endpoint's URL and
 // secret, the event's id and body.
-func (db *DB) WebhookMessage(ctx context.Context, c *ClaimedWebhook) error {
+func (q *Queries) WebhookMessage(ctx context.Context, c *ClaimedWebhook) error {
 	var body string
-	err := db.queryRow(ctx, db.r, `SELECT w.url, w.secret, e.msg_id, e.body FROM webhook_deliveries d
+	err := q.r.queryRowPrepared(ctx, `SELECT w.url, w.secret, e.msg_id, e.body FROM webhook_deliveries d
 		JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id WHERE d.id = $1`, c.ID).Scan(&c.URL, &c.Secret, &c.MsgID, &body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
@@ -126,21 +126,21 @@ type WebhookResult struct {
 // ApplyWebhookResults writes a batch of owner's webhook results in one
 // transaction. A row owner no longer holds keeps what the new holder made
 // of it.
-func (db *DB) ApplyWebhookResults(ctx context.Context, owner string, results []WebhookResult, now time.Time) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
+func (q *Queries) ApplyWebhookResults(ctx context.Context, owner string, results []WebhookResult, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
 		ms := now.UnixMilli()
 		for _, r := range results {
 			var status any
 			if r.Status != 0 {
 				status = r.Status
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = $1, attempts = $2, next_at = $3, lease_until = NULL, lease_owner = NULL,
+			if _, err := tx.w.ExecContext(ctx, `UPDATE webhook_deliveries SET state = $1, attempts = $2, next_at = $3, lease_until = NULL, lease_owner = NULL,
 				last_status = $4, last_error = $5, updated_at = $6 WHERE id = $7 AND state = 'leased' AND lease_owner = $8`,
 				r.State, r.Attempts, r.NextAt.UnixMilli(), status, nullString(r.Error), ms, r.ID, owner); err != nil {
 				return err
 			}
 			if r.Gone {
-				if _, err := tx.ExecContext(ctx, `UPDATE webhooks SET disabled_at = $1, disabled_reason = $2 WHERE id = $3 AND disabled_at IS NULL`,
+				if _, err := tx.w.ExecContext(ctx, `UPDATE webhooks SET disabled_at = $1, disabled_reason = $2 WHERE id = $3 AND disabled_at IS NULL`,
 					ms, "the receiver answered 410 Gone", r.WebhookID); err != nil {
 					return err
 				}
@@ -151,30 +151,30 @@ func (db *DB) ApplyWebhookResults(ctx context.Context, owner string, results []W
 }
 
 // RenewWebhookLeases extends the leases owner holds on the rows ids.
-func (db *DB) RenewWebhookLeases(ctx context.Context, owner string, ids []int64, until time.Time) error {
+func (q *Queries) RenewWebhookLeases(ctx context.Context, owner string, ids []int64, until time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := db.w.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_until = $1 WHERE state = 'leased' AND lease_owner = $2 AND `+db.inList("id", "$3"),
-		until.UnixMilli(), owner, db.listArg(ids))
-	return db.classify(err)
+	_, err := q.w.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_until = $1 WHERE state = 'leased' AND lease_owner = $2 AND `+q.db.inList("id", "$3"),
+		until.UnixMilli(), owner, q.db.listArg(ids))
+	return q.db.classify(err)
 }
 
 // ExpireWebhookLeases returns webhook deliveries whose lease ran out to the
 // queue, due at once, and says how many.
-func (db *DB) ExpireWebhookLeases(ctx context.Context, now time.Time) (int64, error) {
-	r, err := db.w.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
+func (q *Queries) ExpireWebhookLeases(ctx context.Context, now time.Time) (int64, error) {
+	r, err := q.w.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
 		WHERE state = 'leased' AND lease_until < $1`, now.UnixMilli())
 	if err != nil {
-		return 0, db.classify(err)
+		return 0, q.db.classify(err)
 	}
 	return r.RowsAffected()
 }
 
 // reclaimWebhooks hands back, inside ReclaimLeases' transaction, the webhook
 // deliveries leased by owners that are gone.
-func reclaimWebhooks(ctx context.Context, tx *sql.Tx, ms int64) (int64, error) {
-	r, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
+func (tx *Tx) reclaimWebhooks(ctx context.Context, ms int64) (int64, error) {
+	r, err := tx.w.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
 		WHERE state = 'leased' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
 	if err != nil {
 		return 0, err
@@ -183,13 +183,13 @@ func reclaimWebhooks(ctx context.Context, tx *sql.Tx, ms int64) (int64, error) {
 }
 
 // SweepWebhookDeliveries deletes webhook deliveries done for longer than
-// DoneRetention and failed for longer than FailedRetention, and the events
+// policy.DoneRetention and failed for longer than policy.FailedRetention, and the events
 // no delivery refers to any more.
-func (db *DB) SweepWebhookDeliveries(ctx context.Context) (int64, error) {
+func (q *Queries) SweepWebhookDeliveries(ctx context.Context) (int64, error) {
 	var n int64
-	now := db.Now()
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
+	now := q.db.Now()
+	err := q.write(ctx, func(tx *Tx) error {
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
 			now.Add(-policy.DoneRetention).UnixMilli(), now.Add(-policy.FailedRetention).UnixMilli())
 		if err != nil {
 			return err
@@ -197,7 +197,7 @@ func (db *DB) SweepWebhookDeliveries(ctx context.Context) (int64, error) {
 		if n, err = r.RowsAffected(); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM webhook_events WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`)
+		_, err = tx.w.ExecContext(ctx, `DELETE FROM webhook_events WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`)
 		return err
 	})
 	return n, err
@@ -218,14 +218,14 @@ type DeliveryFailedData struct {
 // a delivery.failed event for each delivery of a local actor's activity
 // that the batch gave up on: a permanent answer, retries spent, or skipped
 // when due (the host unavailable, the domain blocked since).
-func recordDeliveryFailures(ctx context.Context, tx *sql.Tx, results []DeliveryResult, now time.Time) error {
+func (tx *Tx) recordDeliveryFailures(ctx context.Context, results []DeliveryResult, now time.Time) error {
 	if !slices.ContainsFunc(results, func(r DeliveryResult) bool { return r.State == DeliveryFailed }) {
 		return nil
 	}
 	// A batch that skips a host gone unavailable may fail thousands: look
 	// them up only if some webhook may want them.
 	var wanted bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND (events = $1 OR events LIKE $2))`,
+	if err := tx.w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks WHERE disabled_at IS NULL AND (events = $1 OR events LIKE $2))`,
 		AllEvents, "%"+EventDeliveryFailed+"%").Scan(&wanted); err != nil || !wanted {
 		return err
 	}
@@ -234,7 +234,7 @@ func recordDeliveryFailures(ctx context.Context, tx *sql.Tx, results []DeliveryR
 			continue
 		}
 		var actorID int64
-		err := tx.QueryRowContext(ctx, `SELECT a.actor_id FROM deliveries d JOIN activities a ON a.id = d.activity_id
+		err := tx.w.QueryRowContext(ctx, `SELECT a.actor_id FROM deliveries d JOIN activities a ON a.id = d.activity_id
 			WHERE d.id = $1 AND d.state = 'failed' AND a.actor_id IS NOT NULL`, r.ID).Scan(&actorID)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // the instance actor's, or no longer ours to report
@@ -242,10 +242,10 @@ func recordDeliveryFailures(ctx context.Context, tx *sql.Tx, results []DeliveryR
 		if err != nil {
 			return err
 		}
-		_, err = RecordEvent(ctx, tx, actorID, EventDeliveryFailed, now, func() (any, error) {
+		_, err = tx.RecordEvent(ctx, actorID, EventDeliveryFailed, now, func() (any, error) {
 			d := DeliveryFailedData{Delivery: r.ID, Inbox: r.Inbox, Attempts: r.Attempts, LastStatus: r.Status, Error: r.Error}
 			var body string
-			if err := tx.QueryRowContext(ctx, `SELECT a.iri, a.body FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE d.id = $1`,
+			if err := tx.w.QueryRowContext(ctx, `SELECT a.iri, a.body FROM deliveries d JOIN activities a ON a.id = d.activity_id WHERE d.id = $1`,
 				r.ID).Scan(&d.Activity, &body); err != nil {
 				return nil, err
 			}

@@ -101,28 +101,28 @@ func scanWebhook(row rowScanner) (*Webhook, error) {
 
 // AddWebhook registers an endpoint for a local actor's events (events:
 // types from EventTypes, or [AllEvents]) and returns it.
-func (db *DB) AddWebhook(ctx context.Context, actorID int64, url string, events []string, secret string) (*Webhook, error) {
+func (q *Queries) AddWebhook(ctx context.Context, actorID int64, url string, events []string, secret string) (*Webhook, error) {
 	var id int64
-	now := db.Now()
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO webhooks(actor_id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+	now := q.db.Now()
+	err := q.write(ctx, func(tx *Tx) error {
+		return tx.w.QueryRowContext(ctx, `INSERT INTO webhooks(actor_id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
 			actorID, url, strings.Join(events, ","), secret, now.UnixMilli()).Scan(&id)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return db.WebhookByID(ctx, id)
+	return q.WebhookByID(ctx, id)
 }
 
 // WebhookByID returns one webhook (without its secret), or ErrNotFound.
-func (db *DB) WebhookByID(ctx context.Context, id int64) (*Webhook, error) {
-	return scanWebhook(db.r.QueryRowContext(ctx, `SELECT `+webhookColumns+` WHERE w.id = $1`, id))
+func (q *Queries) WebhookByID(ctx context.Context, id int64) (*Webhook, error) {
+	return scanWebhook(q.r.QueryRowContext(ctx, `SELECT `+webhookColumns+` WHERE w.id = $1`, id))
 }
 
 // Webhooks lists the webhooks of a local actor (actorID 0: of every actor),
 // oldest first, without their secrets.
-func (db *DB) Webhooks(ctx context.Context, actorID int64) ([]Webhook, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+webhookColumns+` WHERE ($1 = 0 OR w.actor_id = $1) ORDER BY w.id`, actorID)
+func (q *Queries) Webhooks(ctx context.Context, actorID int64) ([]Webhook, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT `+webhookColumns+` WHERE ($1 = 0 OR w.actor_id = $1) ORDER BY w.id`, actorID)
 	if err != nil {
 		return nil, err
 	}
@@ -140,9 +140,9 @@ func (db *DB) Webhooks(ctx context.Context, actorID int64) ([]Webhook, error) {
 
 // RemoveWebhook deletes a webhook with its queued and past deliveries, or
 // returns ErrNotFound.
-func (db *DB) RemoveWebhook(ctx context.Context, id int64) error {
-	return db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM webhooks WHERE id = $1`, id)
+func (q *Queries) RemoveWebhook(ctx context.Context, id int64) error {
+	return q.write(ctx, func(tx *Tx) error {
+		res, err := tx.w.ExecContext(ctx, `DELETE FROM webhooks WHERE id = $1`, id)
 		if err != nil {
 			return err
 		}
@@ -157,18 +157,18 @@ func (db *DB) RemoveWebhook(ctx context.Context, id int64) error {
 // failed deliveries (all of them, or the one with id delivery) back in the
 // queue, due now, with a fresh retry budget. It returns how many went back,
 // or ErrNotFound for no such webhook.
-func (db *DB) RequeueWebhook(ctx context.Context, id, delivery int64) (int64, error) {
+func (q *Queries) RequeueWebhook(ctx context.Context, id, delivery int64) (int64, error) {
 	var n int64
-	now := db.Now().UnixMilli()
-	err := db.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL WHERE id = $1`, id)
+	now := q.db.Now().UnixMilli()
+	err := q.write(ctx, func(tx *Tx) error {
+		res, err := tx.w.ExecContext(ctx, `UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL WHERE id = $1`, id)
 		if err != nil {
 			return err
 		}
 		if c, _ := res.RowsAffected(); c == 0 {
 			return ErrNotFound
 		}
-		res, err = tx.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
+		res, err = tx.w.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', attempts = 0, next_at = $1, updated_at = $1
 			WHERE webhook_id = $2 AND state = 'failed' AND ($3 = 0 OR id = $3)`, now, id, delivery)
 		if err != nil {
 			return err
@@ -196,8 +196,8 @@ type WebhookDelivery struct {
 
 // WebhookDeliveries lists a webhook's deliveries, newest first, at most
 // limit; state "" means every state.
-func (db *DB) WebhookDeliveries(ctx context.Context, webhookID int64, state string, limit int) ([]WebhookDelivery, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT d.id, d.webhook_id, e.msg_id, e.type, d.state, d.attempts, d.next_at, d.updated_at, e.created_at,
+func (q *Queries) WebhookDeliveries(ctx context.Context, webhookID int64, state string, limit int) ([]WebhookDelivery, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT d.id, d.webhook_id, e.msg_id, e.type, d.state, d.attempts, d.next_at, d.updated_at, e.created_at,
 		coalesce(d.last_status, 0), coalesce(d.last_error, '')
 		FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
 		WHERE d.webhook_id = $1 AND ($2 = '' OR d.state = $2 OR ($2 = 'queued' AND d.state = 'leased'))
@@ -227,52 +227,54 @@ func (db *DB) WebhookDeliveries(ctx context.Context, webhookID int64, state stri
 // so an actor without webhooks costs one indexed query. RecordEvent returns
 // how many deliveries it queued. The payload has Standard Webhooks' shape:
 // {"type", "timestamp", "data"}.
-func RecordEvent(ctx context.Context, tx *sql.Tx, actorID int64, typ string, now time.Time, data func() (any, error)) (int, error) {
-	hooks, err := column2[int64, string](ctx, preparedTx{tx}, `SELECT id, events FROM webhooks WHERE actor_id = $1 AND disabled_at IS NULL`, actorID)
-	if err != nil {
-		return 0, err
-	}
-	var targets []int64
-	for _, h := range hooks {
-		w := Webhook{Events: splitEvents(h.b)}
-		if w.Wants(typ) {
-			targets = append(targets, h.a)
-		}
-	}
-	if len(targets) == 0 {
-		return 0, nil
-	}
-	d, err := data()
-	if err != nil {
-		return 0, err
-	}
-	body, err := json.Marshal(struct {
-		Type      string `json:"type"`
-		Timestamp string `json:"timestamp"`
-		Data      any    `json:"data"`
-	}{typ, now.UTC().Format(time.RFC3339Nano), d})
-	if err != nil {
-		return 0, err
-	}
-	ms := now.UnixMilli()
-	var eventID int64
-	if err := txQueryRow(ctx, tx, `INSERT INTO webhook_events(msg_id, actor_id, type, body, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-		newMsgID(now), actorID, typ, string(body), ms).Scan(&eventID); err != nil {
-		return 0, err
-	}
-	for _, id := range targets {
-		if _, err := txExec(ctx, tx, `INSERT INTO webhook_deliveries(event_id, webhook_id, next_at, enqueued_at, updated_at) VALUES ($1, $2, $3, $3, $3)`,
-			eventID, id, ms); err != nil {
+func (q *Queries) RecordEvent(ctx context.Context, actorID int64, typ string, now time.Time, data func() (any, error)) (int, error) {
+	return inTx(ctx, q, func(tx *Tx) (int, error) {
+		hooks, err := column2[int64, string](ctx, tx.r.prepared(), `SELECT id, events FROM webhooks WHERE actor_id = $1 AND disabled_at IS NULL`, actorID)
+		if err != nil {
 			return 0, err
 		}
-	}
-	return len(targets), nil
+		var targets []int64
+		for _, h := range hooks {
+			w := Webhook{Events: splitEvents(h.b)}
+			if w.Wants(typ) {
+				targets = append(targets, h.a)
+			}
+		}
+		if len(targets) == 0 {
+			return 0, nil
+		}
+		d, err := data()
+		if err != nil {
+			return 0, err
+		}
+		body, err := json.Marshal(struct {
+			Type      string `json:"type"`
+			Timestamp string `json:"timestamp"`
+			Data      any    `json:"data"`
+		}{typ, now.UTC().Format(time.RFC3339Nano), d})
+		if err != nil {
+			return 0, err
+		}
+		ms := now.UnixMilli()
+		var eventID int64
+		if err := tx.w.queryRowPrepared(ctx, `INSERT INTO webhook_events(msg_id, actor_id, type, body, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+			newMsgID(now), actorID, typ, string(body), ms).Scan(&eventID); err != nil {
+			return 0, err
+		}
+		for _, id := range targets {
+			if _, err := tx.w.execPrepared(ctx, `INSERT INTO webhook_deliveries(event_id, webhook_id, next_at, enqueued_at, updated_at) VALUES ($1, $2, $3, $3, $3)`,
+				eventID, id, ms); err != nil {
+				return 0, err
+			}
+		}
+		return len(targets), nil
+	})
 }
 
-// ActorNameTx returns a local actor's name, inside tx.
-func ActorNameTx(ctx context.Context, tx *sql.Tx, id int64) (string, error) {
+// ActorName returns a local actor's name.
+func (q *Queries) ActorName(ctx context.Context, id int64) (string, error) {
 	var name string
-	err := tx.QueryRowContext(ctx, `SELECT name FROM actors WHERE id = $1`, id).Scan(&name)
+	err := q.r.QueryRowContext(ctx, `SELECT name FROM actors WHERE id = $1`, id).Scan(&name)
 	return name, err
 }
 

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sync"
 	"testing"
@@ -34,9 +33,9 @@ func testWebhookQueue(t *testing.T, engine store.Engine) {
 		t.Helper()
 		var n int
 		built := false
-		err := db.Write(ctx, func(tx *sql.Tx) error {
+		err := db.Write(ctx, func(tx *store.Tx) error {
 			var err error
-			n, err = store.RecordEvent(ctx, tx, actor, typ, now, func() (any, error) { built = true; return map[string]int{"n": 1}, nil })
+			n, err = tx.RecordEvent(ctx, actor, typ, now, func() (any, error) { built = true; return map[string]int{"n": 1}, nil })
 			return err
 		})
 		if err != nil {
@@ -50,7 +49,7 @@ func testWebhookQueue(t *testing.T, engine store.Engine) {
 	count := func(q string) int {
 		t.Helper()
 		var n int
-		if err := db.Reader().QueryRow(q).Scan(&n); err != nil {
+		if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -167,9 +166,9 @@ func testWebhookClaimsNeverDoubleLease(t *testing.T, engine store.Engine) {
 	}
 	const events = 150
 	now := time.Now()
-	err := dbs[0].Write(ctx, func(tx *sql.Tx) error {
+	err := dbs[0].Write(ctx, func(tx *store.Tx) error {
 		for i := range events {
-			if _, err := store.RecordEvent(ctx, tx, alice.ID, store.EventInboxCreate, now, func() (any, error) { return map[string]int{"n": i}, nil }); err != nil {
+			if _, err := tx.RecordEvent(ctx, alice.ID, store.EventInboxCreate, now, func() (any, error) { return map[string]int{"n": i}, nil }); err != nil {
 				return err
 			}
 		}

@@ -5,7 +5,6 @@ package webfinger
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"herald/federation"
 	"herald/host"
+	"herald/httpapi"
 )
 
 // JRD is a JSON Resource Descriptor (RFC 7033).
@@ -107,16 +107,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	res := r.URL.Query().Get("resource")
 	if res == "" {
-		writeError(w, http.StatusBadRequest, "missing resource parameter")
+		httpapi.Error(w, http.StatusBadRequest, "missing resource parameter")
 		return
 	}
 	name, err := h.parseResource(res)
 	switch {
 	case errors.Is(err, errBadResource):
-		writeError(w, http.StatusBadRequest, "malformed resource: want acct:name@domain or an actor URL")
+		httpapi.Error(w, http.StatusBadRequest, "malformed resource: want acct:name@domain or an actor URL")
 		return
 	case err != nil:
-		writeError(w, http.StatusNotFound, "no such account")
+		httpapi.Error(w, http.StatusNotFound, "no such account")
 		return
 	}
 	inst := h.Instance
@@ -134,11 +134,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		ok, movedTo, err := h.Exists(r.Context(), name)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, "lookup failed")
+			httpapi.Error(w, http.StatusInternalServerError, "lookup failed")
 			return
 		}
 		if !ok {
-			writeError(w, http.StatusNotFound, "no such account")
+			httpapi.Error(w, http.StatusNotFound, "no such account")
 			return
 		}
 		id := inst.ActorID(name)
@@ -156,15 +156,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			jrd.Links = append(jrd.Links, Link{Rel: RelMovedTo, Type: "application/activity+json", Href: movedTo})
 		}
 	}
-	w.Header().Set("Content-Type", "application/jrd+json; charset=utf-8")
 	w.Header().Set("Cache-Control", "max-age=3600, public")
-	json.NewEncoder(w).Encode(jrd)
-}
-
-func writeError(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	httpapi.Write(w, "application/jrd+json; charset=utf-8", http.StatusOK, jrd)
 }
 
 // HostMeta answers /.well-known/host-meta with the XRD that points older

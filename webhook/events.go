@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"time"
 
@@ -37,7 +36,7 @@ type FollowingData struct {
 // ItemEvents records the event of an inbox item (if its type raises one)
 // for each local actor it was stored for, inside the item's transaction.
 // item is 0 for an activity kept as no item (an Undo of a Follow).
-func ItemEvents(ctx context.Context, tx *sql.Tx, inst federation.Instance, activityType string, item int64, body []byte, recipients []int64, now time.Time) error {
+func ItemEvents(ctx context.Context, tx *store.Tx, inst federation.Instance, activityType string, item int64, body []byte, recipients []int64, now time.Time) error {
 	typ, ok := store.InboxEvents[activityType]
 	if !ok {
 		return nil
@@ -50,10 +49,10 @@ func ItemEvents(ctx context.Context, tx *sql.Tx, inst federation.Instance, activ
 // Events records an event of typ for each local actor of ids inside tx,
 // its data built by data from the actor's id (called only when some webhook
 // of the actor wants the event).
-func Events(ctx context.Context, tx *sql.Tx, inst federation.Instance, ids []int64, typ string, now time.Time, data func(actor string) any) error {
+func Events(ctx context.Context, tx *store.Tx, inst federation.Instance, ids []int64, typ string, now time.Time, data func(actor string) any) error {
 	for _, id := range ids {
-		_, err := store.RecordEvent(ctx, tx, id, typ, now, func() (any, error) {
-			name, err := store.ActorNameTx(ctx, tx, id)
+		_, err := tx.RecordEvent(ctx, id, typ, now, func() (any, error) {
+			name, err := tx.ActorName(ctx, id)
 			return data(inst.ActorID(name)), err
 		})
 		if err != nil {
@@ -65,7 +64,7 @@ func Events(ctx context.Context, tx *sql.Tx, inst federation.Instance, ids []int
 
 // Record records an event of typ for the local actor actorID, with data,
 // inside tx (see store.RecordEvent).
-func Record(ctx context.Context, tx *sql.Tx, actorID int64, typ string, data any, now time.Time) error {
-	_, err := store.RecordEvent(ctx, tx, actorID, typ, now, func() (any, error) { return data, nil })
+func Record(ctx context.Context, tx *store.Tx, actorID int64, typ string, data any, now time.Time) error {
+	_, err := tx.RecordEvent(ctx, actorID, typ, now, func() (any, error) { return data, nil })
 	return err
 }

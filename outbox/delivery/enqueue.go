@@ -3,7 +3,6 @@ package delivery
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,7 +34,7 @@ type Audience struct {
 // sender, unavailable) get a failed row saying why (and are counted); held
 // ones are queued for the runner to hold. Call Wake after the transaction
 // commits.
-func (r *Runner) Enqueue(ctx context.Context, tx *sql.Tx, a store.OutActivity, aud Audience, now time.Time) (store.EnqueueResult, error) {
+func (r *Runner) Enqueue(ctx context.Context, tx *store.Tx, a store.OutActivity, aud Audience, now time.Time) (store.EnqueueResult, error) {
 	body, err := StripBlindRecipients(a.Body)
 	if err != nil {
 		return store.EnqueueResult{}, err
@@ -47,14 +46,14 @@ func (r *Runner) Enqueue(ctx context.Context, tx *sql.Tx, a store.OutActivity, a
 	a.SyncFollowers = aud.FollowersOf != 0 && aud.FollowersOf == a.ActorID
 	inboxes := append([]string(nil), aud.Inboxes...)
 	if aud.FollowersOf != 0 {
-		f, err := store.FollowerInboxes(ctx, tx, aud.FollowersOf)
+		f, err := tx.FollowerInboxes(ctx, aud.FollowersOf)
 		if err != nil {
 			return store.EnqueueResult{}, err
 		}
 		inboxes = append(inboxes, f...)
 	}
 	if aud.Relays {
-		r, err := store.RelayInboxes(ctx, tx)
+		r, err := tx.RelayInboxes(ctx)
 		if err != nil {
 			return store.EnqueueResult{}, err
 		}
@@ -71,12 +70,12 @@ func (r *Runner) Enqueue(ctx context.Context, tx *sql.Tx, a store.OutActivity, a
 	if err != nil {
 		return store.EnqueueResult{}, err
 	}
-	res, err := store.EnqueueActivity(ctx, tx, a, inboxes, now)
+	res, err := tx.EnqueueActivity(ctx, a, inboxes, now)
 	if err != nil {
 		return res, err
 	}
 	for why, list := range skip {
-		if err := store.SkipInboxes(ctx, tx, res.ActivityID, a.Lane, list, why, now); err != nil {
+		if err := tx.SkipInboxes(ctx, res.ActivityID, a.Lane, list, why, now); err != nil {
 			return res, err
 		}
 	}

@@ -2,7 +2,6 @@ package delivery_test
 
 import (
 	"context"
-	"database/sql"
 	"io"
 	"net"
 	"net/http"
@@ -62,10 +61,10 @@ func newSyncInbox(t *testing.T, e *env, ip string, rfc9421Only bool) *syncInbox 
 func enqueueToFollowers(t *testing.T, e *env, followers ...string) {
 	t.Helper()
 	ctx := context.Background()
-	err := e.db.Write(ctx, func(tx *sql.Tx) error {
+	err := e.db.Write(ctx, func(tx *store.Tx) error {
 		for _, f := range followers {
 			origin, _ := store.OriginOf(f)
-			if _, _, err := store.UpsertFollower(ctx, tx, store.Follower{ActorID: e.alice.ID, Follower: f, Inbox: origin + "/inbox", State: store.StateAccepted}, e.clock()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: e.alice.ID, Follower: f, Inbox: origin + "/inbox", State: store.StateAccepted}, e.clock()); err != nil {
 				return err
 			}
 		}

@@ -3,7 +3,6 @@ package delivery_test
 import (
 	"context"
 	"crypto"
-	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -88,7 +87,7 @@ func (e *env) enqueue(t testing.TB, lane int, inboxes ...string) map[string]int6
 	iri := fmt.Sprintf("%s/activities/%d", e.inst.ActorID("alice"), e.seq)
 	body := fmt.Sprintf(`{"@context":"https://www.w3.org/ns/activitystreams","id":%q,"type":"Create","actor":%q,"object":{"type":"Note","content":"hi"}}`, iri, e.inst.ActorID("alice"))
 	var res store.EnqueueResult
-	err := e.db.Write(ctx, func(tx *sql.Tx) error {
+	err := e.db.Write(ctx, func(tx *store.Tx) error {
 		var err error
 		res, err = e.runner.Enqueue(ctx, tx, store.OutActivity{IRI: iri, Type: "Create", ActorID: e.alice.ID, Body: []byte(body), Lane: lane},
 			delivery.Audience{Inboxes: inboxes}, e.clock())
@@ -98,16 +97,12 @@ func (e *env) enqueue(t testing.TB, lane int, inboxes ...string) map[string]int6
 		t.Fatal(err)
 	}
 	ids := map[string]int64{}
-	rows, err := e.db.Reader().Query(`SELECT id, inbox FROM deliveries WHERE activity_id = $1`, res.ActivityID)
+	views, err := e.db.ActivityDeliveries(ctx, res.ActivityID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var inbox string
-		rows.Scan(&id, &inbox)
-		ids[inbox] = id
+	for _, v := range views {
+		ids[v.Inbox] = v.ID
 	}
 	return ids
 }
@@ -123,15 +118,11 @@ type row struct {
 
 func (e *env) row(t *testing.T, id int64) row {
 	t.Helper()
-	var r row
-	var next int64
-	err := e.db.Reader().QueryRow(`SELECT state, attempts, next_at, coalesce(last_status, 0), coalesce(last_error, '') FROM deliveries WHERE id = $1`, id).
-		Scan(&r.State, &r.Attempts, &next, &r.LastStatus, &r.LastError)
+	d, err := e.db.DeliveryByID(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.NextAt = time.UnixMilli(next).UTC()
-	return r
+	return row{State: d.State, Attempts: d.Attempts, NextAt: d.NextAt, LastStatus: d.LastStatus, LastError: d.LastError}
 }
 
 func (e *env) step(t *testing.T) int {

@@ -2,7 +2,6 @@ package delivery_test
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +53,7 @@ func TestUnavailableAfterSevenDaysAndProbation(t *testing.T) {
 	// It sends us a signed request: probation. Deliveries resume; the
 	// first failure makes it unavailable again at once.
 	inbound := func() {
-		err := e.db.Write(ctx, func(tx *sql.Tx) error { return store.RecordInbound(ctx, tx, in.host, e.clock()) })
+		err := e.db.Write(ctx, func(tx *store.Tx) error { return tx.RecordInbound(ctx, in.host, e.clock()) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,9 +81,7 @@ func TestUnavailableAfterSevenDaysAndProbation(t *testing.T) {
 	if hs := unavailable(); len(hs) != 0 {
 		t.Fatalf("still unavailable after a success: %+v", hs)
 	}
-	var days int
-	e.db.Reader().QueryRow(`SELECT count(*) FROM host_failures WHERE host = $1`, in.host).Scan(&days)
-	if days != 0 {
-		t.Errorf("failure days kept after a success: %d", days)
+	if days, err := e.db.FailingDays(ctx, in.host); err != nil || days != 0 {
+		t.Errorf("failure days kept after a success: %d (%v)", days, err)
 	}
 }

@@ -2,12 +2,12 @@ package delivery_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"testing"
 	"time"
 
 	"herald/internal/pgtest"
+	"herald/internal/storetest"
 	"herald/outbox/delivery"
 	"herald/policy"
 	"herald/store"
@@ -31,9 +31,7 @@ func testEnqueueSkips(t *testing.T, engine store.Engine) {
 	if _, err := db.AllowDomain(ctx, "good0.example", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Writer().ExecContext(ctx, `INSERT INTO hosts(host, unavailable_since) VALUES ('gone.example:8443', 1)`); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Unavailable(t, db, "gone.example:8443", time.Now())
 	for _, mode := range []string{policy.ModeBlocklist, policy.ModeAllowlist} {
 		if err := db.SetFederationMode(ctx, mode); err != nil {
 			t.Fatal(err)
@@ -52,7 +50,7 @@ func testEnqueueSkips(t *testing.T, engine store.Engine) {
 			}
 			r := delivery.New(delivery.Config{DB: db})
 			var res store.EnqueueResult
-			err := db.Write(ctx, func(tx *sql.Tx) error {
+			err := db.Write(ctx, func(tx *store.Tx) error {
 				var err error
 				res, err = r.Enqueue(ctx, tx, store.OutActivity{IRI: fmt.Sprint("https://here.example/a/", mode, n), Type: "Create", Body: []byte("{}")}, delivery.Audience{Inboxes: inboxes}, time.Now())
 				return err

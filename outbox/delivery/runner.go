@@ -97,7 +97,7 @@ func (c *Config) defaults() {
 	}
 	setDefault(&c.GlobalCap, 64)
 	setDefault(&c.MaxInFlight, 1024)
-	setDefault(&c.PerHostCap, DefaultPerHostCap)
+	setDefault(&c.PerHostCap, federation.DefaultMaxConnsPerHost)
 	setDefault(&c.Lease, 5*time.Minute)
 	setDefault(&c.MaxIdle, 5*time.Second)
 	setDefault(&c.DrainTimeout, 10*time.Second)
@@ -115,10 +115,6 @@ func setDefault[T comparable](v *T, d T) {
 		*v = d
 	}
 }
-
-// DefaultPerHostCap is how many requests go to one host at once: what
-// paces a host's backlog after an outage or a pause.
-const DefaultPerHostCap = 4
 
 // Runner sends queued deliveries. Create it with New; run it with Run (the
 // server) or Step (tests).
@@ -470,7 +466,7 @@ func (r *Runner) flushDeliveries(ctx context.Context) error {
 		}
 	}
 	if len(unavailable) > 0 {
-		// The policy's version moved with them (migration 0100): the
+		// The policy's version moved with them (migration 0130): the
 		// next judgement skips them.
 		r.cfg.Logger.Warn("delivery: hosts now unavailable", "hosts", unavailable)
 	}

@@ -2,7 +2,6 @@ package delivery_test
 
 import (
 	"context"
-	"database/sql"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"herald/internal/fedtest"
+	"herald/internal/storetest"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -99,12 +99,12 @@ func TestPermanentAndGone(t *testing.T) {
 	shared := newInbox(t, e, "127.0.2.5")
 	ctx := context.Background()
 	// bob's personal inbox; carol and dan share a shared inbox.
-	err := e.db.Write(ctx, func(tx *sql.Tx) error {
+	err := e.db.Write(ctx, func(tx *store.Tx) error {
 		for _, f := range []store.Follower{
 			{ActorID: e.alice.ID, Follower: "http://" + personal.host + "/users/bob", Inbox: personal.url, State: store.StateAccepted},
 			{ActorID: e.alice.ID, Follower: "http://" + shared.host + "/users/carol", Inbox: "http://" + shared.host + "/users/carol/inbox", SharedInbox: shared.url, State: store.StateAccepted},
 		} {
-			if _, _, err := store.UpsertFollower(ctx, tx, f, e.clock()); err != nil {
+			if _, _, err := tx.UpsertFollower(ctx, f, e.clock()); err != nil {
 				return err
 			}
 		}
@@ -123,13 +123,7 @@ func TestPermanentAndGone(t *testing.T) {
 		}
 	}
 	var left []string
-	rows, _ := e.db.Reader().Query(`SELECT follower FROM followers`)
-	for rows.Next() {
-		var f string
-		rows.Scan(&f)
-		left = append(left, f)
-	}
-	rows.Close()
+	storetest.Count(t, e.db.AllFollowers, func(f store.Follower) bool { left = append(left, f.Follower); return true })
 	if len(left) != 1 || !strings.HasSuffix(left[0], "/users/carol") {
 		t.Errorf("followers left %v: want only carol (a 410 from a shared inbox removes nobody)", left)
 	}

@@ -2,7 +2,6 @@ package delivery_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"testing"
@@ -64,9 +63,9 @@ func benchFanout(b *testing.B, slow bool) {
 			}
 			receivers = append(receivers, rcv)
 		}
-		err := e.db.Write(ctx, func(tx *sql.Tx) error {
+		err := e.db.Write(ctx, func(tx *store.Tx) error {
 			for i := 0; i < 400; i++ {
-				if _, err := store.RecordEvent(ctx, tx, e.alice.ID, store.EventInboxCreate, e.clock(), func() (any, error) { return map[string]int{"n": i}, nil }); err != nil {
+				if _, err := tx.RecordEvent(ctx, e.alice.ID, store.EventInboxCreate, e.clock(), func() (any, error) { return map[string]int{"n": i}, nil }); err != nil {
 					return err
 				}
 			}

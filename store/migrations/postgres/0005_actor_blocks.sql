@@ -1,7 +1,9 @@
--- Remote actors a local actor blocked (sqlite/0005).
+-- Generated from store/schema/0005_actor_blocks.sql by `go generate ./store`: edit that file.
+-- Remote actors a local actor blocked (through its outbox): their Follows
+-- are answered with a Reject.
 CREATE TABLE actor_blocks (
 	actor_id   BIGINT  NOT NULL REFERENCES actors(id) ON DELETE CASCADE,
 	target     TEXT    NOT NULL,
-	created_at BIGINT  NOT NULL,                   -- unix seconds
+	created_at BIGINT  NOT NULL,
 	PRIMARY KEY (actor_id, target)
 );

@@ -1,4 +1,6 @@
--- A scratch row ProbeSpace writes and removes (sqlite/0020).
+-- Generated from store/schema/0020_space_probe.sql by `go generate ./store`: edit that file.
+-- A scratch row ProbeSpace writes and removes to learn whether the
+-- database has space again after a write failed for lack of it.
 CREATE TABLE space_probe (
 	id  BIGINT  PRIMARY KEY,
 	pad BYTEA   NOT NULL

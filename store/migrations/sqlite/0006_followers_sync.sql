@@ -1,3 +1,4 @@
+-- Generated from store/schema/0006_followers_sync.sql by `go generate ./store`: edit that file.
 -- FEP-8fcf followers synchronization.
 --
 -- The digest of a local actor's accepted followers on one origin
@@ -12,9 +13,9 @@
 -- (Databases made before migration 0040 kept the digests with triggers that
 -- called Go functions; 0040 drops them.)
 CREATE TABLE follower_digests (
-	actor_id INTEGER NOT NULL REFERENCES actors(id) ON DELETE CASCADE,
-	origin   TEXT    NOT NULL,                     -- scheme://host[:port], as followers.origin
-	digest   BLOB    NOT NULL,                     -- 32 bytes
+	actor_id INTEGER  NOT NULL REFERENCES actors(id) ON DELETE CASCADE,
+	origin   TEXT    NOT NULL, -- scheme://host[:port], as followers.origin
+	digest   BLOB   NOT NULL, -- 32 bytes
 	PRIMARY KEY (actor_id, origin)
 ) STRICT, WITHOUT ROWID;
 
@@ -27,12 +28,12 @@ ALTER TABLE activities ADD COLUMN sync_followers INTEGER NOT NULL DEFAULT 0;
 -- A row stays after its run (done_at set) so the hour can be enforced; the
 -- worker deletes rows done more than an hour ago.
 CREATE TABLE followers_sync_jobs (
-	remote_actor TEXT    PRIMARY KEY,              -- the actor whose followers collection we check
-	url          TEXT    NOT NULL,                 -- its partial collection (the header's url)
-	digest       TEXT    NOT NULL,                 -- the digest the header carried, hex
-	requested_at INTEGER NOT NULL,                 -- unix seconds
-	done_at      INTEGER,                          -- NULL while it waits to run
-	result       TEXT                              -- what the run did, for the operator
+	remote_actor TEXT    PRIMARY KEY, -- the actor whose followers collection we check
+	url          TEXT    NOT NULL,    -- its partial collection (the header's url)
+	digest       TEXT    NOT NULL,    -- the digest the header carried, hex
+	requested_at INTEGER  NOT NULL,    -- unix seconds
+	done_at      INTEGER,              -- NULL while it waits to run
+	result       TEXT                 -- what the run did, for the operator
 ) STRICT, WITHOUT ROWID;
 
 CREATE INDEX followers_sync_jobs_due ON followers_sync_jobs(requested_at) WHERE done_at IS NULL;

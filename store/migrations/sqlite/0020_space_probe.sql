@@ -1,6 +1,7 @@
+-- Generated from store/schema/0020_space_probe.sql by `go generate ./store`: edit that file.
 -- A scratch row ProbeSpace writes and removes to learn whether the
 -- database has space again after a write failed for lack of it.
 CREATE TABLE space_probe (
-	id  INTEGER PRIMARY KEY,
-	pad BLOB    NOT NULL
+	id  INTEGER  PRIMARY KEY,
+	pad BLOB   NOT NULL
 ) STRICT;

@@ -1,9 +1,10 @@
+-- Generated from store/schema/0031_admin.sql by `go generate ./store`: edit that file.
 -- The operator's console (/admin). The password is stored only as a bcrypt
 -- hash (`herald admin password`); one row.
 CREATE TABLE admin (
-	id            INTEGER PRIMARY KEY CHECK (id = 1),
+	id            INTEGER  PRIMARY KEY CHECK (id = 1),
 	password_hash TEXT    NOT NULL,
-	set_at        INTEGER NOT NULL                 -- unix seconds
+	set_at        INTEGER  NOT NULL -- unix seconds
 ) STRICT;
 
 -- Console sessions: the cookie's token is stored only as its SHA-256; csrf is
@@ -12,8 +13,8 @@ CREATE TABLE admin (
 CREATE TABLE admin_sessions (
 	token_hash TEXT    PRIMARY KEY,
 	csrf       TEXT    NOT NULL,
-	created_at INTEGER NOT NULL,
-	expires_at INTEGER NOT NULL
+	created_at INTEGER  NOT NULL,
+	expires_at INTEGER  NOT NULL
 ) STRICT, WITHOUT ROWID;
 
 -- Per-minute delivery history for the console's charts: attempts that
@@ -21,8 +22,8 @@ CREATE TABLE admin_sessions (
 -- added by the scheduler's result batches, and the queue depth (depth:
 -- queued plus in flight) sampled each minute. Swept after 2 days.
 CREATE TABLE delivery_history (
-	minute INTEGER NOT NULL,                       -- unix seconds / 60
+	minute INTEGER  NOT NULL, -- unix seconds / 60
 	series TEXT    NOT NULL,
-	n      INTEGER NOT NULL,
+	n      INTEGER  NOT NULL,
 	PRIMARY KEY (minute, series)
 ) STRICT, WITHOUT ROWID;

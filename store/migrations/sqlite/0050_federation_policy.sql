@@ -1,3 +1,4 @@
+-- Generated from store/schema/0050_federation_policy.sql by `go generate ./store`: edit that file.
 -- Federation policy (store/policy.go): whom Herald federates with.
 --
 -- In blocklist mode (the default) every host but the blocked ones; in
@@ -9,7 +10,7 @@ ALTER TABLE instance ADD COLUMN federation_mode TEXT NOT NULL DEFAULT 'blocklist
 	CHECK (federation_mode IN ('blocklist', 'allowlist'));
 
 CREATE TABLE allowed_domains (
-	domain     TEXT    PRIMARY KEY,                -- lower-case host name or IP address, no port
+	domain     TEXT    PRIMARY KEY, -- lower-case host name or IP address, no port
 	reason     TEXT    NOT NULL DEFAULT '',
-	created_at INTEGER NOT NULL                    -- unix seconds, as blocked_domains
+	created_at INTEGER  NOT NULL     -- unix seconds, as blocked_domains
 ) STRICT;

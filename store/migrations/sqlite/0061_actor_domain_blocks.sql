@@ -1,11 +1,12 @@
+-- Generated from store/schema/0061_actor_domain_blocks.sql by `go generate ./store`: edit that file.
 -- Domains a local actor blocks (the app API): nothing from the domain reaches
 -- the actor's inbox or webhooks, its Follows are refused, and the actor's
 -- activities are not delivered there. The operator's blocked_domains is the
 -- instance-wide list; this one is the actor's own. Unix seconds.
 CREATE TABLE actor_domain_blocks (
-	actor_id   INTEGER NOT NULL REFERENCES actors(id) ON DELETE CASCADE,
-	domain     TEXT    NOT NULL,                   -- host name, as NormalizeDomain gives it
-	created_at INTEGER NOT NULL,
+	actor_id   INTEGER  NOT NULL REFERENCES actors(id) ON DELETE CASCADE,
+	domain     TEXT    NOT NULL, -- host name, as NormalizeDomain gives it
+	created_at INTEGER  NOT NULL,
 	PRIMARY KEY (actor_id, domain)
 ) STRICT, WITHOUT ROWID;
 

@@ -1,3 +1,4 @@
+-- Generated from store/schema/0080_followers_inboxes.sql by `go generate ./store`: edit that file.
 -- The inboxes a fan-out to an actor's followers goes to, in index order
 -- (store.FollowerInboxes: SELECT DISTINCT coalesce(shared_inbox, inbox)).
 -- Without it the query reads every follower row and sorts: 0.5 s of a

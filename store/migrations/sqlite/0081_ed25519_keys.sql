@@ -1,3 +1,4 @@
+-- Generated from store/schema/0081_ed25519_keys.sql by `go generate ./store`: edit that file.
 -- A second key pair per local actor, Ed25519 (FEP-521a: published as a
 -- Multikey in the actor's assertionMethod beside the RSA publicKey). It
 -- signs RFC 9421 deliveries to hosts that have shown they verify it; an

@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"herald/host"
+	"herald/store"
+)
+
+// mastodonColumns is the header of Mastodon's domain block export
+// (Admin::ExportDomainBlocksController), which FediBlockHole and the
+// shared blocklists use too.
+var mastodonColumns = []string{"#domain", "#severity", "#reject_media", "#reject_reports", "#public_comment", "#obfuscate"}
+
+// blockExport is `herald block export`: the blocklist as Mastodon's CSV on
+// standard output. Every Herald block is a suspension (nothing passes in
+// either direction); the reason is the public comment.
+func (c *cli) blockExport(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("block export", flag.ContinueOnError)
+	return c.withDB(ctx, fs, args, 0, "usage: herald block export > FILE", func(db *store.DB, _ []string) error {
+		list, err := db.BlockedDomains(ctx)
+		if err != nil {
+			return err
+		}
+		w := csv.NewWriter(c.stdout)
+		w.Write(mastodonColumns)
+		for _, b := range list {
+			w.Write([]string{b.Domain, "suspend", "false", "false", b.Reason, "false"})
+		}
+		w.Flush()
+		return w.Error()
+	})
+}
+
+// importRow is a row of a blocklist to import, with the line it came from.
+type importRow struct {
+	line     int
+	domain   string
+	severity string
+	reason   string
+}
+
+// readBlocklist reads Mastodon's domain block CSV: a header naming the
+// columns (with or without Mastodon's "#"), of which only domain is
+// required, then one row per domain. Severity is suspend, silence or noop
+// (empty means suspend). Every bad row is reported with its line; any bad
+// row makes the whole file bad.
+func readBlocklist(r io.Reader) ([]importRow, []string, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1 // rows are checked one by one, with their line
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, nil, errors.New("the file is empty: want a header such as " + strings.Join(mastodonColumns, ","))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	col := map[string]int{}
+	for i, name := range header {
+		name = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(name, "\ufeff")), "#"))
+		if _, dup := col[name]; !dup {
+			col[name] = i
+		}
+	}
+	if _, ok := col["domain"]; !ok {
+		return nil, nil, fmt.Errorf("line 1: no domain column: want a header such as %s", strings.Join(mastodonColumns, ","))
+	}
+	field := func(rec []string, name string) string {
+		if i, ok := col[name]; ok && i < len(rec) {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	var rows []importRow
+	var bad []string
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			bad = append(bad, fmt.Sprintf("line %d: %v", pe.StartLine, pe.Err))
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		line, _ := cr.FieldPos(0)
+		if col["domain"] >= len(rec) || field(rec, "domain") == "" {
+			bad = append(bad, fmt.Sprintf("line %d: no domain", line))
+			continue
+		}
+		name, err := host.ParseOperator(field(rec, "domain"))
+		domain := name.String()
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("line %d: invalid domain %q: %v", line, field(rec, "domain"), err))
+			continue
+		}
+		sev := strings.ToLower(field(rec, "severity"))
+		switch sev {
+		case "":
+			sev = "suspend"
+		case "suspend", "silence", "noop":
+		default:
+			bad = append(bad, fmt.Sprintf("line %d: unknown severity %q: want suspend, silence or noop", line, field(rec, "severity")))
+			continue
+		}
+		rows = append(rows, importRow{line: line, domain: domain, severity: sev, reason: field(rec, "public_comment")})
+	}
+	return rows, bad, nil
+}
+
+// blockImport is `herald block import FILE [--dry-run]`: the suspensions of
+// a Mastodon domain block CSV ("-" reads standard input) become blocks. A
+// domain a block already covers (itself, or a domain above it, or an
+// earlier row) is left as it is, so importing a list again changes
+// nothing; silence and noop rows are skipped, since Herald has no limited
+// federation. A file with a bad row changes nothing.
+func (c *cli) blockImport(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("block import", flag.ContinueOnError)
+	dry := fs.Bool("dry-run", false, "print what would change and change nothing")
+	return c.withDB(ctx, fs, args, 1, "usage: herald block import FILE [--dry-run]", func(db *store.DB, pos []string) error {
+		in := io.Reader(os.Stdin)
+		if pos[0] != "-" {
+			f, err := os.Open(pos[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			in = f
+		}
+		rows, bad, err := readBlocklist(in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		if len(bad) > 0 {
+			for _, b := range bad {
+				fmt.Fprintf(c.stderr, "herald: %s: %s\n", pos[0], b)
+			}
+			return fmt.Errorf("%s: %s; nothing was changed", pos[0], plural(len(bad), "bad row"))
+		}
+		existing, err := db.BlockedDomains(ctx)
+		if err != nil {
+			return err
+		}
+		blocked := map[string]bool{}
+		for _, b := range existing {
+			blocked[b.Domain] = true
+		}
+		var add []store.BlockedDomain
+		var covered, skipped int
+		for _, r := range rows {
+			if r.severity != "suspend" {
+				fmt.Fprintf(c.stdout, "  %s: skipped, severity %s (Herald only blocks)\n", r.domain, r.severity)
+				skipped++
+				continue
+			}
+			if by := coveringEntry(blocked, r.domain); by != "" {
+				if by != r.domain {
+					fmt.Fprintf(c.stdout, "= %s: covered by the block of %s\n", r.domain, by)
+				}
+				covered++
+				continue
+			}
+			blocked[r.domain] = true
+			add = append(add, store.BlockedDomain{Domain: r.domain, Reason: r.reason})
+			fmt.Fprintf(c.stdout, "+ %s\n", describeBlock(r.domain, r.reason))
+		}
+		summary := fmt.Sprintf("%d to block, %d already blocked, %d skipped", len(add), covered, skipped)
+		if *dry {
+			fmt.Fprintf(c.stdout, "dry run: %s; nothing was changed\n", summary)
+			return nil
+		}
+		added, removed, err := db.ImportBlocks(ctx, add)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "%s: blocked %s (%s removed)\n", summary, plural(len(added), "domain"), plural(removed, "follow relationship"))
+		return nil
+	})
+}
+
+// coveringEntry is the entry of set (a blocklist) that covers host, or "".
+func coveringEntry(set map[string]bool, name string) string {
+	for _, d := range host.Name(name).Chain() {
+		if set[d.String()] {
+			return d.String()
+		}
+	}
+	return ""
+}
+
+// describeBlock is a block as the import prints it.
+func describeBlock(domain, reason string) string {
+	if reason == "" {
+		return covered(domain)
+	}
+	return covered(domain) + ": " + reason
+}

@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+//go:generate go test -run ^TestPackageDoc$ . -args -update-doc
+
+// command is one row of the command table: the words that name it, what
+// follows them, one line of help and the function that runs it.
+type command struct {
+	name   string // the words that select it: "actor add"
+	args   string // what follows them in its usage line: "NAME [--name TEXT]"
+	help   string // what it does, in one line
+	run    func(c *cli, ctx context.Context, args []string) int
+	hidden bool // started by another command (the bench's children), not listed
+}
+
+// commands is the command table: Run dispatches on it, the usage text, each
+// command's -h and the package documentation (doc.go, generated from it)
+// list it, in this order. A command is added here and in a file of its
+// own named after it. It is filled in init because its functions read it
+// (a command's -h prints its row).
+var commands []command
+
+func init() {
+	commands = []command{
+		{name: "serve", args: "[--listen ADDR] [--domain HOST] [--db FILE|postgres://...] [--role all|web|worker] [flags]",
+			help: "run the server (the first serve records the instance's domain)", run: (*cli).serve},
+		{name: "init", args: "--domain HOST [--scheme https|http] [--db FILE]",
+			help: "create the database for an instance", run: (*cli).initInstance},
+
+		{name: "actor add", args: "NAME [--name TEXT] [--summary TEXT] [--manual-approval] [--type TYPE]",
+			help: "create a local actor and print its bearer token", run: (*cli).actorAdd},
+		{name: "actor list", help: "list local actors", run: (*cli).actorList},
+		{name: "actor token", args: "NAME", help: "issue a new bearer token (the old one stops working)", run: (*cli).actorToken},
+		{name: "actor edit", args: "NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--clear-fields] [--avatar URL] [--header URL] [--memorial] [--manual-approval]",
+			help: "change the profile and send the Update", run: (*cli).actorEdit},
+		{name: "actor rotate-key", args: "NAME",
+			help: "give an actor a new key pair; an Update goes to every server that knows it", run: (*cli).actorRotateKey},
+		{name: "actor delete", args: "NAME --yes",
+			help: "delete an actor for good and tell every server that knows it", run: (*cli).actorDelete},
+		{name: "actor move", args: "NAME --to @user@host",
+			help: "move an actor to an account elsewhere that lists it as an alias", run: (*cli).actorMove},
+		{name: "actor alias", args: "NAME [--add|--remove @user@host]",
+			help: "list or change the accounts elsewhere that may move to NAME", run: (*cli).actorAlias},
+
+		{name: "relay add", args: "URL [--style mastodon|litepub]",
+			help: "subscribe to a relay (its inbox, or its actor)", run: (*cli).relayAdd},
+		{name: "relay list", help: "relays and their state (pending, accepted, rejected)", run: (*cli).relayList},
+		{name: "relay remove", args: "URL", help: "unsubscribe from a relay", run: (*cli).relayRemove},
+
+		{name: "block", args: "DOMAIN [--reason TEXT]",
+			help: "block a domain and its subdomains in both directions", run: (*cli).block},
+		{name: "block import", args: "FILE [--dry-run]",
+			help: "block the domains of a blocklist in Mastodon's domain block CSV", run: (*cli).blockImport},
+		{name: "block export", help: "print the blocklist in Mastodon's domain block CSV", run: (*cli).blockExport},
+		{name: "unblock", args: "DOMAIN", help: "lift a block", run: (*cli).unblock},
+		{name: "blocks", help: "list blocked domains", run: (*cli).blocks},
+		{name: "allow add", args: "DOMAIN [--reason TEXT]",
+			help: "allow a domain (the allowlist of serve --federation-mode allowlist)", run: (*cli).allowAdd},
+		{name: "allow remove", args: "DOMAIN", help: "take a domain off the allowlist", run: (*cli).allowRemove},
+		{name: "allow list", help: "list the allowed domains", run: (*cli).allowList},
+
+		{name: "follows pending", args: "NAME", help: "list follow requests waiting for approval", run: (*cli).followsPending},
+		{name: "follows approve", args: "NAME FOLLOWER_ID",
+			help: "accept a follow request (the Accept is queued)", run: (*cli).followsApprove},
+		{name: "follows reject", args: "NAME FOLLOWER_ID",
+			help: "refuse a follow request (the Reject is queued)", run: (*cli).followsReject},
+
+		{name: "post", args: `--as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] [--attach FILE [--alt TEXT]] TEXT`,
+			help: "publish a Note", run: (*cli).post},
+		{name: "delete", args: "OBJECT_URL", help: "delete a published object (a Delete goes where it went)", run: (*cli).deleteObject},
+		{name: "pin", args: "OBJECT_URL", help: "put a post in its actor's featured collection", run: (*cli).pin},
+		{name: "unpin", args: "OBJECT_URL", help: "take a post out of its actor's featured collection", run: (*cli).unpin},
+		{name: "follow", args: "--as NAME @user@host|ACTOR_URL", help: "follow a remote actor", run: (*cli).follow},
+		{name: "unfollow", args: "--as NAME @user@host|ACTOR_URL", help: "stop following a remote actor", run: (*cli).unfollow},
+		{name: "following", args: "--as NAME", help: "whom NAME follows, and whether they accepted", run: (*cli).following},
+
+		{name: "deliveries", args: "[--failed [--host HOST]] [ACTIVITY_URL]",
+			help: "delivery queue counts; --failed: the failed deliveries; ACTIVITY_URL: where one activity got to", run: (*cli).deliveries},
+		{name: "deliveries retry", args: "--host HOST | --id N | --all", help: "requeue failed deliveries", run: (*cli).deliveriesRetry},
+		{name: "deliveries pause", args: "HOST [--for 6h]",
+			help: "hold a host's deliveries, spending no retries", run: (*cli).deliveriesPause},
+		{name: "deliveries resume", args: "HOST", help: "let a paused host's deliveries go", run: (*cli).deliveriesResume},
+
+		{name: "webhook add", args: "--as NAME URL [--events LIST]",
+			help: "POST NAME's events to URL, signed (prints the secret once)", run: (*cli).webhookAdd},
+		{name: "webhook list", args: "[--as NAME]",
+			help: "webhooks with their queued, failed and delivered counts", run: (*cli).webhookList},
+		{name: "webhook deliveries", args: "ID [--failed] [-n N]",
+			help: "what was sent to a webhook, and why not", run: (*cli).webhookDeliveries},
+		{name: "webhook retry", args: "ID [--delivery N]",
+			help: "requeue a webhook's failed deliveries and enable it again", run: (*cli).webhookRetry},
+		{name: "webhook remove", args: "ID", help: "remove a webhook and what is queued for it", run: (*cli).webhookRemove},
+
+		{name: "jobs", args: "[-n N]", help: "what the server did for the commands above, newest first", run: (*cli).jobsList},
+		{name: "log-level", args: "debug|info|warn|error",
+			help: "set the server's log level (recorded in the database)", run: (*cli).logLevel},
+		{name: "migrate", help: "apply database migrations and exit", run: (*cli).migrate},
+		{name: "backup", args: "FILE", help: "a consistent copy of the database, while the server runs", run: (*cli).backup},
+		{name: "admin password", args: "[--stdin]", help: "set the password of the console at /admin", run: (*cli).adminPassword},
+		{name: "db copy", args: "--from herald.db --to postgres://USER@HOST/DB",
+			help: "move an instance from SQLite to PostgreSQL (servers stopped)", run: (*cli).dbCopy},
+	}
+	commands = append(commands,
+		command{name: "bench fanout", args: "[--scenario a|b|c|d|e|all|none] [--hosts N[,N...]] [--engines sqlite,postgres,postgres2 --postgres URL] [--rounds N] [--queued ROWS] [--markdown] [flags]",
+			help: "benchmark deliveries and the inbox against a loopback inbox farm (a build with -tags bench)", run: (*cli).benchFanout},
+		command{name: "bench wake", args: "[--posts N] [--gap D] [--idle D] [--postgres URL]",
+			help: "time a command's commit to the first POST, and an idle server's CPU (a build with -tags bench)", run: (*cli).benchWake},
+	)
+	commands = append(commands, benchChildren...) // none without the bench tag
+	commands = append(commands,
+		command{name: "version", help: "print the version, commit, build date and Go version", run: (*cli).version},
+		command{name: "help", args: "[COMMAND]", help: "print this list, or a command's flags", run: (*cli).help},
+	)
+}
+
+// printHelp is a command's -h: its usage line and help from the table, then
+// its flags.
+func (c *cli) printHelp(fs *flag.FlagSet) {
+	if cmd := commandNamed(fs.Name()); cmd != nil {
+		fmt.Fprintf(c.stdout, "%s\n\n%s.\n", cmd.usageLine(), cmd.help)
+	}
+	fmt.Fprintln(c.stdout, "\nflags:")
+	fs.SetOutput(c.stdout)
+	fs.PrintDefaults()
+}
+
+// usageLine is the command's usage line, as its -h and its usage errors
+// print it.
+func (cmd *command) usageLine() string {
+	return strings.TrimSpace("usage: herald " + cmd.name + " " + cmd.args)
+}
+
+// optional matches an innermost [bracketed] part of a usage line, and
+// the "..." of one that repeats.
+var optional = regexp.MustCompile(`\s*\[[^\[\]]*\](\.\.\.)?`)
+
+// short is the command as the list shows it: its name and what it
+// requires.
+func (cmd *command) short() string {
+	s := cmd.name + " " + cmd.args
+	for optional.MatchString(s) {
+		s = optional.ReplaceAllString(s, "")
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// listing is the table as `herald help` prints it, one command a line
+// (two where the command is long), rows starting with prefix.
+func listing(prefix string) string {
+	var b strings.Builder
+	for _, cmd := range commands {
+		if cmd.hidden || !strings.HasPrefix(cmd.name+" ", prefix) {
+			continue
+		}
+		if s := cmd.short(); len(s) <= 20 {
+			fmt.Fprintf(&b, "  %-20s  %s\n", s, cmd.help)
+		} else {
+			fmt.Fprintf(&b, "  %s\n  %-20s  %s\n", s, "", cmd.help)
+		}
+	}
+	return b.String()
+}
+
+// usageText is what `herald` alone and `herald help` print.
+func usageText() string {
+	return "usage: herald <command> [flags]\n\ncommands:\n" + listing("") +
+		"\nRun \"herald <command> -h\" for a command's flags.\n"
+}
+
+// groupUsage is what `herald actor help` prints: the group's commands.
+func groupUsage(group string) string {
+	return "usage: herald " + group + " <subcommand> [flags]\n\nsubcommands:\n" + listing(group+" ")
+}
+
+// help is `herald help`, and `herald help actor add` that command's -h.
+func (c *cli) help(ctx context.Context, args []string) int {
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		fmt.Fprint(c.stdout, commandNamed("help").usageLine()+"\n\n")
+	}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprint(c.stdout, usageText())
+		return exitOK
+	}
+	cmd, rest, code := c.lookup(append(args, "-h"))
+	if cmd == nil {
+		return code
+	}
+	return cmd.run(c, ctx, rest)
+}
+
+// packageDoc is the package documentation (doc.go) the table gives.
+func packageDoc() string {
+	var b strings.Builder
+	b.WriteString("// Code generated from the command table in commands.go by `go generate ./cli`; DO NOT EDIT.\n\n")
+	b.WriteString("// Package cli is herald's command line: one command per file, named after\n")
+	b.WriteString("// it, and one table (commands.go) that dispatches, prints the usage and\n")
+	b.WriteString("// writes this list.\n//\n// Usage:\n//\n")
+	for _, cmd := range commands {
+		if !cmd.hidden {
+			b.WriteString("//\t" + strings.TrimPrefix(cmd.usageLine(), "usage: ") + "\n")
+		}
+	}
+	b.WriteString(`//
+// The instance (the scheme and domain of every id) lives in the database:
+// herald init or the first herald serve records it, and every other command
+// reads it from there. Commands that need the network (post, follow, ...)
+// leave a job for the running server, which does the work.
+//
+// Every flag can also be set with an environment variable: --listen is
+// HERALD_LISTEN, --allow-private-network is HERALD_ALLOW_PRIVATE_NETWORK.
+// Flags win over variables. See docs/configuration.md.
+package cli
+`)
+	return b.String()
+}

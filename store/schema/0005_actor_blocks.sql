@@ -1,0 +1,8 @@
+-- Remote actors a local actor blocked (through its outbox): their Follows
+-- are answered with a Reject.
+CREATE TABLE actor_blocks (
+	actor_id   BIGINT  NOT NULL REFERENCES actors(id) ON DELETE CASCADE,
+	target     TEXT    NOT NULL,
+	created_at BIGINT  NOT NULL,
+	PRIMARY KEY (actor_id, target)
+) WITHOUT ROWID;
