@@ -104,6 +104,35 @@ func (l *Live) Get(ctx context.Context) (*Policy, error) {
 	return next, nil
 }
 
+// GetIn is Get for a caller inside a database transaction, reading through
+// src, that transaction, rather than the Live's own source: on PostgreSQL
+// the transactions and the reads share one pool, and transactions that
+// each held a connection while waiting for another would wait on each
+// other until their deadline. What it reads is not kept, since src may
+// hold changes its transaction has not committed: while the policy is due
+// for a check, it asks src the version (one primary-key read), and reads
+// the rows only when that version is not the one held.
+func (l *Live) GetIn(ctx context.Context, src Source) (*Policy, error) {
+	p := l.cur.Load()
+	if p != nil && !l.due() {
+		return p, nil
+	}
+	if p != nil {
+		v, err := src.PolicyVersion(ctx)
+		if err != nil || v == p.version {
+			return p, nil // as Get: a database that cannot be asked leaves the last one
+		}
+	}
+	rows, err := src.PolicyRows(ctx)
+	if err != nil {
+		if p != nil {
+			return p, nil
+		}
+		return nil, err
+	}
+	return Compile(rows), nil
+}
+
 // Fresh is Get with the version always asked (one primary-key read, made
 // without holding anything other callers wait on): for the inbox, which
 // must see a block or an allow that another process committed a moment

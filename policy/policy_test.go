@@ -175,3 +175,36 @@ func TestLive(t *testing.T) {
 		t.Errorf("changes %v", changes)
 	}
 }
+
+// TestLiveGetIn: a caller inside a transaction reads through it, never
+// through the Live's own source, and what it reads there is not kept (the
+// transaction may not commit): the Live's copy moves only through Get.
+func TestLiveGetIn(t *testing.T) {
+	ctx := context.Background()
+	own := &fakeSource{rows: Rows{Version: 1, Mode: ModeBlocklist}}
+	l := NewLive(own, time.Hour)
+	tx := &fakeSource{rows: Rows{Version: 1, Mode: ModeBlocklist}}
+	if p, err := l.GetIn(ctx, tx); err != nil || p.Version() != 1 || tx.reads != 1 || own.reads+own.asks != 0 {
+		t.Fatalf("no policy held: %v %v, tx reads %d, own %d+%d", p, err, tx.reads, own.reads, own.asks)
+	}
+	if _, err := l.Get(ctx); err != nil || own.reads != 1 {
+		t.Fatal("what GetIn read was kept", err, own.reads)
+	}
+	if _, err := l.GetIn(ctx, tx); err != nil || tx.asks+tx.reads != 1 {
+		t.Fatalf("a policy not due was checked: tx asks %d reads %d", tx.asks, tx.reads)
+	}
+	own.commits++ // due
+	if p, _ := l.GetIn(ctx, tx); p.Version() != 1 || tx.asks != 1 || tx.reads != 1 {
+		t.Fatalf("the same version: %v, tx asks %d reads %d", p, tx.asks, tx.reads)
+	}
+	tx.rows = Rows{Version: 2, Mode: ModeAllowlist} // a change of the transaction's own
+	if p, _ := l.GetIn(ctx, tx); p.Mode() != ModeAllowlist || tx.reads != 2 {
+		t.Fatalf("the transaction's version: %v, reads %d", p.Mode(), tx.reads)
+	}
+	if p, _ := l.Get(ctx); p.Version() != 1 || p.Mode() != ModeBlocklist {
+		t.Errorf("the transaction's read reached the Live: %v %v", p.Version(), p.Mode())
+	}
+	if own.reads+own.asks != 2 {
+		t.Errorf("GetIn asked the Live's own source: reads %d asks %d", own.reads, own.asks)
+	}
+}

@@ -62,7 +62,7 @@ func (r *Runner) Enqueue(ctx context.Context, tx *store.Tx, a store.OutActivity,
 	// The policy as this process knows it (within a second of any
 	// change): what it refuses for good is recorded as skipped, saying why;
 	// the runner judges the rest again when each is due.
-	p, err := r.cfg.Policy.Get(ctx)
+	p, err := r.cfg.Policy.GetIn(ctx, tx)
 	if err != nil {
 		return store.EnqueueResult{}, fmt.Errorf("federation policy: %w", err)
 	}
