@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"text/tabwriter"
 
+	"herald/host"
 	"herald/jobs"
 	"herald/store"
 )
@@ -78,7 +79,10 @@ func (c *cli) relayList(ctx context.Context, args []string) int {
 // checkRelayURL accepts an absolute http(s) URL without a fragment.
 func checkRelayURL(s string) error {
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.Fragment != "" {
+	if err == nil {
+		_, err = host.FromURL(u) // http(s), and a host that reads as one
+	}
+	if err != nil || u.Fragment != "" {
 		return usageError{fmt.Sprintf("invalid relay URL %q: want the relay's inbox (https://relay.example/inbox) or its actor (https://relay.example/actor)", s)}
 	}
 	return nil
