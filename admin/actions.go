@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/federation"
+	"herald/host"
 	"herald/jobs"
 	"herald/store"
 )
@@ -87,7 +88,10 @@ func (h *Handler) retryPost(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) pauseHost(w http.ResponseWriter, r *http.Request) {
-	host := chi.URLParam(r, "host")
+	host, ok := authorityParam(w, r)
+	if !ok {
+		return
+	}
 	var until time.Time
 	if v := r.PostFormValue("for"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -107,7 +111,10 @@ func (h *Handler) pauseHost(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) resumeHost(w http.ResponseWriter, r *http.Request) {
-	host := chi.URLParam(r, "host")
+	host, ok := authorityParam(w, r)
+	if !ok {
+		return
+	}
 	_, err := h.db.ResumeHost(r.Context(), host)
 	if errors.Is(err, store.ErrNotFound) {
 		done(w, r, hostURL(host), "nothing")
@@ -123,8 +130,13 @@ func (h *Handler) resumeHost(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) blockHost(w http.ResponseWriter, r *http.Request) {
-	host := chi.URLParam(r, "host")
-	h.block(w, r, hostnameOf(host), hostURL(host))
+	name := chi.URLParam(r, "host")
+	a, err := host.ParseAuthority(name)
+	if err != nil {
+		http.Error(w, "No such host.", http.StatusNotFound)
+		return
+	}
+	h.block(w, r, a.Name.String(), hostURL(name))
 }
 
 func (h *Handler) addBlock(w http.ResponseWriter, r *http.Request) {
@@ -133,11 +145,12 @@ func (h *Handler) addBlock(w http.ResponseWriter, r *http.Request) {
 
 // block blocks a domain as `herald block` does.
 func (h *Handler) block(w http.ResponseWriter, r *http.Request, domain, back string) {
-	domain = store.NormalizeDomain(domain)
-	if domain == "" || strings.ContainsAny(domain, ":/@ ") {
-		http.Error(w, "Give a host name such as bad.example.", http.StatusBadRequest)
+	name, err := host.ParseOperator(domain)
+	if err != nil {
+		http.Error(w, "Give a host name such as bad.example: "+err.Error()+".", http.StatusBadRequest)
 		return
 	}
+	domain = name.String()
 	removed, err := h.db.BlockDomain(r.Context(), domain, strings.TrimSpace(r.PostFormValue("reason")))
 	if err != nil {
 		h.fail(w, r, err)
@@ -229,4 +242,15 @@ func (h *Handler) answerFollow(w http.ResponseWriter, r *http.Request) {
 	}
 	h.cfg.Node.Jobs.Wake()
 	done(w, r, "/admin/actors", "answered")
+}
+
+// authorityParam is the {host} of the URL as deliveries name hosts
+// (host.Authority's form), or a 404 for what is no host.
+func authorityParam(w http.ResponseWriter, r *http.Request) (string, bool) {
+	a, err := host.ParseAuthority(chi.URLParam(r, "host"))
+	if err != nil {
+		http.Error(w, "No such host.", http.StatusNotFound)
+		return "", false
+	}
+	return a.String(), true
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 
+	"herald/host"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -14,11 +16,12 @@ import (
 // federation with it, so a removal asks first.
 
 func (h *Handler) addAllow(w http.ResponseWriter, r *http.Request) {
-	domain, err := store.ParseHost(r.PostFormValue("domain"))
+	name, err := host.ParseOperator(r.PostFormValue("domain"))
 	if err != nil {
 		h.pageError(w, r, http.StatusBadRequest, "Give a host name such as friend.example: "+err.Error()+".")
 		return
 	}
+	domain := name.String()
 	if _, err := h.db.AllowDomain(r.Context(), domain, strings.TrimSpace(r.PostFormValue("reason"))); err != nil {
 		h.fail(w, r, err)
 		return
@@ -35,7 +38,7 @@ func (h *Handler) allowRemoval(r *http.Request) (question, error) {
 		return question{}, err
 	}
 	effect := "The allowlist is not in use (the federation mode is blocklist): nothing changes until allowlist mode."
-	if mode == store.ModeAllowlist {
+	if mode == policy.ModeAllowlist {
 		effect = "Herald stops federating with " + domain + " and its subdomains at once: nothing is delivered to them and nothing they send is let in."
 	}
 	return question{Title: "Take " + domain + " off the allowlist?", Effects: []string{effect},

@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"herald/store"
+	"herald/host"
 )
 
 // The questions a block asks first (confirm.go): from a host's page and
@@ -21,17 +21,21 @@ func blockEffects(domain string) []string {
 
 // hostBlocking asks before the block button of a host's page.
 func (h *Handler) hostBlocking(r *http.Request) (question, error) {
-	host := chi.URLParam(r, "host")
-	domain := store.NormalizeDomain(hostnameOf(host))
-	return question{Title: "Block " + domain + "?", Effects: blockEffects(domain), Button: "Block " + domain, Back: hostURL(host)}, nil
+	authority := chi.URLParam(r, "host")
+	domain := blockDomainOf(authority)
+	if domain == "" {
+		return question{}, notFoundErr("No such host.")
+	}
+	return question{Title: "Block " + domain + "?", Effects: blockEffects(domain), Button: "Block " + domain, Back: hostURL(authority)}, nil
 }
 
 // domainBlocking asks before the blocks page's form blocks a domain; a
 // name that is no host name is refused before anything is asked.
 func (h *Handler) domainBlocking(r *http.Request) (question, error) {
-	domain, err := store.ParseHost(r.PostFormValue("domain"))
+	name, err := host.ParseOperator(r.PostFormValue("domain"))
 	if err != nil {
 		return question{}, badRequest("Give a host name such as bad.example: " + err.Error() + ".")
 	}
+	domain := name.String()
 	return question{Title: "Block " + domain + "?", Effects: blockEffects(domain), Button: "Block " + domain, Back: "/admin/blocks"}, nil
 }

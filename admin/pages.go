@@ -3,13 +3,13 @@ package admin
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/host"
 	"herald/node"
 	"herald/outbox"
 	"herald/outbox/delivery"
@@ -262,7 +262,7 @@ func (h *Handler) host(w http.ResponseWriter, r *http.Request) {
 	}
 	h.render(w, r, http.StatusOK, "host", map[string]any{
 		"Host": rows[i], "Tags": rows[i].Tags, "Deliveries": list, "Base": hostURL(name), "Signatures": sigs,
-		"BlockDomain": store.NormalizeDomain(hostnameOf(name)),
+		"BlockDomain": blockDomainOf(name),
 	})
 }
 
@@ -390,10 +390,12 @@ func (h *Handler) renderActors(w http.ResponseWriter, r *http.Request, status in
 	h.render(w, r, status, "actors", data)
 }
 
-// hostnameOf strips the port from host[:port].
-func hostnameOf(hostport string) string {
-	if u, err := url.Parse("https://" + hostport); err == nil && u.Hostname() != "" {
-		return u.Hostname()
+// blockDomainOf is the domain the console's block button of a host's page
+// blocks: the host without its port.
+func blockDomainOf(authority string) string {
+	a, err := host.ParseAuthority(authority)
+	if err != nil {
+		return ""
 	}
-	return hostport
+	return a.Name.String()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/host"
 	"herald/httpapi"
 	"herald/outbox"
 	"herald/store"
@@ -152,7 +153,8 @@ func (h *Handler) blockDomain(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &body) {
 		return
 	}
-	domain, err := store.ParseHost(body.Domain)
+	name, err := host.ParseOperator(body.Domain)
+	domain := name.String()
 	if err != nil {
 		httpapi.Error(w, http.StatusBadRequest, "domain: "+err.Error())
 		return
@@ -180,7 +182,8 @@ func (h *Handler) unblockDomain(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	domain, err := store.ParseHost(chi.URLParam(r, "domain"))
+	name, err := host.ParseOperator(chi.URLParam(r, "domain"))
+	domain := name.String()
 	if err != nil {
 		httpapi.Error(w, http.StatusBadRequest, "domain: "+err.Error())
 		return

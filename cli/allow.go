@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 
+	"herald/host"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -13,7 +15,8 @@ func (c *cli) allowAdd(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("allow add", flag.ContinueOnError)
 	reason := fs.String("reason", "", "why the domain is allowed (for the operator)")
 	return c.withDB(ctx, fs, args, 1, "usage: herald allow add DOMAIN [--reason TEXT]", func(db *store.DB, pos []string) error {
-		domain, err := store.ParseHost(pos[0])
+		name, err := host.ParseOperator(pos[0])
+		domain := name.String()
 		if err != nil {
 			return usageError{fmt.Sprintf("invalid domain %q: %v; give a host name such as friend.example", pos[0], err)}
 		}
@@ -60,7 +63,7 @@ func (c *cli) modeNote(ctx context.Context, db *store.DB) error {
 	if err != nil {
 		return err
 	}
-	if mode == store.ModeAllowlist {
+	if mode == policy.ModeAllowlist {
 		fmt.Fprintln(c.stdout, "federation mode: allowlist: Herald federates only with these domains and their subdomains (blocks still apply)")
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"herald/store"
+	"herald/host"
 )
 
 // block adds a domain to the blocklist: from then on the requests of it
@@ -23,7 +23,8 @@ func (c *cli) block(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	domain, err := store.ParseHost(pos[0])
+	name, err := host.ParseOperator(pos[0])
+	domain := name.String()
 	if err != nil {
 		return c.fail(usageError{fmt.Sprintf("invalid domain %q: %v; give a host name such as bad.example", pos[0], err)})
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"herald/host"
 	"herald/store"
 )
 
@@ -97,7 +98,8 @@ func readBlocklist(r io.Reader) ([]importRow, []string, error) {
 			bad = append(bad, fmt.Sprintf("line %d: no domain", line))
 			continue
 		}
-		domain, err := store.ParseHost(field(rec, "domain"))
+		name, err := host.ParseOperator(field(rec, "domain"))
+		domain := name.String()
 		if err != nil {
 			bad = append(bad, fmt.Sprintf("line %d: invalid domain %q: %v", line, field(rec, "domain"), err))
 			continue
@@ -187,10 +189,10 @@ func (c *cli) blockImport(ctx context.Context, args []string) int {
 }
 
 // coveringEntry is the entry of set (a blocklist) that covers host, or "".
-func coveringEntry(set map[string]bool, host string) string {
-	for _, d := range store.DomainChain(host) {
-		if set[d] {
-			return d
+func coveringEntry(set map[string]bool, name string) string {
+	for _, d := range host.Name(name).Chain() {
+		if set[d.String()] {
+			return d.String()
 		}
 	}
 	return ""

@@ -147,12 +147,13 @@ func useMediaDir(db *store.DB, dir string) {
 }
 
 // writableDir checks that the server can keep files in dir (made if
-// missing), by writing one and removing it; "" (no folder given) passes.
+// missing, owner only, and an older Herald's readable files made owner
+// only), by writing one and removing it; "" (no folder given) passes.
 func writableDir(dir string) error {
 	if dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := store.SecureMediaDir(dir); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(dir, ".herald-probe-*")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/host"
 	"herald/store"
 )
 
@@ -63,9 +64,9 @@ func (c *cli) deliveriesResume(ctx context.Context, args []string) int {
 // hostArg checks a HOST argument: a host name or host:port as deliveries
 // name it (the host of an inbox URL), not a URL.
 func hostArg(arg string) (string, error) {
-	host := strings.ToLower(strings.TrimSpace(arg))
-	if h, err := store.InboxHost("https://" + host + "/"); err != nil || h != host || strings.ContainsAny(host, "/@?#") {
+	a, err := host.ParseAuthority(strings.TrimSpace(arg))
+	if err != nil {
 		return "", usageError{fmt.Sprintf("invalid host %q: give a host name as in the inbox URL, such as mastodon.example (or host:port)", arg)}
 	}
-	return host, nil
+	return a.String(), nil
 }

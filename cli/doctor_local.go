@@ -10,6 +10,7 @@ import (
 
 	"herald/federation"
 	"herald/node"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -77,7 +78,7 @@ func (d *doctorRun) checkWorker(ctx context.Context) {
 			continue
 		}
 		alive = append(alive, fmt.Sprintf("pid %d on %s (role %s)", p.PID, p.Hostname, p.Role))
-		if p.Role == store.RoleAll || p.Role == store.RoleWorker {
+		if p.Role == policy.RoleAll || p.Role == policy.RoleWorker {
 			workers++
 		}
 	}

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
+	"herald/host"
 	"herald/store"
 )
 
@@ -21,16 +23,16 @@ func (c *cli) printDomains(list []store.BlockedDomain) error {
 // store it; an entry an older Herald stored without checking can still be
 // removed as it was typed.
 func listedDomain(s string) string {
-	if d, err := store.ParseHost(s); err == nil {
-		return d
+	if d, err := host.ParseOperator(s); err == nil {
+		return d.String()
 	}
-	return store.NormalizeDomain(s)
+	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), ".")
 }
 
 // covered names what an entry for domain covers: the domain and its
 // subdomains, or an IP address alone.
 func covered(domain string) string {
-	if store.Subdomains(domain) {
+	if !host.Name(domain).IsIP() {
 		return domain + " and its subdomains (*." + domain + ")"
 	}
 	return domain

@@ -14,6 +14,7 @@ import (
 
 	"herald/federation"
 	"herald/node"
+	"herald/policy"
 	"herald/server"
 	"herald/store"
 )
@@ -51,6 +52,11 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	}
 	defer db.Close()
 	useMediaDir(db, f.mediaDir)
+	// The folder in use (the default beside an SQLite file too) is made
+	// owner only, and an older Herald's readable files with it.
+	if err := writableDir(db.MediaDir()); err != nil {
+		return fmt.Errorf("--media-dir: %w", err)
+	}
 	lock, err := db.LockServe()
 	if errors.Is(err, store.ErrServing) {
 		return c.alreadyServing(ctx, db)
@@ -61,7 +67,7 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	defer lock.Close()
 	var ln net.Listener
 	port := f.port
-	if f.role != store.RoleWorker {
+	if f.role != policy.RoleWorker {
 		if ln, err = net.Listen("tcp", f.listen); err != nil {
 			return fmt.Errorf("listen: %w", err)
 		}
@@ -179,7 +185,7 @@ func newNode(ctx context.Context, db *store.DB, f *serveFlags, in federation.Ins
 // warnAtStart logs what an operator should know of how this server runs:
 // the allowlist mode, and settings fit for tests only.
 func warnAtStart(ctx context.Context, logger *slog.Logger, db *store.DB, f *serveFlags, in federation.Instance, ln net.Listener, port string) {
-	if m, err := db.FederationMode(ctx); err == nil && m == store.ModeAllowlist {
+	if m, err := db.FederationMode(ctx); err == nil && m == policy.ModeAllowlist {
 		allowed, _ := db.AllowedDomains(ctx)
 		logger.Info("federation mode: allowlist: federating only with the allowed domains", "allowed", len(allowed))
 	}
@@ -228,7 +234,7 @@ func announce(ctx context.Context, logger *slog.Logger, db *store.DB, in federat
 // roleNote is what the start line adds for a process that does not do
 // everything.
 func roleNote(role string) string {
-	if role == store.RoleWeb {
+	if role == policy.RoleWeb {
 		return " (role web: another process does the deliveries and jobs)"
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 
 	"herald/inbox"
 	"herald/node"
+	"herald/policy"
 	"herald/server"
 	"herald/store"
 )
@@ -65,7 +66,7 @@ func (c *cli) readServeFlags(args []string) (*serveFlags, error) {
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve /metrics, /healthz and /readyz on this host:port too, and /metrics only there (a worker has no other listener)")
 	fs.StringVar(&f.metricsToken, "metrics-token", "", "require this bearer token of every /metrics scraper (set it with HERALD_METRICS_TOKEN, which ps does not show)")
 	fs.StringVar(&f.mode, "federation-mode", "", "blocklist (federate with everyone not blocked) or allowlist (only with `herald allow` domains); recorded in the database, kept when not given")
-	fs.StringVar(&f.role, "role", store.RoleAll, "with PostgreSQL: all (HTTP and the background work), web (HTTP only) or worker (deliveries, jobs and sweeps; no HTTP)")
+	fs.StringVar(&f.role, "role", policy.RoleAll, "with PostgreSQL: all (HTTP and the background work), web (HTTP only) or worker (deliveries, jobs and sweeps; no HTTP)")
 	mediaDir := mediaDirFlag(fs)
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
@@ -130,14 +131,14 @@ func (f *serveFlags) check() error {
 		return usageError{fmt.Sprintf("invalid --metrics-access %q: want loopback or everyone", f.metricsAccess)}
 	}
 	if f.mode != "" {
-		if _, err := store.ParseMode(f.mode); err != nil {
+		if _, err := policy.ParseMode(f.mode); err != nil {
 			return usageError{fmt.Sprintf("invalid --federation-mode %q: %v", f.mode, err)}
 		}
 	}
 	switch {
-	case f.role != store.RoleAll && f.role != store.RoleWeb && f.role != store.RoleWorker:
+	case f.role != policy.RoleAll && f.role != policy.RoleWeb && f.role != policy.RoleWorker:
 		return usageError{fmt.Sprintf("invalid --role %q: want all, web or worker", f.role)}
-	case f.role != store.RoleAll && !store.IsPostgresURL(f.path):
+	case f.role != policy.RoleAll && !store.IsPostgresURL(f.path):
 		return usageError{fmt.Sprintf("--role %s needs PostgreSQL (--db postgres://...): on an SQLite file one herald serve does everything", f.role)}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"herald/outbox/delivery"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -128,7 +129,7 @@ func (c *cli) signaturesReset(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "queued again %s counted delivered to %s in the last %d days (a running server sends them now)\n", plural(queued, "delivery"), host, int(store.DoneRetention.Hours()/24))
+		fmt.Fprintf(c.stdout, "queued again %s counted delivered to %s in the last %d days (a running server sends them now)\n", plural(queued, "delivery"), host, int(policy.DoneRetention.Hours()/24))
 		return nil
 	})
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"herald/host"
 )
 
 // AcceptActivity is the Accept header of every ActivityStreams fetch: the two
@@ -176,13 +178,13 @@ func ParseActor(doc map[string]any) (*RemoteActor, error) {
 	for _, e := range entries {
 		switch e := e.(type) {
 		case string: // a reference to a key document
-			if !sameHost(e, idURL) {
+			if !host.SameAuthority(e, idURL.String()) {
 				return nil, fmt.Errorf("%w: key %s not on the actor's host", ErrInvalidActor, e)
 			}
 			a.KeyIDs = append(a.KeyIDs, e)
 		case map[string]any:
 			kid, _ := e["id"].(string)
-			if kid == "" || !sameHost(kid, idURL) {
+			if kid == "" || !host.SameAuthority(kid, idURL.String()) {
 				return nil, fmt.Errorf("%w: key id %q not on the actor's host", ErrInvalidActor, kid)
 			}
 			// An embedded key without owner is the actor's by position; one
@@ -228,9 +230,9 @@ type Fetcher struct {
 	// KeyRefreshInterval limits RefreshKey (default
 	// DefaultKeyRefreshInterval).
 	KeyRefreshInterval time.Duration
-	// Blocked reports whether a (lower-case, port-less) host is blocked.
+	// Blocked reports whether the federation policy refuses a host.
 	// A blocked host is never contacted. nil blocks nothing.
-	Blocked func(host string) bool
+	Blocked func(host.Name) bool
 	// OnActor, when set, is told of every actor fetched and cached (the
 	// delivery runner reads an actor's FEP-521a keys as evidence of what
 	// its server verifies).
@@ -325,14 +327,19 @@ func (f *Fetcher) ttl() time.Duration {
 
 func (f *Fetcher) fresh(t time.Time) bool { return f.now().Sub(t) < f.ttl() }
 
-// checkHost parses an IRI and refuses it if its host is blocked.
+// checkHost parses an IRI and refuses it if the policy refuses its host
+// (read as host.Parse reads it: the host Go's client would dial).
 func (f *Fetcher) checkHost(iri string) (*url.URL, error) {
 	u, err := absURL(iri)
 	if err != nil {
 		return nil, err
 	}
-	if f.Blocked != nil && f.Blocked(strings.ToLower(u.Hostname())) {
-		return nil, fmt.Errorf("%w: %s", ErrBlocked, u.Hostname())
+	a, err := host.FromURL(u)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid host in %q: %w", iri, err)
+	}
+	if f.Blocked != nil && f.Blocked(a.Name) {
+		return nil, fmt.Errorf("%w: %s", ErrBlocked, a.Name)
 	}
 	return u, nil
 }
@@ -574,7 +581,7 @@ func (f *Fetcher) fetchKey(ctx context.Context, keyID string) (*RemoteKey, error
 		} else {
 			// An actor stub at the key URL names the real actor: fetch that,
 			// with the id check, but only on the key's own host.
-			if !sameHostIRI(id, keyID) {
+			if !host.SameAuthority(id, keyID) {
 				return nil, fmt.Errorf("%w: key %s served actor %q", ErrIDMismatch, keyID, id)
 			}
 			if a, err = f.RefreshActor(ctx, id); err != nil {
@@ -606,7 +613,7 @@ func (f *Fetcher) keyDocument(ctx context.Context, keyID, fetchURL, final string
 	if pemText == "" || owner == "" {
 		return nil, fmt.Errorf("%w: %s is neither an actor nor a key (type %v)", ErrNotActor, keyID, doc["type"])
 	}
-	if !sameHostIRI(owner, id) {
+	if !host.SameAuthority(owner, id) {
 		return nil, fmt.Errorf("%w: key %s names owner %s on another host", ErrKeyOwner, id, owner)
 	}
 	pub, err := ParsePublicKeyPEM(pemText)
@@ -705,17 +712,6 @@ func absURL(s string) (*url.URL, error) {
 		return nil, fmt.Errorf("not an absolute http(s) IRI: %q", s)
 	}
 	return u, nil
-}
-
-// sameHost reports whether iri is on u's host (host and port, case-folded).
-func sameHost(iri string, u *url.URL) bool {
-	v, err := absURL(iri)
-	return err == nil && strings.EqualFold(v.Host, u.Host)
-}
-
-func sameHostIRI(a, b string) bool {
-	u, err := absURL(b)
-	return err == nil && sameHost(a, u)
 }
 
 func stripFragment(iri string) string {

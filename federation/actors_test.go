@@ -1,6 +1,8 @@
 package federation
 
 import (
+	"herald/host"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -351,7 +353,7 @@ func TestFetcher(t *testing.T) {
 	t.Run("blocked host never contacted", func(t *testing.T) {
 		f, _ := newFetcher()
 		var asked []string
-		f.Blocked = func(h string) bool { asked = append(asked, h); return h == "127.0.0.1" }
+		f.Blocked = func(h host.Name) bool { asked = append(asked, string(h)); return h == "127.0.0.1" }
 		srv.serve("/users/hal", actorDoc("https://HOST/users/hal", "hal", "https://HOST/users/hal#k"))
 		if _, err := f.Actor(ctx, srv.URL+"/users/hal"); !errors.Is(err, ErrBlocked) {
 			t.Errorf("Actor: %v", err)

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"herald/host"
 )
 
 // DefaultMaxConnsPerHost is how many requests Herald has open to one host
@@ -301,7 +303,7 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 		return err
 	}
 	p := policyFrom(req.Context())
-	if p.sameHost && !strings.EqualFold(req.URL.Host, first.URL.Host) {
+	if p.sameHost && !sameAuthority(req.URL, first.URL) {
 		return fmt.Errorf("%w: %s to %s", ErrRedirectHost, first.URL.Host, req.URL.Host)
 	}
 	if p.sign != nil {
@@ -344,3 +346,12 @@ func ReadResponse(resp *http.Response, limit int64) ([]byte, error) {
 
 // IsForbiddenAddress reports whether err came from the address guard.
 func IsForbiddenAddress(err error) bool { return errors.Is(err, ErrForbiddenAddress) }
+
+// sameAuthority reports whether two URLs name one host and port, read as
+// package host reads them (so a redirect may change the spelling of the
+// host, never the host).
+func sameAuthority(a, b *url.URL) bool {
+	x, err1 := host.FromURL(a)
+	y, err2 := host.FromURL(b)
+	return err1 == nil && err2 == nil && x == y
+}

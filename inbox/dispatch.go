@@ -64,7 +64,7 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 		}
 		return h.applyToItems(ctx, tx, a, func() error { return h.updateItems(ctx, tx, a) })
 	case "Block":
-		if local := h.localActor(ctx, a.objectID); local != nil {
+		if local := h.localActor(ctx, tx, a.objectID); local != nil {
 			if _, err := tx.RemoveRelations(ctx, a.actor, local.ID); err != nil {
 				return "", err
 			}
@@ -131,13 +131,15 @@ func (h *Handler) innerType(a *activity) string {
 }
 
 // localActor returns the local actor an id names (an actor id or key id),
-// or nil.
-func (h *Handler) localActor(ctx context.Context, id string) *store.Actor {
+// or nil, read in tx (the inbox's transaction: on PostgreSQL a read on the
+// pool while it holds a connection could wait on the other transactions
+// holding the rest).
+func (h *Handler) localActor(ctx context.Context, tx *store.Tx, id string) *store.Actor {
 	name, ok := h.Instance.LocalName(id)
 	if !ok {
 		return nil
 	}
-	a, err := h.DB.ActorByName(ctx, name)
+	a, err := tx.ActorByName(ctx, name)
 	if err != nil {
 		return nil
 	}
@@ -188,7 +190,7 @@ func (h *Handler) recipients(ctx context.Context, tx *store.Tx, a *activity) ([]
 		names[name] = true
 	}
 	for name := range names {
-		act, err := h.DB.ActorByName(ctx, name)
+		act, err := tx.ActorByName(ctx, name)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}

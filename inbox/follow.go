@@ -15,7 +15,7 @@ import (
 // answered again: the sender may have lost our first Accept. A new follower
 // raises follow.accepted, a new request follow.requested.
 func (h *Handler) follow(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
-	local := h.localActor(ctx, a.objectID)
+	local := h.localActor(ctx, tx, a.objectID)
 	if local == nil {
 		return DropUnaddressed, nil
 	}
@@ -71,7 +71,7 @@ func (h *Handler) undoFollow(ctx context.Context, tx *store.Tx, a *activity) (st
 		return DropActorMismatch, nil
 	}
 	var localID int64
-	if local := h.localActor(ctx, federation.IDOf(a.object["object"])); local != nil {
+	if local := h.localActor(ctx, tx, federation.IDOf(a.object["object"])); local != nil {
 		localID = local.ID
 	}
 	n, err := h.removeFollower(ctx, tx, a, localID)
@@ -101,7 +101,7 @@ func (h *Handler) removeFollower(ctx context.Context, tx *store.Tx, a *activity,
 // their own ids. It reports whether a Follow matched.
 func (h *Handler) answerFollow(ctx context.Context, tx *store.Tx, a *activity) (bool, error) {
 	var localID int64
-	if local := h.localActor(ctx, federation.IDOf(a.object["actor"])); local != nil {
+	if local := h.localActor(ctx, tx, federation.IDOf(a.object["actor"])); local != nil {
 		localID = local.ID
 	}
 	// The answer must come from the actor that was followed.

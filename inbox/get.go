@@ -9,7 +9,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
-	"herald/store"
+	"herald/host"
 )
 
 // Errors of VerifyGET.
@@ -51,8 +51,7 @@ func (h *Handler) VerifyGET(r *http.Request) (*federation.RemoteKey, error) {
 		h.Metrics.countGET(getUnsigned)
 		return nil, fmt.Errorf("%w: request not signed", ErrNotVerified)
 	}
-	host, _ := store.HostOf(keyID)
-	refused, err := h.DB.Refuses(ctx, host)
+	refused, err := h.refuses(ctx, keyID)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +84,7 @@ func (h *Handler) VerifyGET(r *http.Request) (*federation.RemoteKey, error) {
 		return nil, ErrSignerRefused
 	case errors.Is(err, errFetchRefused):
 		h.Metrics.countGET(getBusy)
-		return nil, &BusyError{h.Limits.fetchRefusal(federation.Authority(keyID), h.Now()).retryAfter}
+		return nil, &BusyError{h.Limits.fetchRefusal(host.AuthorityOf(keyID), h.Now()).retryAfter}
 	}
 	h.Metrics.countGET(getInvalid)
 	return nil, fmt.Errorf("%w: %w", ErrNotVerified, err)

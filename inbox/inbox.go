@@ -12,16 +12,12 @@ package inbox
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -30,9 +26,11 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/followersync"
+	"herald/host"
 	"herald/httpapi"
 	"herald/outbox"
 	"herald/outbox/delivery"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -40,10 +38,12 @@ import (
 type Handler struct {
 	DB       *store.DB
 	Instance federation.Instance
-	Keys     *federation.Fetcher // remote keys and actors, cached
-	Metrics  *Metrics
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// Policy is the federation policy every sender is judged by.
+	Policy  *policy.Live
+	Keys    *federation.Fetcher // remote keys and actors, cached
+	Metrics *Metrics
+	Logger  *slog.Logger
+	Now     func() time.Time
 	// Publisher queues what the inbox answers (the Accept of a Follow).
 	Publisher *outbox.Publisher
 	// Wake tells the delivery scheduler that rows were queued (an Accept).
@@ -127,7 +127,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// apart; a host past its rate is answered 429; and whether the key is
 	// cached decides which share of the capacity the request may use.
 	keyID := signature.KeyIDOf(r)
-	keyHost, _ := store.HostOf(keyID)
+	keyHost, _ := host.NameOf(keyID)
 	if h.isLocal(keyID) {
 		// Before the policy, which in allowlist mode refuses this host
 		// too (it is on no list).
@@ -136,10 +136,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, http.StatusForbidden, "signed with a key of this server")
 		return
 	}
-	if h.answerBlocked(w, r, keyHost, "") {
+	if h.answerBlocked(w, r, keyID, "") {
 		return
 	}
-	if ok, wait := h.RateLimit.allows(federation.Authority(keyID), now); !ok {
+	if ok, wait := h.RateLimit.allows(host.AuthorityOf(keyID), now); !ok {
 		h.tooMany(w, wait)
 		return
 	}
@@ -190,7 +190,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// 4. The actor's domain, if it is not the key's, is checked against
 	// the blocklist too, before the verdict is revealed.
-	if actorHost, _ := store.HostOf(a.actor); actorHost != keyHost && h.answerBlocked(w, r, actorHost, "") {
+	if actorHost, _ := host.NameOf(a.actor); actorHost != keyHost && h.answerBlocked(w, r, a.actor, "") {
 		return
 	}
 	if perr != nil {
@@ -223,7 +223,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.dropUnverified(w, DropBlocked)
 		return
 	case errors.Is(err, errFetchRefused):
-		h.throttle(w, h.Limits.fetchRefusal(federation.Authority(keyID), h.Now()))
+		h.throttle(w, h.Limits.fetchRefusal(host.AuthorityOf(keyID), h.Now()))
 		return
 	case errors.Is(err, federation.ErrKeyUnavailable):
 		if ctx.Err() != nil {
@@ -238,8 +238,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.Evidence.SignedRequest(ctx, signed.KeyID, signed.Scheme, key.Public, r.Header.Get("Accept-Signature"))
-	signer := federation.Authority(key.Owner)
-	if ok, wait := h.RateLimit.take(federation.Authority(keyID), h.Now()); !ok {
+	signer := host.AuthorityOf(key.Owner)
+	if ok, wait := h.RateLimit.take(host.AuthorityOf(keyID), h.Now()); !ok {
 		h.tooMany(w, wait)
 		return
 	}
@@ -255,7 +255,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if a.actor != federation.IDOf(plain["actor"]) {
 		// Only a non-compact document names its actor differently; the
 		// blocklist saw the key's host, and sees the actor's now.
-		if host, _ := store.HostOf(a.actor); h.answerBlocked(w, r, host, signer) {
+		if h.answerBlocked(w, r, a.actor, signer) {
 			return
 		}
 	}
@@ -287,12 +287,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// 8 and 9. Replay defence and dispatch in one transaction. Every id
 	// marked here is on the host that vouched for it (the signer, or the
-	// origin that served it), so no server can mark another's ids as seen.
-	dedupID := a.id
-	if dedupID == "" {
-		sum := sha256.Sum256(a.body)
-		dedupID = "sha256:" + hex.EncodeToString(sum[:])
+	// origin that served it), so no server can mark another's ids as seen;
+	// the key holds that host and a digest of the document (replay.go).
+	vouched := host.AuthorityOf(a.id)
+	if vouched == "" {
+		vouched = host.AuthorityOf(key.Owner)
 	}
+	dedupID := replayKey(vouched, a.id, a.doc, a.body)
 	// An activity dropped here (it concerns nobody, as far as Herald can
 	// tell) is not recorded as seen: its transaction is rolled back, so a
 	// later copy that can be applied is applied (Misskey sends an Undo to
@@ -307,7 +308,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			outcome = DropDuplicate
 			return nil
 		}
-		if err := tx.RecordInbound(ctx, hostPort(keyID), now); err != nil {
+		if err := tx.RecordInbound(ctx, host.AuthorityOf(keyID), now); err != nil {
 			return err
 		}
 		if outcome, err = h.dispatch(ctx, tx, a); err == nil && outcome != "" {
@@ -318,7 +319,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if errors.Is(err, errDropped) {
 		// The sender spoke, correctly signed: that the host is alive still
 		// counts for the delivery tracker.
-		err = h.DB.Write(ctx, func(tx *store.Tx) error { return tx.RecordInbound(ctx, hostPort(keyID), now) })
+		err = h.DB.Write(ctx, func(tx *store.Tx) error { return tx.RecordInbound(ctx, host.AuthorityOf(keyID), now) })
 	}
 	if err != nil {
 		h.fail(w, r, err)
@@ -348,15 +349,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // fetch. One whose key another request is fetching waits for that fetch
 // (at most KeyFetchTimeout, holding no slot) and looks again.
 func (h *Handler) admit(ctx context.Context, keyID string, now time.Time) (*ticket, *federation.RemoteKey, bool, *refusal) {
-	host := federation.Authority(keyID)
+	from := host.AuthorityOf(keyID)
 	for joined := false; ; joined = true {
 		cached, fresh := h.cachedKey(ctx, keyID)
-		t, refused, flight := h.Limits.admit(ctx, host, keyID, keyID != "" && cached == nil, now)
+		t, refused, flight := h.Limits.admit(ctx, from, keyID, keyID != "" && cached == nil, now)
 		if flight == nil {
 			return t, cached, fresh, refused
 		}
 		if joined {
-			return nil, nil, false, h.Limits.fetchRefusal(host, h.Now())
+			return nil, nil, false, h.Limits.fetchRefusal(from, h.Now())
 		}
 		timer := time.NewTimer(KeyFetchTimeout)
 		select {
@@ -380,15 +381,13 @@ func (a *activity) setDoc(doc map[string]any, body []byte) {
 	a.object = federation.Object(doc["object"])
 }
 
-// answerBlocked asks the federation policy about host (blocked, or not on
-// the allowlist in allowlist mode) and, if it is refused, answers like success and counts the drop (listed under signer, the
-// verified signer's host, if there is one yet); on a database error it
-// answers that. It reports whether it answered.
-func (h *Handler) answerBlocked(w http.ResponseWriter, r *http.Request, host, signer string) bool {
-	if host == "" {
-		return false
-	}
-	blocked, err := h.DB.Refuses(r.Context(), host)
+// answerBlocked asks the federation policy about the host of iri (a keyId,
+// an actor id: blocked, or not on the allowlist in allowlist mode) and, if
+// it is refused, answers like success and counts the drop (listed under
+// signer, the verified signer's host, if there is one yet); if no policy
+// can be read it answers that. It reports whether it answered.
+func (h *Handler) answerBlocked(w http.ResponseWriter, r *http.Request, iri, signer string) bool {
+	blocked, err := h.refuses(r.Context(), iri)
 	switch {
 	case err != nil:
 		h.fail(w, r, err)
@@ -402,8 +401,8 @@ func (h *Handler) answerBlocked(w http.ResponseWriter, r *http.Request, host, si
 
 // isLocal reports whether iri is on Herald's own host.
 func (h *Handler) isLocal(iri string) bool {
-	h.localOnce.Do(func() { h.local = federation.Authority(h.Instance.Base()) })
-	return iri != "" && federation.Authority(iri) == h.local
+	h.localOnce.Do(func() { h.local = host.AuthorityOf(h.Instance.Base()) })
+	return iri != "" && host.AuthorityOf(iri) == h.local
 }
 
 // errDropped rolls back the transaction of an activity the dispatcher
@@ -428,14 +427,23 @@ func signatureKeyID(r *http.Request, s *signature.Signed) string {
 	return signature.KeyIDOf(r)
 }
 
-// hostPort is the host[:port] of an IRI, lower case: the unit the delivery
-// tracker keys hosts by.
-func hostPort(iri string) string {
-	u, err := url.Parse(iri)
+// refuses reports whether the federation policy refuses the host of iri,
+// as the database holds it now (Live.Fresh: what is refused here is
+// dropped, so a host allowed by a command a moment ago must be let in).
+// An iri with no host that parses is left to the later stages, which
+// refuse it for what it is (no key can be fetched from it); a policy that
+// cannot be read is an error, and the request is answered as Herald's
+// failure.
+func (h *Handler) refuses(ctx context.Context, iri string) (bool, error) {
+	n, err := host.NameOf(iri)
 	if err != nil {
-		return ""
+		return false, nil
 	}
-	return strings.ToLower(u.Host)
+	p, err := h.Policy.Fresh(ctx)
+	if err != nil {
+		return false, err
+	}
+	return p.Host(n).Refused(), nil
 }
 
 // drop answers 202 with an empty body, the same as success, and counts

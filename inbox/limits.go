@@ -4,6 +4,9 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"herald/federation"
+	"herald/host"
 )
 
 // Capacity defaults (NewLimits). Every accepted request ends in a write to
@@ -20,9 +23,18 @@ const (
 	// DefaultFetchSlots is how many of them may be waiting on a key fetch,
 	// and DefaultHostFetches how many of those for one key host: requests
 	// whose keys are cached always have the rest, and never wait behind a
-	// fetch.
+	// fetch. A key fetch is a request to the key's host, so a host gets as
+	// many as the client opens to one host: more would only wait for a
+	// connection inside the transport, holding a slot.
 	DefaultFetchSlots  = 32
-	DefaultHostFetches = 4
+	DefaultHostFetches = federation.DefaultMaxConnsPerHost
+	// DefaultDomainShare and DefaultDomainFetches are the same shares for
+	// all the hosts of one registrable domain together (host.Name's
+	// Registrable: the public suffix list's unit), so that throwaway names
+	// under one wildcard domain, which cost their owner nothing, get one
+	// share between them. The per-host caps above hold inside it.
+	DefaultDomainShare   = 2 * DefaultHostShare
+	DefaultDomainFetches = 2 * DefaultHostFetches
 )
 
 const (
@@ -69,13 +81,18 @@ const (
 // the zero value admits nothing.
 type Limits struct {
 	max, hostMax, fetchMax, hostFetchMax int
+	domainMax, domainFetchMax            int
 
 	mu       sync.Mutex
 	total    int // requests in flight
 	fetching int // of them, holding a key fetch permit
 	hosts    map[string]*hostLoad
+	domains  map[string]*hostLoad     // by registrable domain (no cool-off)
 	changed  chan struct{}            // closed (and replaced) whenever capacity frees
 	flights  map[string]chan struct{} // key ids being fetched; closed when the fetch ends
+	// refetches are the key ids being fetched again after a signature
+	// failed with the cached key (a rotation, verify.go); closed at the end.
+	refetches map[string]chan struct{}
 }
 
 type hostLoad struct {
@@ -85,10 +102,13 @@ type hostLoad struct {
 
 // NewLimits makes the limits the server uses: max requests in flight, at
 // most hostShare of them from one key host, at most fetchSlots waiting on
-// key fetches and hostFetches of those for one host.
+// key fetches and hostFetches of those for one host; the hosts of one
+// registrable domain share twice a host's share of each.
 func NewLimits(max, hostShare, fetchSlots, hostFetches int) *Limits {
 	return &Limits{max: max, hostMax: hostShare, fetchMax: fetchSlots, hostFetchMax: hostFetches,
-		hosts: map[string]*hostLoad{}, changed: make(chan struct{}), flights: map[string]chan struct{}{}}
+		domainMax: 2 * hostShare, domainFetchMax: 2 * hostFetches, domains: map[string]*hostLoad{},
+		hosts: map[string]*hostLoad{}, changed: make(chan struct{}), flights: map[string]chan struct{}{},
+		refetches: map[string]chan struct{}{}}
 }
 
 // DefaultLimits are the production limits.
@@ -101,6 +121,7 @@ func DefaultLimits() *Limits {
 type ticket struct {
 	l        *Limits
 	host     string
+	domain   string // host's registrable domain
 	fetching bool
 	key      string        // the key id this ticket fetches, if it started the flight
 	flight   chan struct{} // closed when that fetch ends
@@ -135,14 +156,18 @@ func (l *Limits) admit(ctx context.Context, host, key string, fetch bool, now ti
 			return nil, nil, fl
 		}
 		h := l.host(host, now)
-		ok, why := l.fits(h, fetch, now)
+		domain := domainOf(host)
+		d := l.domain(domain)
+		ok, why := l.fits(h, d, fetch, now)
 		if ok {
 			l.total++
 			h.inFlight++
-			t := &ticket{l: l, host: host, fetching: fetch}
+			d.inFlight++
+			t := &ticket{l: l, host: host, domain: domain, fetching: fetch}
 			if fetch {
 				l.fetching++
 				h.fetching++
+				d.fetching++
 				if key != "" {
 					t.key, t.flight = key, make(chan struct{})
 					l.flights[key] = t.flight
@@ -153,6 +178,7 @@ func (l *Limits) admit(ctx context.Context, host, key string, fetch bool, now ti
 		}
 		changed := l.changed
 		l.forget(host, h, now)
+		l.forgetDomain(domain, d)
 		l.mu.Unlock()
 		if fetch || why.reason != refusedBusy && why.reason != refusedHostShare {
 			return nil, why, nil // a request that needs a fetch never waits
@@ -171,23 +197,58 @@ func (l *Limits) admit(ctx context.Context, host, key string, fetch bool, now ti
 	}
 }
 
-// fits reports whether a request may start now. Called with l.mu held.
-func (l *Limits) fits(h *hostLoad, fetch bool, now time.Time) (bool, *refusal) {
+// fits reports whether a request may start now: within the inbox's
+// capacity, its domain's share and its host's. Called with l.mu held.
+func (l *Limits) fits(h, d *hostLoad, fetch bool, now time.Time) (bool, *refusal) {
 	if fetch {
 		if now.Before(h.coolUntil) {
 			return false, &refusal{refusedHostFailing, h.coolUntil.Sub(now)}
 		}
-		if l.fetching >= l.fetchMax || h.fetching >= l.hostFetchMax {
+		if !l.fetchFits(h, d) {
 			return false, &refusal{refusedKeyFetches, fetchRetry}
 		}
 	}
 	if l.total >= l.max {
 		return false, &refusal{refusedBusy, busyRetry}
 	}
-	if h.inFlight >= l.hostMax {
+	if h.inFlight >= l.hostMax || d.inFlight >= l.domainMax {
 		return false, &refusal{refusedHostShare, busyRetry}
 	}
 	return true, nil
+}
+
+// fetchFits reports whether one more key fetch fits the inbox's permits,
+// the domain's and the host's. Called with l.mu held.
+func (l *Limits) fetchFits(h, d *hostLoad) bool {
+	return l.fetching < l.fetchMax && h.fetching < l.hostFetchMax && d.fetching < l.domainFetchMax
+}
+
+// domainOf is the registrable domain of a key host (host[:port]), the unit
+// the domain shares count; a host that does not parse is its own.
+func domainOf(authority string) string {
+	a, err := host.ParseAuthority(authority)
+	if err != nil {
+		return authority
+	}
+	return a.Name.Registrable()
+}
+
+// domain returns the load entry of a registrable domain, creating it.
+// Called with l.mu held.
+func (l *Limits) domain(d string) *hostLoad {
+	e := l.domains[d]
+	if e == nil {
+		e = &hostLoad{}
+		l.domains[d] = e
+	}
+	return e
+}
+
+// forgetDomain drops an idle domain's entry. Called with l.mu held.
+func (l *Limits) forgetDomain(d string, e *hostLoad) {
+	if e.inFlight == 0 && e.fetching == 0 {
+		delete(l.domains, d)
+	}
 }
 
 // host returns the load entry of host, creating it. Called with l.mu held.
@@ -241,11 +302,13 @@ func (t *ticket) fetch(now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h := l.host(t.host, now)
-	if now.Before(h.coolUntil) || l.fetching >= l.fetchMax || h.fetching >= l.hostFetchMax {
+	d := l.domain(t.domain)
+	if now.Before(h.coolUntil) || !l.fetchFits(h, d) {
 		return false
 	}
 	l.fetching++
 	h.fetching++
+	d.fetching++
 	t.fetching = true
 	return true
 }
@@ -295,15 +358,42 @@ func (t *ticket) release(now time.Time) {
 	l := t.l
 	l.mu.Lock()
 	h := l.host(t.host, now)
+	d := l.domain(t.domain)
 	l.total--
 	h.inFlight--
+	d.inFlight--
 	if t.fetching {
 		l.fetching--
 		h.fetching--
+		d.fetching--
 	}
 	t.endFlight()
 	l.forget(t.host, h, now)
+	l.forgetDomain(t.domain, d)
 	close(l.changed)
 	l.changed = make(chan struct{})
 	l.mu.Unlock()
+}
+
+// refetch claims the refetch of key after a failed signature: if another
+// request is refetching it, wait is closed when that one ends; otherwise
+// the caller refetches and calls end when done. nil Limits: the caller
+// refetches.
+func (l *Limits) refetch(key string) (wait <-chan struct{}, end func()) {
+	if l == nil {
+		return nil, func() {}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ch := l.refetches[key]; ch != nil {
+		return ch, nil
+	}
+	ch := make(chan struct{})
+	l.refetches[key] = ch
+	return nil, func() {
+		l.mu.Lock()
+		delete(l.refetches, key)
+		l.mu.Unlock()
+		close(ch)
+	}
 }

@@ -65,7 +65,7 @@ func (h *Handler) move(ctx context.Context, tx *store.Tx, a *activity) (string, 
 	}
 	var locals []int64
 	for _, g := range follows {
-		local, err := h.DB.ActorByID(ctx, g.ActorID)
+		local, err := tx.ActorByID(ctx, g.ActorID)
 		if err != nil {
 			return "", err
 		}

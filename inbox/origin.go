@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"herald/federation"
+	"herald/host"
 )
 
 // The origin rules, as Mastodon applies them (app/lib/activitypub/activity.rb,
@@ -28,9 +29,9 @@ func (h *Handler) checkOrigin(ctx context.Context, a *activity, signer string) (
 	if h.isLocal(a.actor) || h.isLocal(a.id) {
 		return DropForeignOrigin, nil
 	}
-	origin := federation.Authority(signer)
+	origin := host.AuthorityOf(signer)
 	switch {
-	case federation.Authority(a.actor) != origin || a.id != "" && federation.Authority(a.id) != origin:
+	case host.AuthorityOf(a.actor) != origin || a.id != "" && host.AuthorityOf(a.id) != origin:
 		// Forwarded, or claiming someone else's ids: only the origin can
 		// say what this activity is.
 		if reason, err := h.fromOrigin(ctx, a); reason != "" || err != nil {
@@ -58,7 +59,7 @@ func (h *Handler) fromOrigin(ctx context.Context, a *activity) (string, error) {
 			return reason
 		}
 		actor := federation.IDOf(doc["actor"])
-		if federation.FirstString(doc["type"]) == "" || !federation.SameAuthority(actor, a.id) || h.isLocal(actor) {
+		if federation.FirstString(doc["type"]) == "" || !host.SameAuthority(actor, a.id) || h.isLocal(actor) {
 			return DropForeignOrigin
 		}
 		if _, err := fetchWith(h, ctx, t, func(ctx context.Context) (*federation.RemoteActor, error) { return h.Keys.Actor(ctx, actor) }); err != nil {
@@ -119,12 +120,12 @@ func (h *Handler) objectFromOrigin(ctx context.Context, a *activity) (string, er
 // attributedWithin reports whether an object's id (if it has one) and every
 // author it names are on the same host as iri.
 func attributedWithin(obj map[string]any, iri string) bool {
-	if id, _ := obj["id"].(string); id != "" && !federation.SameAuthority(id, iri) {
+	if id, _ := obj["id"].(string); id != "" && !host.SameAuthority(id, iri) {
 		return false
 	}
 	for _, field := range []string{"attributedTo", "actor"} {
 		for _, author := range federation.IDs(obj[field]) {
-			if !federation.SameAuthority(author, iri) {
+			if !host.SameAuthority(author, iri) {
 				return false
 			}
 		}
@@ -148,7 +149,7 @@ func (a *activity) replaceObject(object any) error {
 // share of the capacity, like any key host's). It returns errFetchRefused
 // when the host's permits are in use or it is cooling off.
 func (h *Handler) withOrigin(ctx context.Context, iri string, fn func(*ticket) string) (string, error) {
-	t, refused, _ := h.Limits.admit(ctx, federation.Authority(iri), "", true, h.Now())
+	t, refused, _ := h.Limits.admit(ctx, host.AuthorityOf(iri), "", true, h.Now())
 	if refused != nil {
 		return "", errFetchRefused
 	}

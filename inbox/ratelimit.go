@@ -61,14 +61,23 @@ func (r Rate) String() string {
 // Only a request whose signature verified takes a token, so a sender who
 // names someone else's key cannot spend that server's tokens; a host whose
 // bucket is empty is refused from the headers alone, before its body is
-// read. Use NewRateLimit; a nil RateLimit limits nothing.
+// read. The hosts of one registrable domain also share a bucket of
+// DomainRateFactor times a host's (host.Name's Registrable), so throwaway
+// names under one wildcard domain get one rate between them. Use
+// NewRateLimit; a nil RateLimit limits nothing.
 type RateLimit struct {
 	burst float64 // tokens a full bucket holds
 	rate  float64 // tokens added per second
 
 	mu    sync.Mutex
 	hosts map[string]*bucket
+	// domains holds the registrable domains' buckets (nil inside it).
+	domains *RateLimit
 }
+
+// DomainRateFactor is how many hosts' rates the hosts of one registrable
+// domain share.
+const DomainRateFactor = 4
 
 type bucket struct {
 	tokens float64
@@ -80,7 +89,9 @@ func NewRateLimit(r Rate) *RateLimit {
 	if r.N <= 0 || r.Per <= 0 {
 		return nil
 	}
-	return &RateLimit{burst: float64(r.N), rate: float64(r.N) / r.Per.Seconds(), hosts: map[string]*bucket{}}
+	l := &RateLimit{burst: float64(r.N), rate: float64(r.N) / r.Per.Seconds(), hosts: map[string]*bucket{}}
+	l.domains = &RateLimit{burst: l.burst * DomainRateFactor, rate: l.rate * DomainRateFactor, hosts: map[string]*bucket{}}
+	return l
 }
 
 // level returns host's bucket brought up to now. Called with l.mu held.
@@ -142,6 +153,13 @@ func (l *RateLimit) try(host string, now time.Time, spend bool) (bool, time.Dura
 	b := l.level(host, now)
 	if b.tokens < 1 {
 		return false, l.wait(b)
+	}
+	if d := l.domains; d != nil {
+		// The domain's bucket is checked (and spent) under the host's
+		// lock, so the two move together.
+		if ok, wait := d.try(domainOf(host), now, spend); !ok {
+			return false, wait
+		}
 	}
 	if spend {
 		b.tokens--

@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -52,5 +53,28 @@ func TestParseRate(t *testing.T) {
 		if _, err := ParseRate(in); err == nil {
 			t.Errorf("ParseRate(%q) accepted", in)
 		}
+	}
+}
+
+// TestRateLimitDomain: the hosts of one registrable domain share a bucket
+// of DomainRateFactor hosts' (new names under a wildcard domain do not
+// bring new tokens), while a host of another domain keeps its own.
+func TestRateLimitDomain(t *testing.T) {
+	l := NewRateLimit(Rate{N: 2, Per: time.Minute})
+	now := time.Unix(1_000_000, 0)
+	taken := 0
+	for i := range 20 {
+		if ok, _ := l.take(fmt.Sprintf("h%d.wild.test:8443", i), now); ok {
+			taken++
+		}
+	}
+	if taken != 2*DomainRateFactor {
+		t.Errorf("20 hosts under one domain took %d tokens, want %d", taken, 2*DomainRateFactor)
+	}
+	if ok, _ := l.take("h99.wild.test", now); ok {
+		t.Error("one more name under the spent domain got a token")
+	}
+	if ok, _ := l.take("mastodon.example", now); !ok {
+		t.Error("a host of another domain was refused")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"herald/federation"
+	"herald/host"
 	"herald/store"
 )
 
@@ -44,7 +45,7 @@ var relayContent = map[string]bool{"Create": true, "Announce": true}
 // LitePub relays send them) gets the object from its origin, so that the
 // feed holds the post and never the relay's word for it.
 func (h *Handler) checkRelayed(ctx context.Context, a *activity, signer string) (string, error) {
-	if a.target != nil || !relayContent[a.typ] || (a.typ != "Announce" && (a.actor == signer || federation.SameAuthority(a.actor, signer))) {
+	if a.target != nil || !relayContent[a.typ] || (a.typ != "Announce" && (a.actor == signer || host.SameAuthority(a.actor, signer))) {
 		return "", nil
 	}
 	id, err := h.DB.AcceptedRelay(ctx, signer)
@@ -97,7 +98,7 @@ func (h *Handler) answerRelay(ctx context.Context, tx *store.Tx, a *activity) (b
 	default:
 		return false, nil
 	}
-	return tx.AnswerRelay(ctx, followID, a.actor, hostPort(a.actor), a.typ == "Accept", a.now)
+	return tx.AnswerRelay(ctx, followID, a.actor, host.AuthorityOf(a.actor), a.typ == "Accept", a.now)
 }
 
 // followInstance answers a Follow of the instance actor. A LitePub relay it

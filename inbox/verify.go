@@ -62,14 +62,40 @@ func (h *Handler) verify(ctx context.Context, t *ticket, s *signature.Signed, ca
 	if verr == nil {
 		return key, nil
 	}
-	if !t.fetch(h.Now()) {
-		return nil, verr // no refresh now: Mastodon's "could not refresh" is a 401 too
-	}
-	k, err := fetchWith(h, ctx, t, func(ctx context.Context) (*federation.RemoteKey, error) { return h.Keys.RefreshKey(ctx, s.KeyID) })
+	k, err := h.refetchRotated(ctx, t, s.KeyID, key)
 	if err != nil || s.Verify(k.Public) != nil {
-		return nil, verr
+		return nil, verr // Mastodon's "could not refresh" is a 401 too
 	}
 	return k, nil
+}
+
+// refetchRotated gets the key again after the cached one (failed) failed
+// a signature: the actor may have rotated it. Concurrent requests signed
+// with the new key all get here at once; one of them refetches (within its
+// ticket's fetch permit), the others wait for that refetch, holding no
+// permit, and then use what it cached. A request that comes after a
+// refetch finds the new key in the cache. So every request signed with the
+// new key is verified with it, after one fetch.
+func (h *Handler) refetchRotated(ctx context.Context, t *ticket, keyID string, failed *federation.RemoteKey) (*federation.RemoteKey, error) {
+	for {
+		if k, _ := h.cachedKey(ctx, keyID); k != nil && k.PEM != failed.PEM {
+			return k, nil // refetched since this request looked
+		}
+		wait, end := h.Limits.refetch(keyID)
+		if wait != nil {
+			select {
+			case <-wait:
+				continue // look in the cache again
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		defer end()
+		if !t.fetch(h.Now()) {
+			return nil, errFetchRefused
+		}
+		return fetchWith(h, ctx, t, func(ctx context.Context) (*federation.RemoteKey, error) { return h.Keys.RefreshKey(ctx, keyID) })
+	}
 }
 
 // fetchWith runs one fetch for the ticket's host within KeyFetchTimeout

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"herald/host"
 	"herald/store"
 	"herald/webfinger"
 )
@@ -33,7 +34,10 @@ func CheckTarget(target string) error {
 // relay's inbox or its actor.
 func CheckRelayURL(s string) error {
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.Fragment != "" {
+	if err == nil {
+		_, err = host.FromURL(u) // http(s), and a host that reads as one
+	}
+	if err != nil || u.Fragment != "" {
 		return errors.New("want the relay's inbox (https://relay.example/inbox) or its actor (https://relay.example/actor)")
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"herald/federation"
+	"herald/host"
 	"herald/outbox"
 	"herald/store"
 )
@@ -80,7 +81,7 @@ func (r *Runner) remoteActorID(ctx context.Context, target string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	if federation.Authority(id) == federation.Authority(r.Publisher.Instance.Base()) {
+	if host.AuthorityOf(id) == host.AuthorityOf(r.Publisher.Instance.Base()) {
 		return "", fmt.Errorf("%s is on this server: an account moves to or from another server", target)
 	}
 	return id, nil

@@ -22,11 +22,12 @@ func (r *Runner) relayAdd(ctx context.Context, j *store.Job, args Args) error {
 	if u.Scheme == "http" && inst.Scheme == "https" {
 		return fmt.Errorf("%s: relays are reached over https", args.Target)
 	}
-	if refused, err := r.DB.Refuses(ctx, u.Hostname()); err != nil || refused {
-		if err == nil {
-			err = fmt.Errorf("%s is refused by the federation policy (blocked, or not on the allowlist in allowlist mode)", u.Hostname())
-		}
-		return err
+	p, err := r.Policy.Get(ctx)
+	if err != nil {
+		return fmt.Errorf("federation policy: %w", err)
+	}
+	if v := p.URL(args.Target); v.Refused() {
+		return fmt.Errorf("%s is refused by the federation policy: %s", u.Host, v.Reason())
 	}
 	style, inbox, actor, err := r.detectRelay(ctx, args.Target, args.Style)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"herald/outbox"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -28,6 +29,9 @@ const (
 type Runner struct {
 	DB        *store.DB
 	Publisher *outbox.Publisher
+	// Policy is the federation policy (a relay on a refused host is not
+	// subscribed to).
+	Policy *policy.Live
 	// Resolve turns @user@host or an actor URL into an actor id, with the
 	// server's client (WebFinger).
 	Resolve func(ctx context.Context, target string) (string, error)

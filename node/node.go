@@ -26,9 +26,11 @@ import (
 	"herald/federation"
 	"herald/federation/signature"
 	"herald/followersync"
+	"herald/host"
 	"herald/jobs"
 	"herald/outbox"
 	"herald/outbox/delivery"
+	"herald/policy"
 	"herald/store"
 	"herald/webfinger"
 	"herald/webhook"
@@ -66,9 +68,9 @@ type Config struct {
 	// names to loopback addresses with it); nil dials as usual.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Role is what this process does besides its HTTP handlers, which the
-	// server mounts or not: store.RoleAll (the default) and
-	// store.RoleWorker run the delivery scheduler, the job runner, the
-	// followers synchronization and the sweeps; store.RoleWeb runs none of
+	// server mounts or not: policy.RoleAll (the default) and
+	// policy.RoleWorker run the delivery scheduler, the job runner, the
+	// followers synchronization and the sweeps; policy.RoleWeb runs none of
 	// them (only on PostgreSQL, where another process does).
 	Role string
 	// WebhooksAllowPrivateNetwork lets webhooks reach loopback and private
@@ -88,10 +90,12 @@ type Node struct {
 	InstanceKey *store.InstanceKey
 	Client      *federation.Client
 	Fetcher     *federation.Fetcher
-	Runner      *delivery.Runner
-	Syncer      *followersync.Syncer
-	Publisher   *outbox.Publisher
-	Jobs        *jobs.Runner
+	// Policy is the federation policy every part of the node consults.
+	Policy    *policy.Live
+	Runner    *delivery.Runner
+	Syncer    *followersync.Syncer
+	Publisher *outbox.Publisher
+	Jobs      *jobs.Runner
 	// noWorker: at the last heartbeat no process did the background work
 	// (watched by nodes of RoleWeb).
 	noWorker bool
@@ -115,20 +119,21 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{Config: cfg, DB: db, ProcessID: newProcessID(), InstanceKey: key}
+	n := &Node{Config: cfg, DB: db, ProcessID: newProcessID(), InstanceKey: key, Policy: policy.NewLive(db, 0)}
 	n.Registry = newRegistry(cfg.Version, cfg.Role)
 	n.Client = n.newClient()
 	if n.Fetcher, err = n.newFetcher(); err != nil {
 		return nil, err
 	}
 	n.Signatures = delivery.NewSignatures(db, n.Client, cfg.Logger, cfg.Now)
+	n.Signatures.Policy = n.Policy
 	n.Fetcher.OnActor = n.Signatures.ActorFetched
 	n.Syncer = &followersync.Syncer{
 		DB: db, Instance: cfg.Instance, Fetcher: n.Fetcher, Metrics: followersync.NewMetrics(n.Registry),
 		Logger: cfg.Logger, Now: cfg.Now, Disabled: cfg.NoFollowersSync,
 	}
 	dcfg := delivery.Config{
-		DB: db, Client: n.Client, Instance: cfg.Instance, Logger: cfg.Logger,
+		DB: db, Policy: n.Policy, Client: n.Client, Instance: cfg.Instance, Logger: cfg.Logger,
 		Metrics: delivery.NewMetrics(n.Registry, db), Now: cfg.Now, Lease: cfg.DeliveryLease,
 		RetryScale: cfg.RetryScale, Owner: n.ProcessID, Signatures: n.Signatures,
 		Webhooks: delivery.WebhookConfig{
@@ -143,7 +148,7 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 	n.Syncer.Wake = n.Runner.Wake
 	n.Publisher = &outbox.Publisher{DB: db, Instance: cfg.Instance, Fetcher: n.Fetcher, Runner: n.Runner, Now: cfg.Now, Lookup: n.lookup}
 	n.Syncer.Publisher = n.Publisher
-	n.Jobs = &jobs.Runner{DB: db, Publisher: n.Publisher, Resolve: n.resolve, Logger: cfg.Logger, Now: cfg.Now, Owner: n.ProcessID}
+	n.Jobs = &jobs.Runner{DB: db, Policy: n.Policy, Publisher: n.Publisher, Resolve: n.resolve, Logger: cfg.Logger, Now: cfg.Now, Owner: n.ProcessID}
 	return n, nil
 }
 
@@ -195,26 +200,21 @@ func (n *Node) resolve(ctx context.Context, target string) (string, error) {
 // scheme (http only for a loopback test instance). A host the federation
 // policy refuses is not asked.
 func (n *Node) lookup(ctx context.Context, handle string) (string, error) {
-	if _, host, err := webfinger.ParseHandle(handle); err == nil && n.refused(hostname(host)) {
-		return "", fmt.Errorf("webfinger %s: %w", handle, federation.ErrBlocked)
+	if _, h, err := webfinger.ParseHandle(handle); err == nil {
+		a, err := host.ParseAuthority(h)
+		if err != nil || n.refused(a.Name) {
+			return "", fmt.Errorf("webfinger %s: %w", handle, federation.ErrBlocked)
+		}
 	}
 	return webfinger.Lookup(ctx, n.Client, handle, n.Instance.Scheme)
 }
 
-// refused reports whether the federation policy refuses host (lower case,
-// no port): blocked, or not allowed in allowlist mode. It fails closed: if
-// the policy cannot be read, nobody is contacted.
-func (n *Node) refused(host string) bool {
-	refused, err := n.DB.Refuses(context.Background(), host)
-	return refused || err != nil
-}
-
-// hostname is host[:port] without the port.
-func hostname(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return hostport
+// refused reports whether the federation policy refuses a host: blocked,
+// or not allowed in allowlist mode. It fails closed: if the policy cannot
+// be read, nobody is contacted.
+func (n *Node) refused(h host.Name) bool {
+	p, err := n.Policy.Get(context.Background())
+	return err != nil || p.Host(h).Refused()
 }
 
 // newProcessID mints the id this process registers under.
@@ -230,7 +230,7 @@ func newProcessID() string {
 // federation_* metrics to it.
 func newRegistry(version, role string) *prometheus.Registry {
 	if role == "" {
-		role = store.RoleAll
+		role = policy.RoleAll
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(

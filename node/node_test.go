@@ -13,6 +13,7 @@ import (
 	"herald/internal/fedtest"
 	"herald/jobs"
 	"herald/node"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -88,8 +89,8 @@ func run(t *testing.T, n *node.Node, exclusive bool) (stop func()) {
 func TestNew(t *testing.T) {
 	db, inst, _ := newDB(t)
 	logs := &fedtest.Buffer{}
-	a := newNode(t, db, inst, store.RoleAll, logs, nil)
-	b := newNode(t, db, inst, store.RoleAll, logs, nil)
+	a := newNode(t, db, inst, policy.RoleAll, logs, nil)
+	b := newNode(t, db, inst, policy.RoleAll, logs, nil)
 	if a.Client == nil || a.Fetcher == nil || a.Runner == nil || a.Syncer == nil || a.Publisher == nil || a.Jobs == nil {
 		t.Fatalf("a part is missing: %+v", a)
 	}
@@ -131,7 +132,7 @@ func TestRun(t *testing.T) {
 	db, inst, alice := newDB(t)
 	ctx := context.Background()
 	long := time.Now().Add(-time.Hour)
-	if err := db.RegisterProcess(ctx, store.Process{ID: "dead", Role: store.RoleAll, Hostname: "elsewhere", PID: 1, Version: "old", StartedAt: long, HeartbeatAt: long}); err != nil {
+	if err := db.RegisterProcess(ctx, store.Process{ID: "dead", Role: policy.RoleAll, Hostname: "elsewhere", PID: 1, Version: "old", StartedAt: long, HeartbeatAt: long}); err != nil {
 		t.Fatal(err)
 	}
 	id, err := jobs.Submit(ctx, db, jobs.KindPost, alice.ID, jobs.Args{Text: "left behind", To: "public"})
@@ -146,14 +147,14 @@ func TestRun(t *testing.T) {
 	}
 
 	logs, level := &fedtest.Buffer{}, new(slog.LevelVar)
-	n := newNode(t, db, inst, store.RoleAll, logs, level)
+	n := newNode(t, db, inst, policy.RoleAll, logs, level)
 	stop := run(t, n, true)
 	fedtest.WaitFor(t, func() bool {
 		j, err := db.JobByID(ctx, id)
 		return err == nil && j.State == store.JobDone
 	})
 	procs, err := db.Processes(ctx)
-	if err != nil || len(procs) != 1 || procs[0].ID != n.ProcessID || procs[0].Role != store.RoleAll || procs[0].Version != "v-test" {
+	if err != nil || len(procs) != 1 || procs[0].ID != n.ProcessID || procs[0].Role != policy.RoleAll || procs[0].Version != "v-test" {
 		t.Errorf("processes while it runs: %+v %v", procs, err)
 	}
 	if level.Level() != slog.LevelDebug {
@@ -191,14 +192,14 @@ func TestWebNodeLeavesTheWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &fedtest.Buffer{}
-	web := newNode(t, db, inst, store.RoleWeb, logs, nil)
+	web := newNode(t, db, inst, policy.RoleWeb, logs, nil)
 	run(t, web, false)
 	fedtest.WaitFor(t, func() bool { return strings.Contains(logs.String(), "no worker is running on this database") })
 	if j, _ := db.JobByID(ctx, id); j.State != store.JobQueued {
 		t.Errorf("a web node ran a job: %s", j.State)
 	}
 	procs, err := db.Processes(ctx)
-	if err != nil || len(procs) != 1 || procs[0].Role != store.RoleWeb {
+	if err != nil || len(procs) != 1 || procs[0].Role != policy.RoleWeb {
 		t.Errorf("processes: %+v %v", procs, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"herald/outbox"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -86,7 +87,7 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 }
 
 // works reports whether this node does the background work.
-func (n *Node) works() bool { return n.Role != store.RoleWeb }
+func (n *Node) works() bool { return policy.DoesWork(n.Role) }
 
 func (n *Node) register(ctx context.Context) error {
 	host, _ := os.Hostname()
@@ -167,7 +168,8 @@ func (n *Node) watchWorkers(ctx context.Context) {
 }
 
 // fanOutWakes passes each wake-up from another process on to everything
-// that may have work: the scheduler (a post's deliveries), the job runner
+// that may have work or state to reread: the federation policy (a block,
+// an allow, a pause), the scheduler (a post's deliveries), the job runner
 // (a command's job) and the log level.
 func (n *Node) fanOutWakes(ctx context.Context, wakes <-chan struct{}) {
 	if wakes == nil {
@@ -178,6 +180,7 @@ func (n *Node) fanOutWakes(ctx context.Context, wakes <-chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-wakes:
+			n.Policy.Invalidate()
 			n.Runner.Wake()
 			n.Jobs.Wake()
 			n.applyLogLevel(ctx)

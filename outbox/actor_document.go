@@ -52,7 +52,7 @@ func ActorDocument(inst federation.Instance, a *store.Actor) map[string]any {
 		"id":                        id,
 		"type":                      a.Type,
 		"preferredUsername":         a.Name,
-		"name":                      name,
+		"name":                      cleanText(name),
 		"summary":                   federation.SummaryHTML(a.Summary),
 		"url":                       inst.ProfileURL(a.Name),
 		"inbox":                     inst.InboxURL(a.Name),
@@ -74,10 +74,10 @@ func ActorDocument(inst federation.Instance, a *store.Actor) map[string]any {
 	if mk := ed25519Multikey(inst, a); mk != nil {
 		doc["assertionMethod"] = []any{mk}
 	}
-	if a.AvatarURL != "" {
+	if httpURL(a.AvatarURL) {
 		doc["icon"] = imageRef(a.AvatarURL)
 	}
-	if a.HeaderURL != "" {
+	if httpURL(a.HeaderURL) {
 		doc["image"] = imageRef(a.HeaderURL)
 	}
 	if a.Memorial {
@@ -138,7 +138,7 @@ func Ed25519KeyDocument(inst federation.Instance, a *store.Actor) map[string]any
 func profileFields(fields []store.ProfileField) []any {
 	out := []any{}
 	for _, f := range fields {
-		out = append(out, map[string]any{"type": "PropertyValue", "name": f.Name, "value": FieldHTML(f.Value)})
+		out = append(out, map[string]any{"type": "PropertyValue", "name": cleanText(f.Name), "value": FieldHTML(f.Value)})
 	}
 	return out
 }

@@ -70,6 +70,7 @@ func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj map[stri
 		if err != nil {
 			return nil, err
 		}
+		sanitizeContent(obj) // a contentMap the client sent with the source
 		res.Apply(obj)
 	} else {
 		sanitizeContent(obj)

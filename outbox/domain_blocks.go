@@ -6,7 +6,7 @@ import (
 	"herald/store"
 )
 
-// BlockDomain makes actor block a domain (a host name as store.ParseHost
+// BlockDomain makes actor block a domain (a host name as host.ParseOperator
 // gives it), in one transaction: each of its followers there is removed and
 // sent a Reject of its Follow (as Mastodon does when an account blocks a
 // domain, so that server stops counting it as a follower), the block is

@@ -60,14 +60,16 @@ func StoreMedia(ctx context.Context, db *store.DB, actor *store.Actor, r io.Read
 	if dir == "" {
 		return nil, store.ErrNoMediaDir
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, store.MediaDirMode); err != nil {
 		return nil, err
 	}
 	b := make([]byte, 16)
 	rand.Read(b)
 	name := hex.EncodeToString(b) + ext
 	tmp := filepath.Join(dir, "."+name+".part")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	// Owner only (store.MediaFileMode, whatever the umask): Herald serves
+	// the file itself, and followers-only attachments are among them.
+	if err := writeFileMode(tmp, data, store.MediaFileMode); err != nil {
 		os.Remove(tmp)
 		return nil, err
 	}
@@ -168,4 +170,21 @@ func RemoveMediaFiles(ctx context.Context, db *store.DB) (int, error) {
 		}
 	}
 	return len(list), nil
+}
+
+// writeFileMode writes a new file with exactly mode, umask or not.
+func writeFileMode(name string, data []byte, mode os.FileMode) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -108,7 +108,8 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 		}
 	}
 	obj["updated"] = now.Format(time.RFC3339)
-	if _, ok := patch["content"]; ok {
+	_, content := patch["content"]
+	if _, contentMap := patch["contentMap"]; content || contentMap {
 		sanitizeContent(obj)
 	}
 	mediaIDs, err := p.attachments(ctx, pl, obj, current.ID)

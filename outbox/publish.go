@@ -213,6 +213,11 @@ func (p *Publisher) replay(ctx context.Context, actor *store.Actor, key string) 
 func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time.Time) (*Result, error) {
 	key := opts.IdempotencyKey
 	res := &Result{Unresolved: pl.unresolved}
+	// What federates is cleaned once, here, whichever plan made it (and
+	// the object a Create or Update stores is the same map).
+	if err := cleanFederated(pl.activity); err != nil {
+		return nil, err
+	}
 	err := p.DB.Write(ctx, func(tx *store.Tx) error {
 		if key != "" {
 			// Checked again inside the transaction: two requests with one

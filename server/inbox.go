@@ -7,6 +7,7 @@ func (s *Server) newInbox() *inbox.Handler {
 	return &inbox.Handler{
 		DB:        s.db,
 		Instance:  s.inst,
+		Policy:    s.node.Policy,
 		Keys:      s.node.Fetcher,
 		Metrics:   inbox.NewMetrics(s.node.Registry),
 		Logger:    s.log,

@@ -10,6 +10,7 @@ import (
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
 	"herald/outbox"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -93,8 +94,10 @@ func TestBlockCoversSubdomains(t *testing.T) {
 	if got := len(near.Received()); got != 2 {
 		t.Errorf("notblocked.test received %d POSTs, want the Accept and the post", got)
 	}
-	if n := storetest.Count(t, h.DB.AllDeliveries, func(d store.DeliveryView) bool { return d.Host == sub.Host && d.LastError == "skipped: domain blocked" }); n != 2 {
-		t.Errorf("%d skipped deliveries to %s, want 2", n, sub.Host)
+	if n := storetest.Count(t, h.DB.AllDeliveries, func(d store.DeliveryView) bool {
+		return d.Host == sub.Host && d.State == store.DeliveryFailed && d.LastError == "skipped: domain blocked (blocked.test)"
+	}); n != 2 {
+		t.Errorf("%d skipped deliveries to %s saying which block, want 2", n, sub.Host)
 	}
 	refusedEverywhere(t, h, sub, bob)
 
@@ -108,7 +111,9 @@ func TestBlockCoversSubdomains(t *testing.T) {
 
 // TestAllowlistMode: in allowlist mode only a subdomain of an allowed
 // domain is federated with; another server, even one that followed before
-// the switch, is refused at the inbox, at fetch and at enqueue.
+// the switch, is refused at the inbox and at fetch, and what is addressed
+// to it is held (not failed: the operator may allow it) without contacting
+// it.
 func TestAllowlistMode(t *testing.T) {
 	ctx := context.Background()
 	h := newSecureHerald(t)
@@ -121,7 +126,7 @@ func TestAllowlistMode(t *testing.T) {
 	if _, err := h.DB.AllowDomain(ctx, "friends.test", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.DB.SetFederationMode(ctx, store.ModeAllowlist); err != nil {
+	if err := h.DB.SetFederationMode(ctx, policy.ModeAllowlist); err != nil {
 		t.Fatal(err)
 	}
 	follow(t, h, carol)
@@ -134,8 +139,8 @@ func TestAllowlistMode(t *testing.T) {
 	}
 
 	seen := strangers.Requests.Load()
-	if res := post(t, h, "friends only"); res.Queued.Queued != 1 || res.Queued.SkippedBlocked != 1 {
-		t.Fatalf("queued %+v, want carol's server queued and dave's skipped", res.Queued)
+	if res := post(t, h, "friends only"); res.Queued.Queued != 2 || res.Queued.SkippedBlocked != 0 {
+		t.Fatalf("queued %+v, want both queued (dave's to be held)", res.Queued)
 	}
 	h.Step(t)
 	if got := len(friends.Received()); got != 2 { // the Accept and the post
@@ -143,5 +148,10 @@ func TestAllowlistMode(t *testing.T) {
 	}
 	if n := strangers.Requests.Load(); n != seen {
 		t.Errorf("a server off the allowlist was contacted %d times", n-seen)
+	}
+	if n := storetest.Count(t, h.DB.AllDeliveries, func(d store.DeliveryView) bool {
+		return d.Host == strangers.Host && d.State == store.DeliveryQueued && d.Attempts == 0 && d.LastError == "held: not on the allowlist (allowlist mode)"
+	}); n == 0 {
+		t.Errorf("no delivery to the server off the allowlist held, saying why")
 	}
 }

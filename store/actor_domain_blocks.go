@@ -43,7 +43,7 @@ func (q *Queries) actorBlockList(ctx context.Context, query string, actorID int6
 }
 
 // AddActorDomainBlock records that a local actor blocks a domain (a host
-// name as ParseHost gives it), and reports whether it is new.
+// name as host.ParseOperator gives it), and reports whether it is new.
 func (q *Queries) AddActorDomainBlock(ctx context.Context, actorID int64, domain string, now time.Time) (bool, error) {
 	return inTx(ctx, q, func(tx *Tx) (bool, error) {
 		res, err := tx.w.ExecContext(ctx, `INSERT INTO actor_domain_blocks(actor_id, domain, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,

@@ -33,7 +33,7 @@ func (db *DB) backupMedia(dst string) error {
 	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+	if err := copyMedia(src, dst); err != nil {
 		return fmt.Errorf("back up the media folder to %s: %w", dst, err)
 	}
 	return nil

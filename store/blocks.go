@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"herald/host"
 )
 
 // BlockedDomain is one row of the blocklist.
@@ -11,12 +13,6 @@ type BlockedDomain struct {
 	Domain    string
 	Reason    string
 	CreatedAt time.Time
-}
-
-// NormalizeDomain lower-cases a domain and strips a trailing dot, so
-// "Example.COM." and "example.com" are one block.
-func NormalizeDomain(d string) string {
-	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(d)), ".")
 }
 
 // BlockDomain adds domain to the blocklist (updating the reason if it is
@@ -33,7 +29,7 @@ func (q *Queries) BlockDomain(ctx context.Context, domain, reason string) (remov
 
 // blockDomain is BlockDomain inside tx.
 func (tx *Tx) blockDomain(ctx context.Context, domain, reason string, now time.Time) (removed int64, err error) {
-	domain = NormalizeDomain(domain)
+	domain = canonicalDomain(domain)
 	if _, err := tx.w.ExecContext(ctx, `INSERT INTO blocked_domains(domain, reason, created_at) VALUES ($1, $2, $3)
 		ON CONFLICT(domain) DO UPDATE SET reason = excluded.reason`, domain, reason, wholeSeconds(now)); err != nil {
 		return 0, err
@@ -41,7 +37,7 @@ func (tx *Tx) blockDomain(ctx context.Context, domain, reason string, now time.T
 	// The subdomains too: "%.example.com", its LIKE wildcards escaped (a
 	// host name has none, but an old entry might).
 	sub := "%." + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(domain)
-	if !Subdomains(domain) {
+	if n, err := host.Parse(domain); err == nil && n.IsIP() {
 		sub = "" // an IP address has none; "" matches no host
 	}
 	// Followers go through deleteFollowers, which keeps the digests.
@@ -77,7 +73,7 @@ func (q *Queries) ImportBlocks(ctx context.Context, list []BlockedDomain) (added
 		added, removed = nil, 0
 		for _, b := range list {
 			var n int
-			if err := tx.w.QueryRowContext(ctx, `SELECT count(*) FROM blocked_domains WHERE domain = $1`, NormalizeDomain(b.Domain)).Scan(&n); err != nil {
+			if err := tx.w.QueryRowContext(ctx, `SELECT count(*) FROM blocked_domains WHERE domain = $1`, canonicalDomain(b.Domain)).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
@@ -87,7 +83,7 @@ func (q *Queries) ImportBlocks(ctx context.Context, list []BlockedDomain) (added
 			if err != nil {
 				return err
 			}
-			added = append(added, NormalizeDomain(b.Domain))
+			added = append(added, canonicalDomain(b.Domain))
 			removed += r
 		}
 		return nil

@@ -84,10 +84,11 @@ func (db *DB) CopyTo(ctx context.Context, to *DB) ([]TableCount, error) {
 	return counts, err
 }
 
-// sqliteTables lists the source's tables (but schema_migrations), each
+// sqliteTables lists the source's tables (but schema_migrations, and
+// policy_version, which the destination's triggers make), each
 // after the tables it references.
 func (tx *Tx) sqliteTables(ctx context.Context) ([]string, error) {
-	names, err := column[string](ctx, tx.r, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'schema_migrations' ORDER BY name`)
+	names, err := column[string](ctx, tx.r, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('schema_migrations', 'policy_version') ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"herald/internal/pgtest"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -31,7 +32,7 @@ func TestCopyToPostgres(t *testing.T) {
 	if _, _, err := src.InitInstance(ctx, "https", "here.example"); err != nil {
 		t.Fatal(err)
 	}
-	if err := src.SetFederationMode(ctx, store.ModeAllowlist); err != nil {
+	if err := src.SetFederationMode(ctx, policy.ModeAllowlist); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := src.AllowDomain(ctx, "a.example", "friends"); err != nil {
@@ -94,8 +95,8 @@ func TestCopyToPostgres(t *testing.T) {
 	if list, err := dst.OutboxPage(ctx, alice.ID, 0, 10); err != nil || len(list) != 1 {
 		t.Errorf("outbox %d %v", len(list), err)
 	}
-	if p, err := dst.Policy(ctx); err != nil || p.Mode != store.ModeAllowlist || p.Refuses("a.example") || !p.Refuses("b.example") {
-		t.Errorf("policy on PostgreSQL: %+v %v", p, err)
+	if rows, err := dst.PolicyRows(ctx); err != nil || rows.Mode != policy.ModeAllowlist || policy.Compile(rows).Host("a.example").Refused() || !policy.Compile(rows).Host("b.example").Refused() {
+		t.Errorf("policy on PostgreSQL: %+v %v", rows, err)
 	}
 	if _, err := dst.AdminSessionByToken(ctx, token); err != nil {
 		t.Errorf("the console session on PostgreSQL: %v", err)

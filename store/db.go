@@ -27,6 +27,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -71,6 +72,12 @@ type DB struct {
 	onCommit func()
 	// space tracks writes refused for lack of space (space.go).
 	space space
+	// commits counts committed Writes (Commits, policy_rows.go).
+	commits atomic.Uint64
+	// identity is the SQLite file held open for the serve lock's flock
+	// (serve_lock_unix.go), closed after the connections.
+	identityMu sync.Mutex
+	identity   *os.File
 }
 
 // stmtKey names a prepared statement: its pool and its SQL text.
@@ -159,10 +166,19 @@ func (db *DB) Close() error {
 		db.stmts.Delete(k)
 		return true
 	})
+	var err error
 	if db.reader == db.writer {
-		return db.writer.Close()
+		err = db.writer.Close()
+	} else {
+		err = errors.Join(db.reader.Close(), db.writer.Close())
 	}
-	return errors.Join(db.reader.Close(), db.writer.Close())
+	db.identityMu.Lock()
+	if db.identity != nil {
+		err = errors.Join(err, db.identity.Close())
+		db.identity = nil
+	}
+	db.identityMu.Unlock()
+	return err
 }
 
 // Path is where the database is, for messages: the SQLite file, or the

@@ -4,12 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"math"
-	"net"
-	"net/url"
-	"strings"
 	"time"
+
+	"herald/policy"
 )
 
 // Delivery lanes. The low lane carries wide, cheap fan-outs (the Delete of
@@ -45,27 +43,10 @@ type OutActivity struct {
 	SyncFollowers bool
 }
 
-// InboxHost returns the host[:port] of an inbox URL in lower case: the key
-// of per-host queues, caps and circuit breakers.
-func InboxHost(inbox string) (string, error) {
-	u, err := url.Parse(inbox)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return "", fmt.Errorf("invalid inbox URL %q", inbox)
-	}
-	return strings.ToLower(u.Host), nil
-}
-
-// hostname strips the port from host[:port].
-func hostname(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return hostport
-}
-
 // DeliveryActivity is what the runner needs to send an activity.
 type DeliveryActivity struct {
 	IRI           string // the activity's id, for logs
+	Type          string
 	ActorID       int64  // the sender; 0 for the instance actor
 	ActorName     string // the sender's name; "" for the instance actor
 	Body          []byte
@@ -79,16 +60,16 @@ func (q *Queries) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActi
 	var name sql.NullString
 	var s string
 	var sync bool
-	var iri string
-	err := q.r.QueryRowContext(ctx, `SELECT a.iri, a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
-		WHERE a.id = $1`, id).Scan(&iri, &actor, &name, &s, &sync)
+	var iri, typ string
+	err := q.r.QueryRowContext(ctx, `SELECT a.iri, a.type, a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
+		WHERE a.id = $1`, id).Scan(&iri, &typ, &actor, &name, &s, &sync)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &DeliveryActivity{IRI: iri, ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync}, nil
+	return &DeliveryActivity{IRI: iri, Type: typ, ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync}, nil
 }
 
 // DeliveryCounts returns how many deliveries are in each state.
@@ -110,20 +91,14 @@ func (q *Queries) DeliveryCounts(ctx context.Context) (map[string]int, error) {
 	return out, rows.Err()
 }
 
-// Retention of finished deliveries.
-const (
-	DoneRetention   = 7 * 24 * time.Hour
-	FailedRetention = 30 * 24 * time.Hour
-)
-
-// SweepDeliveries deletes done deliveries older than DoneRetention and failed
-// ones older than FailedRetention.
+// SweepDeliveries deletes done deliveries older than policy.DoneRetention
+// and failed ones older than policy.FailedRetention.
 func (q *Queries) SweepDeliveries(ctx context.Context) (int64, error) {
 	var n int64
 	now := q.db.Now()
 	err := q.write(ctx, func(tx *Tx) error {
 		r, err := tx.w.ExecContext(ctx, `DELETE FROM deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
-			now.Add(-DoneRetention).UnixMilli(), now.Add(-FailedRetention).UnixMilli())
+			now.Add(-policy.DoneRetention).UnixMilli(), now.Add(-policy.FailedRetention).UnixMilli())
 		if err != nil {
 			return err
 		}

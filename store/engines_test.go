@@ -267,56 +267,6 @@ func testIdempotencyKeyRace(t *testing.T, engine store.Engine) {
 	}
 }
 
-// TestWideEnqueueSkips: a fan-out wide enough to read the federation
-// policy and the unavailable hosts whole skips the same inboxes as a narrow
-// one: blocked domains and their subdomains, unavailable hosts, and in
-// allowlist mode every host no allow covers.
-func TestWideEnqueueSkips(t *testing.T) { pgtest.Each(t, testWideEnqueueSkips) }
-
-func testWideEnqueueSkips(t *testing.T, engine store.Engine) {
-	ctx := context.Background()
-	db := pgtest.Open(t, engine)
-	if _, _, err := db.InitInstance(ctx, "https", "here.example"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.BlockDomain(ctx, "bad.example", ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.AllowDomain(ctx, "good0.example", ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(ctx, `INSERT INTO hosts(host, unavailable_since) VALUES ('gone.example:8443', 1)`); err != nil {
-		t.Fatal(err)
-	}
-	for _, mode := range []string{store.ModeBlocklist, store.ModeAllowlist} {
-		if err := db.SetFederationMode(ctx, mode); err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range []int{3, 100} {
-			inboxes := []string{"https://bad.example:8443/inbox", "https://m.bad.example/inbox", "https://gone.example:8443/inbox"}
-			for i := range n {
-				inboxes = append(inboxes, fmt.Sprintf("https://good%d.example/inbox", i))
-			}
-			// In allowlist mode only good0.example is let through;
-			// gone.example is refused by the policy before its
-			// unavailability is asked.
-			queued, blocked, unavailable := n, 2, 1
-			if mode == store.ModeAllowlist {
-				queued, blocked, unavailable = 1, 2+1+n-1, 0
-			}
-			var res store.EnqueueResult
-			err := db.Write(ctx, func(tx *store.Tx) error {
-				var err error
-				res, err = tx.EnqueueActivity(ctx, store.OutActivity{IRI: fmt.Sprint("https://here.example/a/", mode, n), Type: "Create", Body: []byte("{}")}, inboxes, time.Now())
-				return err
-			})
-			if err != nil || res.Queued != queued || res.SkippedBlocked != blocked || res.SkippedUnavailable != unavailable {
-				t.Errorf("%s, %d good inboxes: %+v %v", mode, n, res, err)
-			}
-		}
-	}
-}
-
 // TestResumeWakesServers: lifting a pause from another handle (a command,
 // or another node's console) wakes the serving process, whose held rows
 // are due at once although no delivery row changed: through the pipe on

@@ -18,17 +18,16 @@ var ErrIdempotencyKeyTaken = errors.New("idempotency key taken")
 type EnqueueResult struct {
 	ActivityID         int64
 	Queued             int // delivery rows inserted
-	SkippedBlocked     int // inboxes on blocked domains
+	SkippedBlocked     int // inboxes the policy refuses (blocked, not allowed, the actor's block)
 	SkippedUnavailable int // inboxes on hosts marked unavailable (and not on probation)
 }
 
 // EnqueueActivity stores a once and one queued delivery per distinct inbox,
 // due now, in the transaction it is called in (or one of its own), so an
-// activity is accepted only together with every delivery it needs. Inboxes
-// on hosts the federation policy refuses (Refuses: blocked, or not allowed
-// in allowlist mode) and on unavailable hosts are not queued: they get a
-// failed row saying why, and are counted. Each host is looked up once,
-// however many inboxes it has.
+// activity is accepted only together with every delivery it needs. The
+// caller has judged the inboxes by the federation policy already
+// (outbox/delivery, with package policy): those it refused go in with
+// SkipInboxes.
 func (q *Queries) EnqueueActivity(ctx context.Context, a OutActivity, inboxes []string, now time.Time) (EnqueueResult, error) {
 	return inTx(ctx, q, func(tx *Tx) (EnqueueResult, error) { return tx.enqueueActivity(ctx, a, inboxes, now) })
 }
@@ -39,41 +38,6 @@ func (tx *Tx) enqueueActivity(ctx context.Context, a OutActivity, inboxes []stri
 	var err error
 	if res.ActivityID, err = tx.insertActivity(ctx, a, now); err != nil {
 		return res, err
-	}
-	check, err := tx.prepare(ctx, `SELECT EXISTS (SELECT 1 FROM hosts WHERE host = $1 AND unavailable_since IS NOT NULL AND NOT probation)`)
-	if err != nil {
-		return res, err
-	}
-	defer check.Close()
-	policy := tx.newPolicyCheck()
-	defer policy.close()
-	// A skipped inbox is recorded as a failed row that was never
-	// attempted, so the activity's delivery report shows where it did not
-	// go and why.
-	skipped, err := tx.prepare(ctx, `INSERT INTO deliveries(activity_id, inbox, host, lane, state, next_at, enqueued_at, updated_at, last_error)
-		VALUES ($1, $2, $3, $4, 'failed', $5, $6, $7, $8) ON CONFLICT(activity_id, inbox) DO NOTHING`)
-	if err != nil {
-		return res, err
-	}
-	defer skipped.Close()
-	skip := func(inbox, host, why string) error {
-		_, err := skipped.ExecContext(ctx, res.ActivityID, inbox, host, a.Lane, now.UnixMilli(), now.UnixMilli(), now.UnixMilli(), why)
-		return err
-	}
-	type verdict struct{ blocked, unavailable bool }
-	verdicts := map[string]verdict{}
-	// A wide fan-out reads the federation policy and the unavailable
-	// hosts once instead of asking about each of its hosts: on PostgreSQL
-	// every question is a round trip.
-	var whole *Policy
-	var unavailable map[string]bool
-	if len(inboxes) > wideFanOut {
-		if whole, err = readPolicy(ctx, tx.r); err != nil {
-			return res, err
-		}
-		if unavailable, err = tx.stringSet(ctx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`); err != nil {
-			return res, err
-		}
 	}
 	ms := now.UnixMilli()
 	var queue []string // inbox, host, inbox, host, ...
@@ -108,35 +72,6 @@ func (tx *Tx) enqueueActivity(ctx context.Context, a OutActivity, inboxes []stri
 		if err != nil {
 			return res, err
 		}
-		v, ok := verdicts[host]
-		switch {
-		case ok:
-		case whole != nil:
-			v = verdict{whole.Refuses(hostname(host)), unavailable[host]}
-			verdicts[host] = v
-		default:
-			if v.blocked, err = policy.refuses(ctx, hostname(host)); err != nil {
-				return res, err
-			}
-			if err := check.QueryRowContext(ctx, host).Scan(&v.unavailable); err != nil {
-				return res, err
-			}
-			verdicts[host] = v
-		}
-		switch {
-		case v.blocked:
-			res.SkippedBlocked++
-			if err := skip(inbox, host, "skipped: domain blocked"); err != nil {
-				return res, err
-			}
-			continue
-		case v.unavailable:
-			res.SkippedUnavailable++
-			if err := skip(inbox, host, "skipped: host unavailable"); err != nil {
-				return res, err
-			}
-			continue
-		}
 		if queue = append(queue, inbox, host); len(queue) == 2*deliveryBatch {
 			if err := flush(); err != nil {
 				return res, err
@@ -168,24 +103,6 @@ func (tx *Tx) insertActivity(ctx context.Context, a OutActivity, now time.Time) 
 		return 0, fmt.Errorf("store activity %s: %w", a.IRI, err)
 	}
 	return id, nil
-}
-
-// wideFanOut is the number of inboxes above which EnqueueActivity reads
-// the federation policy and the unavailable hosts whole.
-const wideFanOut = 64
-
-// stringSet runs a query of one text column and returns its values as a
-// set.
-func (tx *Tx) stringSet(ctx context.Context, query string) (map[string]bool, error) {
-	list, err := column[string](ctx, tx.w, query)
-	if err != nil {
-		return nil, err
-	}
-	set := make(map[string]bool, len(list))
-	for _, s := range list {
-		set[s] = true
-	}
-	return set, nil
 }
 
 // deliveryBatch is how many delivery rows one INSERT carries: a fan-out to

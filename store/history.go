@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"herald/policy"
 )
 
 // History series (delivery_history.series).
@@ -14,10 +16,6 @@ const (
 	SeriesFailed = "failed" // attempts given up on (permanent, or retries spent)
 	SeriesDepth  = "depth"  // queued plus in flight, sampled each minute
 )
-
-// HistoryRetention is how long the per-minute history is kept: enough for
-// the console's 24-hour charts with a day to spare.
-const HistoryRetention = 48 * time.Hour
 
 // recordHistory adds a result batch's attempts to the current minute's
 // counters, inside ApplyDeliveryResults' transaction: at most three upserts
@@ -110,11 +108,11 @@ func (q *Queries) History(ctx context.Context, since, now time.Time, step time.D
 	return out, rows.Err()
 }
 
-// SweepHistory deletes history older than HistoryRetention.
+// SweepHistory deletes history older than policy.HistoryRetention.
 func (q *Queries) SweepHistory(ctx context.Context) (int64, error) {
 	var n int64
 	err := q.write(ctx, func(tx *Tx) error {
-		r, err := tx.w.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < $1`, minuteStart(q.db.Now().Add(-HistoryRetention)))
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM delivery_history WHERE minute < $1`, minuteStart(q.db.Now().Add(-policy.HistoryRetention)))
 		if err != nil {
 			return err
 		}

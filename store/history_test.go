@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"herald/internal/pgtest"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -61,7 +62,7 @@ func testDeliveryHistory(t *testing.T, engine store.Engine) {
 	if b := buckets[0]; b.Sent+b.Retry+b.Failed+b.Depth != 0 {
 		t.Errorf("first bucket %+v", b)
 	}
-	now = now.Add(store.HistoryRetention + time.Minute)
+	now = now.Add(policy.HistoryRetention + time.Minute)
 	if n, err := db.SweepHistory(ctx); err != nil || n != 4 {
 		t.Errorf("swept %d %v", n, err)
 	}

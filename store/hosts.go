@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"herald/policy"
 )
 
 // RecordInbound notes, inside the inbox transaction, that host (host[:port])
@@ -21,10 +23,6 @@ func (q *Queries) RecordInbound(ctx context.Context, host string, now time.Time)
 	})
 }
 
-// UnavailableAfterDays is how many distinct UTC days of failed deliveries
-// make a host unavailable (Mastodon's DeliveryFailureTracker threshold).
-const UnavailableAfterDays = 7
-
 // hostSucceeded clears a host's failure record: any successful delivery
 // proves it is alive (Mastodon's track_success!).
 func (tx *Tx) hostSucceeded(ctx context.Context, host string) error {
@@ -36,7 +34,7 @@ func (tx *Tx) hostSucceeded(ctx context.Context, host string) error {
 }
 
 // hostFailed records today as a failing day for host. A host failing on
-// UnavailableAfterDays distinct days becomes unavailable; a host on
+// policy.UnavailableAfterDays distinct days becomes unavailable; a host on
 // probation becomes unavailable again at the first failure. It reports
 // whether the host became unavailable now.
 func (tx *Tx) hostFailed(ctx context.Context, host, lastErr string, now time.Time) (bool, error) {
@@ -63,7 +61,7 @@ func (tx *Tx) hostFailed(ctx context.Context, host, lastErr string, now time.Tim
 	switch {
 	case probation:
 		r, err = tx.w.ExecContext(ctx, `UPDATE hosts SET probation = false WHERE host = $1 AND probation`, host)
-	case !unavailable && days >= UnavailableAfterDays:
+	case !unavailable && days >= policy.UnavailableAfterDays:
 		r, err = tx.w.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2 AND unavailable_since IS NULL`, wholeSeconds(now), host)
 	default:
 		return false, nil
@@ -107,25 +105,6 @@ func (q *Queries) UnavailableHosts(ctx context.Context) ([]HostStatus, error) {
 			h.LastFailureAt = time.UnixMilli(failure).UTC()
 		}
 		out = append(out, h)
-	}
-	return out, rows.Err()
-}
-
-// SkippedHosts returns the hosts whose deliveries are skipped: unavailable
-// and not on probation.
-func (q *Queries) SkippedHosts(ctx context.Context) (map[string]bool, error) {
-	rows, err := q.r.QueryContext(ctx, `SELECT host FROM hosts WHERE unavailable_since IS NOT NULL AND NOT probation`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return nil, err
-		}
-		out[h] = true
 	}
 	return out, rows.Err()
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"sort"
 	"time"
+
+	"herald/host"
+	"herald/policy"
 )
 
 // HostOverview is everything the console shows about one remote host
@@ -109,17 +112,18 @@ func (q *Queries) HostOverviews(ctx context.Context, now time.Time) ([]HostOverv
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	blocked, err := column[string](ctx, q.r, `SELECT domain FROM blocked_domains`)
+	rows2, err := q.PolicyRows(ctx)
 	if err != nil {
 		return nil, err
 	}
-	isBlocked := map[string]bool{}
-	for _, d := range blocked {
-		isBlocked[d] = true
-	}
+	// Blocked as the policy judges it (a domain above, another spelling),
+	// by the blocklist alone: the mode is not the host's doing.
+	rows2.Mode, rows2.Allowed = policy.ModeBlocklist, nil
+	p := policy.Compile(rows2)
 	out := make([]HostOverview, 0, len(hosts))
 	for _, o := range hosts {
-		o.Blocked = isBlocked[NormalizeDomain(hostname(o.Host))]
+		a, err := host.ParseAuthority(o.Host)
+		o.Blocked = err == nil && p.Host(a.Name).Rule == policy.RuleBlocked
 		out = append(out, *o)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })

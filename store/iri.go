@@ -3,36 +3,43 @@ package store
 import (
 	"fmt"
 	"net/url"
-	"strings"
+
+	"herald/host"
 )
 
-// HostOf returns the lower-case host name (no port) of an absolute http(s)
-// IRI: the unit domain blocks match.
+// HostOf returns the host name (no port) of an absolute http(s) IRI in
+// host.Name's canonical form: the unit domain blocks match and the host
+// column of follows holds.
 func HostOf(iri string) (string, error) {
-	u, err := parseIRI(iri)
+	n, err := host.NameOf(iri)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("invalid IRI %q: %w", iri, err)
 	}
-	return strings.ToLower(u.Hostname()), nil
+	return n.String(), nil
 }
 
-// OriginOf returns scheme://host[:port] of an absolute http(s) IRI: the unit
-// FEP-8fcf partitions followers by.
+// OriginOf returns scheme://host[:port] of an absolute http(s) IRI, the
+// authority canonical (host.OfURL): the unit FEP-8fcf partitions followers
+// by.
 func OriginOf(iri string) (string, error) {
-	u, err := parseIRI(iri)
-	if err != nil {
-		return "", err
-	}
-	return u.Scheme + "://" + strings.ToLower(u.Host), nil
-}
-
-func parseIRI(iri string) (*url.URL, error) {
 	u, err := url.Parse(iri)
 	if err != nil {
-		return nil, fmt.Errorf("invalid IRI %q: %w", iri, err)
+		return "", fmt.Errorf("invalid IRI %q: %w", iri, err)
 	}
-	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("invalid IRI %q: want an absolute http(s) URL", iri)
+	a, err := host.FromURL(u)
+	if err != nil {
+		return "", fmt.Errorf("invalid IRI %q: %w", iri, err)
 	}
-	return u, nil
+	return u.Scheme + "://" + a.String(), nil
+}
+
+// InboxHost returns the authority (host[:port]) of an inbox URL in
+// host.Authority's canonical form: the host column of deliveries, the key
+// of per-host queues, caps, pauses and circuit breakers.
+func InboxHost(inbox string) (string, error) {
+	a, err := host.OfURL(inbox)
+	if err != nil {
+		return "", fmt.Errorf("invalid inbox URL %q: %w", inbox, err)
+	}
+	return a.String(), nil
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"time"
+
+	"herald/policy"
 )
 
 // Job states.
@@ -131,14 +133,11 @@ func (q *Queries) ReleaseJob(ctx context.Context, id int64, now time.Time) error
 	})
 }
 
-// JobRetention is how long finished jobs are kept for `herald jobs`.
-const JobRetention = 30 * 24 * time.Hour
-
-// SweepJobs deletes finished jobs older than JobRetention.
+// SweepJobs deletes finished jobs older than policy.JobRetention.
 func (q *Queries) SweepJobs(ctx context.Context) (int64, error) {
 	var n int64
 	err := q.write(ctx, func(tx *Tx) error {
-		r, err := tx.w.ExecContext(ctx, `DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < $1`, q.db.Now().Add(-JobRetention).UnixMilli())
+		r, err := tx.w.ExecContext(ctx, `DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < $1`, q.db.Now().Add(-policy.JobRetention).UnixMilli())
 		if err != nil {
 			return err
 		}

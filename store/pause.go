@@ -81,17 +81,3 @@ func (q *Queries) Pauses(ctx context.Context, now time.Time) ([]Pause, error) {
 	}
 	return out, rows.Err()
 }
-
-// PausedHostSet returns the hosts paused at now, for the delivery
-// scheduler's check of rows it claimed before a pause began.
-func (q *Queries) PausedHostSet(ctx context.Context, now time.Time) (map[string]bool, error) {
-	list, err := column[string](ctx, q.r, pausedHosts+`$1`, wholeSeconds(now))
-	if err != nil {
-		return nil, err
-	}
-	set := make(map[string]bool, len(list))
-	for _, h := range list {
-		set[h] = true
-	}
-	return set, nil
-}

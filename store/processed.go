@@ -3,12 +3,9 @@ package store
 import (
 	"context"
 	"time"
-)
 
-// ProcessedRetention is how long accepted activity ids are remembered. The
-// signature date window (about an hour) already rejects older replays; a
-// month covers servers that retry for days.
-const ProcessedRetention = 30 * 24 * time.Hour
+	"herald/policy"
+)
 
 // MarkProcessed records an activity id inside the inbox transaction. It
 // returns false if the id was already there: a replay or a redelivery, to be
@@ -25,11 +22,11 @@ func (q *Queries) MarkProcessed(ctx context.Context, id string, now time.Time) (
 	})
 }
 
-// SweepProcessed forgets activity ids older than ProcessedRetention.
+// SweepProcessed forgets activity ids older than policy.ProcessedRetention.
 func (q *Queries) SweepProcessed(ctx context.Context) (int64, error) {
 	var n int64
 	err := q.write(ctx, func(tx *Tx) error {
-		res, err := tx.w.ExecContext(ctx, `DELETE FROM processed_activities WHERE received_at < $1`, wholeSeconds(q.db.Now().Add(-ProcessedRetention)))
+		res, err := tx.w.ExecContext(ctx, `DELETE FROM processed_activities WHERE received_at < $1`, wholeSeconds(q.db.Now().Add(-policy.ProcessedRetention)))
 		if err != nil {
 			return err
 		}

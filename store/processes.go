@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"herald/policy"
 )
 
 // Process is a serving process registered in the database. Leases on
 // deliveries and jobs name their owner by its ID.
 type Process struct {
 	ID          string
-	Role        string // RoleAll, RoleWeb or RoleWorker
+	Role        string // policy.RoleAll, policy.RoleWeb or policy.RoleWorker
 	Hostname    string
 	PID         int
 	Version     string
@@ -18,19 +20,12 @@ type Process struct {
 	HeartbeatAt time.Time
 }
 
-// Process roles: what a serving process does.
-const (
-	RoleAll    = "all"    // herald serve: HTTP and the background work
-	RoleWeb    = "web"    // HTTP only
-	RoleWorker = "worker" // deliveries, jobs, followers sync and sweeps; no HTTP
-)
-
-// RegisterProcess records a serving process (RoleAll when p.Role is "").
+// RegisterProcess records a serving process (policy.RoleAll when p.Role is "").
 func (q *Queries) RegisterProcess(ctx context.Context, p Process) error {
 	return q.write(ctx, func(tx *Tx) error {
 		role := p.Role
 		if role == "" {
-			role = RoleAll
+			role = policy.RoleAll
 		}
 		_, err := tx.w.ExecContext(ctx, `INSERT INTO processes(id, hostname, pid, version, started_at, heartbeat_at, role) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 			p.ID, p.Hostname, p.PID, p.Version, p.StartedAt.UnixMilli(), p.HeartbeatAt.UnixMilli(), role)

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"os"
+	"path/filepath"
 )
 
 // ErrServing is returned by LockServe when another process serves the
@@ -21,6 +22,7 @@ type ServeLock struct {
 	wakes     chan struct{}
 	stop      func() // ends the PostgreSQL listener
 	exclusive bool
+	unlock    func() // lifts the lock on the database file
 }
 
 // Wakes delivers a value when another process committed work for the
@@ -38,15 +40,27 @@ func (l *ServeLock) Close() error {
 	if l.stop != nil {
 		l.stop()
 	}
+	if l.unlock != nil {
+		l.unlock()
+	}
 	if l.f != nil {
 		return l.f.Close()
 	}
 	return nil
 }
 
-// wakePath is the named pipe beside the database file: the serve lock and
+// wakePath is the named pipe beside the database file (beside the file a
+// symlink names, as SQLite keeps its -wal there too): the serve lock and
 // the wake channel in one.
-func (db *DB) wakePath() string { return db.path + "-wake" }
+func (db *DB) wakePath() string { return resolved(db.path) + "-wake" }
+
+// resolved is path with its symlinks resolved, or path if it cannot be.
+func resolved(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
+}
 
 // LockServe takes the database's serve lock: on SQLite an exclusive flock
 // on a named pipe beside the file (herald.db-wake), which the server then

@@ -51,6 +51,9 @@ func createPrivate(path string) error {
 }
 
 func openSQLite(ctx context.Context, path string) (*DB, error) {
+	if err := checkServedHere(path); err != nil {
+		return nil, err
+	}
 	w, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

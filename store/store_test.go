@@ -155,9 +155,12 @@ func testSweepProcessed(t *testing.T, engine store.Engine) {
 	}
 }
 
-func TestEnqueueSkipsBlockedDomains(t *testing.T) { pgtest.Each(t, testEnqueueSkipsBlockedDomains) }
+// TestEnqueueQueuesEachInboxOnce: the store queues what it is given, each
+// inbox once; judging the inboxes by the federation policy is the
+// caller's (outbox/delivery, TestEnqueueSkips).
+func TestEnqueueQueuesEachInboxOnce(t *testing.T) { pgtest.Each(t, testEnqueueQueuesEachInboxOnce) }
 
-func testEnqueueSkipsBlockedDomains(t *testing.T, engine store.Engine) {
+func testEnqueueQueuesEachInboxOnce(t *testing.T, engine store.Engine) {
 	ctx := context.Background()
 	db := pgtest.Open(t, engine)
 	if _, err := db.BlockDomain(ctx, "bad.example", ""); err != nil {
@@ -172,7 +175,7 @@ func testEnqueueSkipsBlockedDomains(t *testing.T, engine store.Engine) {
 		t.Fatal(err)
 	}
 	counts, err := db.DeliveryCounts(ctx)
-	if err != nil || counts["queued"] != 1 {
-		t.Errorf("queued %v %v, want only good.example once", counts, err)
+	if err != nil || counts["queued"] != 2 {
+		t.Errorf("queued %v %v, want good.example once and bad.example", counts, err)
 	}
 }

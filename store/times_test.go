@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"herald/internal/pgtest"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -203,7 +204,7 @@ func writeEveryTime(t *testing.T, db *store.DB, now time.Time) {
 	}))
 	// Seven days of failures make a host unavailable; the attempts go in
 	// the history.
-	for day := range store.UnavailableAfterDays {
+	for day := range policy.UnavailableAfterDays {
 		_, err := db.ApplyDeliveryResults(ctx, "nobody", []store.DeliveryResult{{Host: "dead.example", State: store.DeliveryQueued,
 			Attempted: true, HostOutcome: "failure", Error: "refused"}}, now.AddDate(0, 0, day))
 		must(err)

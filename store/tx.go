@@ -121,6 +121,7 @@ func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return err
 	}
+	db.commits.Add(1)
 	if db.onCommit != nil {
 		db.onCommit()
 	}

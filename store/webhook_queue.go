@@ -7,6 +7,8 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"herald/policy"
 )
 
 // ClaimedWebhook is a webhook delivery leased to the scheduler, with what
@@ -181,14 +183,14 @@ func (tx *Tx) reclaimWebhooks(ctx context.Context, ms int64) (int64, error) {
 }
 
 // SweepWebhookDeliveries deletes webhook deliveries done for longer than
-// DoneRetention and failed for longer than FailedRetention, and the events
+// policy.DoneRetention and failed for longer than policy.FailedRetention, and the events
 // no delivery refers to any more.
 func (q *Queries) SweepWebhookDeliveries(ctx context.Context) (int64, error) {
 	var n int64
 	now := q.db.Now()
 	err := q.write(ctx, func(tx *Tx) error {
 		r, err := tx.w.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE (state = 'done' AND updated_at < $1) OR (state = 'failed' AND updated_at < $2)`,
-			now.Add(-DoneRetention).UnixMilli(), now.Add(-FailedRetention).UnixMilli())
+			now.Add(-policy.DoneRetention).UnixMilli(), now.Add(-policy.FailedRetention).UnixMilli())
 		if err != nil {
 			return err
 		}

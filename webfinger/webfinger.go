@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"herald/federation"
+	"herald/host"
 	"herald/httpapi"
 )
 
@@ -64,7 +65,7 @@ func (h *Handler) parseResource(res string) (name string, err error) {
 		if err != nil || u.Host == "" {
 			return "", errBadResource
 		}
-		if !strings.EqualFold(u.Host, inst.Domain) {
+		if host.AuthorityOf(res) != host.AuthorityOf(inst.Base()) {
 			return "", errNotHere
 		}
 		path := strings.TrimSuffix(u.Path, "/")

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/host"
 	"herald/store"
 )
 
@@ -105,6 +106,8 @@ func CheckURL(raw string) error {
 		return errors.New("the URL must be http:// or https://")
 	case u.Host == "" || u.Hostname() == "":
 		return errors.New("the URL has no host")
+	case !validHost(u):
+		return fmt.Errorf("the URL's host %q is not a host name or an IP address", u.Host)
 	case u.User != nil:
 		return errors.New("the URL must not carry credentials: the signature authenticates Herald")
 	case u.Fragment != "" || strings.Contains(raw, "#"):
@@ -164,4 +167,11 @@ func NewClient(allowPrivate bool, userAgent string) *federation.Client {
 		IOTimeout:      AnswerTimeout,
 		Timeout:        RequestTimeout,
 	})
+}
+
+// validHost reports whether the URL's host reads as a host (package host,
+// as every host Herald meets is read).
+func validHost(u *url.URL) bool {
+	_, err := host.FromURL(u)
+	return err == nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"herald/policy"
 	"herald/store"
 )
 
@@ -105,6 +106,25 @@ func settle(t testing.TB, db *store.DB, host string, now time.Time, result func(
 		n += len(results)
 	}
 	return n
+}
+
+// Unavailable marks host (host[:port]) unavailable the way the delivery
+// tracker does: a retryable failure to it on each of the
+// policy.UnavailableAfterDays days before now. The results name no
+// delivery row, so no delivery changes.
+func Unavailable(t testing.TB, db *store.DB, host string, now time.Time) {
+	t.Helper()
+	for day := range policy.UnavailableAfterDays {
+		at := now.Add(-time.Duration(policy.UnavailableAfterDays-day) * 24 * time.Hour)
+		r := store.DeliveryResult{Host: host, State: store.DeliveryQueued, NextAt: at, Error: "connection refused", HostOutcome: "failure"}
+		if _, err := db.ApplyDeliveryResults(context.Background(), owner, []store.DeliveryResult{r}, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hosts, err := db.UnavailableHosts(context.Background())
+	if err != nil || !slices.ContainsFunc(hosts, func(h store.HostStatus) bool { return h.Host == host }) {
+		t.Fatalf("%s is not unavailable after %d days of failures: %+v %v", host, policy.UnavailableAfterDays, hosts, err)
+	}
 }
 
 // Found is a lookup's answer as a count of rows: 1 when err is nil, 0 when

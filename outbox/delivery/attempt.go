@@ -28,8 +28,8 @@ func (r *Runner) release(c store.Claimed) store.DeliveryResult {
 }
 
 // process waits for a per-host slot and an in-flight slot, decides whether
-// the row may be attempted (skipped host, block, pause, open circuit), makes the
-// attempt and classifies it.
+// the row may be attempted (the federation policy, an open circuit), makes
+// the attempt and classifies it.
 func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryResult {
 	r.mu.Lock()
 	hostSlot := r.hostSlots[c.Host]
@@ -49,26 +49,8 @@ func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryRes
 
 	m := r.cfg.Metrics
 	now := r.cfg.Now()
-	r.mu.Lock()
-	skipped := r.skipped[c.Host]
-	blocked := r.policy.Refuses(hostname(c.Host))
-	paused := r.paused[c.Host]
-	r.mu.Unlock()
-	if skipped {
-		m.delivery("skipped_unavailable")
-		return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: c.Attempts, NextAt: now,
-			Error: "skipped: host unavailable (failing on " + fmt.Sprint(store.UnavailableAfterDays) + " days)"}
-	}
-	if blocked {
-		m.delivery("skipped_blocked")
-		return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: c.Attempts, NextAt: now,
-			Error: "skipped: domain blocked"}
-	}
-	if paused {
-		// Paused after this row was claimed: back to the queue as it was,
-		// where claims pass over it until the pause ends.
-		m.delivery("held_paused")
-		return r.release(c)
+	if res, judged := r.judge(ctx, c, now); judged {
+		return res
 	}
 	if ok, until := r.breaker.admit(c.Host, now); !ok {
 		m.delivery("held_circuit")

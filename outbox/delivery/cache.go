@@ -2,8 +2,6 @@ package delivery
 
 import (
 	"context"
-	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -101,6 +99,7 @@ type bodyCache struct {
 
 type activityBody struct {
 	iri       string
+	typ       string
 	actorID   int64
 	actorName string // "" for the instance actor
 	body      []byte
@@ -122,7 +121,7 @@ func (b *bodyCache) get(ctx context.Context, id int64) (activityBody, error) {
 	if err != nil {
 		return it, err
 	}
-	it = activityBody{iri: a.IRI, actorID: a.ActorID, actorName: a.ActorName, body: a.Body, syncFollowers: a.SyncFollowers}
+	it = activityBody{iri: a.IRI, typ: a.Type, actorID: a.ActorID, actorName: a.ActorName, body: a.Body, syncFollowers: a.SyncFollowers}
 	b.mu.Lock()
 	if len(b.items) >= maxCachedBodies {
 		// Forget everything: refilling costs one read per activity, and
@@ -132,12 +131,4 @@ func (b *bodyCache) get(ctx context.Context, id int64) (activityBody, error) {
 	b.items[id] = it
 	b.mu.Unlock()
 	return it, nil
-}
-
-// hostname strips the port from host[:port]: blocks match host names.
-func hostname(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return strings.Trim(h, "[]")
-	}
-	return hostport
 }

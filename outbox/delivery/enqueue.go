@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"herald/federation"
@@ -28,10 +29,11 @@ type Audience struct {
 
 // Enqueue stores the activity once with one delivery row per distinct inbox
 // of its audience, inside tx. bto and bcc are removed from the body first:
-// they name recipients that recipients must not see. Inboxes on blocked
-// domains (the operator's, or the sender's own) and unavailable hosts are
-// dropped (and counted). Call Wake after
-// the transaction commits.
+// they name recipients that recipients must not see. Inboxes the
+// federation policy refuses for good (blocked by the operator or by the
+// sender, unavailable) get a failed row saying why (and are counted); held
+// ones are queued for the runner to hold. Call Wake after the transaction
+// commits.
 func (r *Runner) Enqueue(ctx context.Context, tx *store.Tx, a store.OutActivity, aud Audience, now time.Time) (store.EnqueueResult, error) {
 	body, err := StripBlindRecipients(a.Body)
 	if err != nil {
@@ -57,7 +59,14 @@ func (r *Runner) Enqueue(ctx context.Context, tx *store.Tx, a store.OutActivity,
 		}
 		inboxes = append(inboxes, r...)
 	}
-	inboxes, refused, err := withoutActorBlocks(ctx, tx, a, dedupe(inboxes))
+	// The policy as this process knows it (within a second of any
+	// change): what it refuses for good is recorded as skipped, saying why;
+	// the runner judges the rest again when each is due.
+	p, err := r.cfg.Policy.GetIn(ctx, tx)
+	if err != nil {
+		return store.EnqueueResult{}, fmt.Errorf("federation policy: %w", err)
+	}
+	inboxes, skip, blocked, unavailable, err := judgeInboxes(p, a, dedupe(inboxes), now)
 	if err != nil {
 		return store.EnqueueResult{}, err
 	}
@@ -65,36 +74,16 @@ func (r *Runner) Enqueue(ctx context.Context, tx *store.Tx, a store.OutActivity,
 	if err != nil {
 		return res, err
 	}
-	if err := tx.SkipInboxes(ctx, res.ActivityID, a.Lane, refused, store.SkipForActorBlock, now); err != nil {
-		return res, err
+	for why, list := range skip {
+		if err := tx.SkipInboxes(ctx, res.ActivityID, a.Lane, list, why, now); err != nil {
+			return res, err
+		}
 	}
-	res.SkippedBlocked += len(refused)
+	res.SkippedBlocked, res.SkippedUnavailable = blocked, unavailable
 	m := r.cfg.Metrics
 	m.total.WithLabelValues("skipped_blocked").Add(float64(res.SkippedBlocked))
 	m.total.WithLabelValues("skipped_unavailable").Add(float64(res.SkippedUnavailable))
 	return res, nil
-}
-
-// withoutActorBlocks splits inboxes into those the sender of a (a local
-// actor; the instance actor blocks nothing) may reach and those on the
-// domains it blocks. A Reject goes anyway: it is how a server on a blocked
-// domain learns that its actor's Follow is refused.
-func withoutActorBlocks(ctx context.Context, tx *store.Tx, a store.OutActivity, inboxes []string) (keep, refused []string, err error) {
-	if a.ActorID == 0 || a.Type == "Reject" {
-		return inboxes, nil, nil
-	}
-	blocked, err := tx.ActorBlockedDomains(ctx, a.ActorID)
-	if err != nil || len(blocked) == 0 {
-		return inboxes, nil, err
-	}
-	for _, inbox := range inboxes {
-		if host, err := store.HostOf(inbox); err == nil && blocked[host] {
-			refused = append(refused, inbox)
-		} else {
-			keep = append(keep, inbox)
-		}
-	}
-	return keep, refused, nil
 }
 
 func dedupe(ss []string) []string {

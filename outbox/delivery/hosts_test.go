@@ -46,7 +46,7 @@ func TestUnavailableAfterSevenDaysAndProbation(t *testing.T) {
 	// New deliveries to it are not even queued: they are recorded as
 	// skipped.
 	skippedID := e.enqueue(t, store.LaneNormal, in.url)[in.url]
-	if r := e.row(t, skippedID); r.State != "failed" || r.Attempts != 0 || r.LastError != "skipped: host unavailable" {
+	if r := e.row(t, skippedID); r.State != "failed" || r.Attempts != 0 || r.LastError != "skipped: host unavailable (deliveries failing on 7 days)" {
 		t.Fatalf("enqueued to an unavailable host: %+v", r)
 	}
 

@@ -19,7 +19,7 @@ type Metrics struct {
 
 // deliveryOutcomes are the label values of federation_delivery_total,
 // registered up front so every series exists from the start.
-var deliveryOutcomes = []string{"success", "retry", "permanent", "failed", "skipped_blocked", "skipped_unavailable", "held_circuit", "held_paused"}
+var deliveryOutcomes = []string{"success", "retry", "permanent", "failed", "skipped_blocked", "skipped_unavailable", "skipped_not_allowed", "held_circuit", "held_paused", "held_not_allowed", "held_policy"}
 
 // NewMetrics creates the metrics and registers them with reg (nil: not
 // registered). db feeds the gauges read from the queue at scrape time.
@@ -27,7 +27,7 @@ func NewMetrics(reg prometheus.Registerer, db *store.DB) *Metrics {
 	m := &Metrics{
 		total: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "federation_delivery_total",
-			Help: "Delivery attempts and decisions, by outcome: success, retry, permanent, failed (retries spent), skipped_blocked, skipped_unavailable, held_circuit, held_paused.",
+			Help: "Delivery attempts and decisions, by outcome: success, retry, permanent, failed (retries spent), skipped_blocked, skipped_unavailable, skipped_not_allowed (held past policy.MaxHold), held_circuit, held_paused, held_not_allowed (allowlist mode), held_policy (the policy could not be read).",
 		}, []string{"outcome"}),
 		queueLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "federation_queue_latency_seconds",

@@ -23,12 +23,16 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/policy"
 	"herald/store"
 )
 
 // Config configures a Runner. Zero fields take the defaults.
 type Config struct {
-	DB       *store.DB
+	DB *store.DB
+	// Policy is the federation policy every delivery is judged by when it
+	// is due (default: one of its own on DB); the node shares one.
+	Policy   *policy.Live
 	Client   *federation.Client
 	Instance federation.Instance
 	Logger   *slog.Logger
@@ -95,6 +99,9 @@ func (c *Config) defaults() {
 	if c.Metrics == nil {
 		c.Metrics = NewMetrics(nil, nil)
 	}
+	if c.Policy == nil {
+		c.Policy = policy.NewLive(c.DB, 0)
+	}
 	setDefault(&c.GlobalCap, 64)
 	setDefault(&c.MaxInFlight, 1024)
 	setDefault(&c.PerHostCap, federation.DefaultMaxConnsPerHost)
@@ -136,10 +143,6 @@ type Runner struct {
 	low         int                      // of which in the low lane
 	perHost     map[string]int           // claimed rows not yet finished, by host
 	hostSlots   map[string]chan struct{} // per-host concurrency slots
-	skipped     map[string]bool          // unavailable hosts (not on probation)
-	policy      *store.Policy            // the federation policy (blocks, allowlist)
-	paused      map[string]bool          // hosts an operator paused (host[:port])
-	policyAt    time.Time                // when policy and paused were last read
 	pending     []store.DeliveryResult
 	workers     sync.WaitGroup
 	flushSignal chan struct{}
@@ -164,14 +167,13 @@ func New(cfg Config) *Runner {
 		perHost:     map[string]int{},
 		claimed:     map[int64]bool{},
 		hostSlots:   map[string]chan struct{}{},
-		skipped:     map[string]bool{},
-		paused:      map[string]bool{},
 		flushSignal: make(chan struct{}, 1),
 		wh:          newWebhookLane(cfg.Webhooks),
 	}
 	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, now: cfg.Now, keys: map[int64]cachedKey{}, epoch: map[int64]int{}}
 	r.bodies = bodyCache{db: cfg.DB, items: map[int64]activityBody{}}
 	cfg.Metrics.runner = r
+	cfg.Policy.OnChange(func(old, cur *policy.Policy) { go r.releaseHeld(old, cur) })
 	return r
 }
 
@@ -341,12 +343,6 @@ func (r *Runner) maintain(ctx context.Context) {
 		r.cfg.Logger.Info("delivery: expired leases returned to the queue", "rows", n)
 	}
 	r.maintainWebhooks(ctx, now)
-	skipped, err := r.cfg.DB.SkippedHosts(ctx)
-	if err == nil {
-		r.mu.Lock()
-		r.skipped = skipped
-		r.mu.Unlock()
-	}
 }
 
 // claimAndStart claims what the caps allow and starts a worker per row. It
@@ -365,7 +361,9 @@ func (r *Runner) claimAndStart(ctx, work context.Context, now time.Time) bool {
 // claimOnce claims due rows for both lanes within the caps and starts their
 // workers, returning how many it claimed.
 func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
-	r.refreshPolicy(ctx)
+	// Asking is what notices a change another process made, which makes
+	// the deliveries the policy held due again (releaseHeld).
+	r.cfg.Policy.Get(ctx)
 	total := 0
 	for _, lane := range []int{store.LaneNormal, store.LaneLow} {
 		r.mu.Lock()
@@ -392,9 +390,6 @@ func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
 		}
 		r.mu.Lock()
 		for _, c := range rows {
-			// The claim passed over paused hosts, so this one is not
-			// paused (any more): a resume must not wait for the refresh.
-			delete(r.paused, c.Host)
 			r.claimed[c.ID] = true
 			r.outstanding++
 			if c.Lane == store.LaneLow {
@@ -413,35 +408,6 @@ func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
 		total += len(rows)
 	}
 	return total + r.claimWebhooks(ctx, work, now)
-}
-
-// policyRefresh is how often the runner rereads the federation policy and
-// the paused hosts: a block or a pause made by an admin command (another
-// process) stops deliveries within it.
-const policyRefresh = time.Second
-
-// refreshPolicy rereads the federation policy and the paused hosts if they
-// are older than policyRefresh, so each delivery is judged in memory
-// rather than by querying the database. (Claims pass over paused hosts in
-// SQL; the set catches rows claimed before the pause began.)
-func (r *Runner) refreshPolicy(ctx context.Context) {
-	r.mu.Lock()
-	fresh := time.Since(r.policyAt) < policyRefresh
-	r.mu.Unlock()
-	if fresh {
-		return
-	}
-	p, err := r.cfg.DB.Policy(ctx)
-	if err != nil {
-		return // keep the last known policy
-	}
-	paused, err := r.cfg.DB.PausedHostSet(ctx, r.cfg.Now())
-	if err != nil {
-		return
-	}
-	r.mu.Lock()
-	r.policy, r.paused, r.policyAt = p, paused, time.Now()
-	r.mu.Unlock()
 }
 
 // done records that a claimed row is finished (its result is pending).
@@ -508,11 +474,8 @@ func (r *Runner) flushDeliveries(ctx context.Context) error {
 		}
 	}
 	if len(unavailable) > 0 {
-		r.mu.Lock()
-		for _, h := range unavailable {
-			r.skipped[h] = true
-		}
-		r.mu.Unlock()
+		// The policy's version moved with them (migration 0130): the
+		// next judgement skips them.
 		r.cfg.Logger.Warn("delivery: hosts now unavailable", "hosts", unavailable)
 	}
 	return nil

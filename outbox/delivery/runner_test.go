@@ -319,7 +319,7 @@ func TestBlockedAfterEnqueueIsNotSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.step(t)
-	if r := e.row(t, id); r.State != "failed" || r.LastError != "skipped: domain blocked" || in.received.Load() != 0 {
+	if r := e.row(t, id); r.State != "failed" || r.LastError != "skipped: domain blocked (127.0.2.10)" || in.received.Load() != 0 {
 		t.Errorf("row %+v, received %d", r, in.received.Load())
 	}
 }

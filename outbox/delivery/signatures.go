@@ -15,7 +15,9 @@ import (
 
 	"herald/federation"
 	"herald/federation/signature"
+	"herald/host"
 	"herald/nodeinfo"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -32,6 +34,9 @@ type Signatures struct {
 	client *federation.Client // reads NodeInfo; nil reads none
 	log    *slog.Logger
 	now    func() time.Time
+	// Policy is the federation policy NodeInfo reads obey: a host it
+	// refuses is never contacted. nil reads no NodeInfo at all.
+	Policy *policy.Live
 
 	mu       sync.Mutex
 	hosts    map[string]store.HostSignatures
@@ -282,11 +287,11 @@ func publishesEd25519(a *federation.RemoteActor) bool {
 			methods = []any{m}
 		}
 	}
-	actorHost := federation.Authority(a.ID)
+	actorHost := host.AuthorityOf(a.ID)
 	for _, m := range methods {
 		mk, ok := m.(map[string]any)
 		if !ok || federation.FirstString(mk["type"]) != "Multikey" || federation.IDOf(mk["controller"]) != a.ID ||
-			federation.Authority(federation.IDOf(mk["id"])) != actorHost {
+			host.AuthorityOf(federation.IDOf(mk["id"])) != actorHost {
 			continue
 		}
 		if _, err := federation.DecodeEd25519Multibase(federation.FirstString(mk["publicKeyMultibase"])); err == nil {
@@ -351,7 +356,14 @@ func (s *Signatures) maybeReadNodeInfo(ctx context.Context, row store.HostSignat
 		defer func() { <-s.readers }()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
 		defer cancel()
-		if refused, err := s.db.Refuses(ctx, hostname(row.Host)); err != nil || refused {
+		if s.Policy == nil {
+			return
+		}
+		a, err := host.ParseAuthority(row.Host)
+		if err != nil {
+			return
+		}
+		if p, err := s.Policy.Get(ctx); err != nil || p.Host(a.Name).Refused() {
 			return
 		}
 		sw, err := nodeinfo.Read(ctx, s.client, origin)
