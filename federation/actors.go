@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -118,8 +119,8 @@ func (a *RemoteActor) keyFor(keyID string) *RemoteKey {
 	if k := a.Key(keyID); k != nil {
 		return k
 	}
-	if stripFragment(keyID) == a.ID && len(a.Keys) == 1 {
-		return a.Keys[0]
+	if stripFragment(keyID) == a.ID && a.publicKeyCount() == 1 {
+		return a.Keys[0] // publicKey keys come first
 	}
 	return nil
 }
@@ -203,6 +204,9 @@ func ParseActor(doc map[string]any) (*RemoteActor, error) {
 			}
 			a.Keys = append(a.Keys, &RemoteKey{ID: kid, Owner: a.ID, Public: pub, PEM: pemText})
 		}
+	}
+	if err := parseAssertionMethods(a, doc, idURL); err != nil {
+		return nil, err
 	}
 	if len(a.KeyIDs) == 0 {
 		return nil, fmt.Errorf("%w: no publicKey", ErrInvalidActor)
@@ -537,6 +541,7 @@ func (f *Fetcher) cachedKey(ctx context.Context, keyID string) (*RemoteKey, erro
 		if err2 != nil {
 			return nil, err2
 		}
+		rows = slices.DeleteFunc(rows, func(r CachedKey) bool { return fromAssertionMethod(r.PublicKeyPEM) })
 		if len(rows) != 1 {
 			return nil, err
 		}
@@ -610,15 +615,28 @@ func (f *Fetcher) keyDocument(ctx context.Context, keyID, fetchURL, final string
 	if owner == "" {
 		owner = IDOf(doc["controller"])
 	}
-	if pemText == "" || owner == "" {
+	var pub crypto.PublicKey
+	switch {
+	case owner == "":
+	case pemText != "":
+		k, err := ParsePublicKeyPEM(pemText)
+		if err != nil {
+			return nil, fmt.Errorf("key %s: %w", id, err)
+		}
+		pub = k
+	case FirstString(doc["publicKeyMultibase"]) != "":
+		// A Multikey document of its own (FEP-521a), its controller the owner.
+		k, err := multikeyOf(doc, id, owner)
+		if err != nil {
+			return nil, fmt.Errorf("key %s: %w", id, err)
+		}
+		pub, pemText = k.Public, k.PEM
+	}
+	if pub == nil {
 		return nil, fmt.Errorf("%w: %s is neither an actor nor a key (type %v)", ErrNotActor, keyID, doc["type"])
 	}
 	if !host.SameAuthority(owner, id) {
 		return nil, fmt.Errorf("%w: key %s names owner %s on another host", ErrKeyOwner, id, owner)
-	}
-	pub, err := ParsePublicKeyPEM(pemText)
-	if err != nil {
-		return nil, fmt.Errorf("key %s: %w", id, err)
 	}
 	a, err := f.Actor(ctx, owner)
 	if err == nil && !a.listsKey(id) && f.now().Sub(a.FetchedAt) > time.Minute {
