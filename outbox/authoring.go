@@ -1,6 +1,7 @@
 package outbox
 
 import (
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -76,10 +77,11 @@ func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj map[stri
 		sanitizeContent(obj)
 	}
 	if reply := federation.IDOf(obj["inReplyTo"]); reply != "" {
-		author, mention, err := p.objectAuthor(ctx, "inReplyTo", reply)
+		author, mention, parent, err := p.objectOf(ctx, "inReplyTo", reply)
 		if err != nil {
 			return nil, err
 		}
+		obj["context"] = parentContext(parent) // setThreadContext settles it
 		if author != p.Instance.ActorID(actor.Name) && !slices.Contains(mentioned(obj), author) {
 			obj["tag"] = append(asTagList(obj["tag"]), map[string]any{"type": "Mention", "href": author, "name": mention})
 		}
@@ -173,35 +175,42 @@ func asTagList(v any) []any {
 // with the instance's signed GET), which must be on the object's own host.
 // mention is @user@host.
 func (p *Publisher) objectAuthor(ctx context.Context, what, iri string) (author, mention string, err error) {
+	author, mention, _, err = p.objectOf(ctx, what, iri)
+	return author, mention, err
+}
+
+// objectOf is objectAuthor that also returns the object's document.
+func (p *Publisher) objectOf(ctx context.Context, what, iri string) (author, mention string, doc map[string]any, err error) {
 	inst := p.Instance
 	if p.ours(iri) {
 		o, err := p.DB.ObjectByIRI(ctx, iri)
 		if errors.Is(err, store.ErrNotFound) {
-			return "", "", inputErr("%s: no object %s here", what, iri)
+			return "", "", nil, inputErr("%s: no object %s here", what, iri)
 		}
 		if err != nil {
-			return "", "", err
+			return "", "", nil, err
 		}
 		a, err := p.DB.ActorByID(ctx, o.ActorID)
 		if err != nil {
-			return "", "", err
+			return "", "", nil, err
 		}
-		return inst.ActorID(a.Name), "@" + a.Name + "@" + inst.Domain, nil
+		json.Unmarshal([]byte(o.Body), &doc)
+		return inst.ActorID(a.Name), "@" + a.Name + "@" + inst.Domain, doc, nil
 	}
-	doc, _, err := p.Fetcher.Get(ctx, iri)
+	doc, _, err = p.Fetcher.Get(ctx, iri)
 	if err != nil {
-		return "", "", inputErr("%s: could not fetch %s: %v", what, iri, err)
+		return "", "", nil, inputErr("%s: could not fetch %s: %v", what, iri, err)
 	}
 	author = federation.IDOf(doc["attributedTo"])
 	if author == "" || !sameHost(author, iri) || federation.IDOf(doc["id"]) != iri {
-		return "", "", inputErr("%s: %s is not an object with an author on its own server", what, iri)
+		return "", "", nil, inputErr("%s: %s is not an object with an author on its own server", what, iri)
 	}
 	a, err := p.Fetcher.Actor(ctx, author)
 	if err != nil {
-		return "", "", inputErr("%s: the author of %s: %v", what, iri, err)
+		return "", "", nil, inputErr("%s: the author of %s: %v", what, iri, err)
 	}
 	u, _ := url.Parse(a.ID)
-	return a.ID, fmt.Sprintf("@%s@%s", a.PreferredUsername, u.Host), nil
+	return a.ID, fmt.Sprintf("@%s@%s", a.PreferredUsername, u.Host), doc, nil
 }
 
 // sameHost reports whether two URLs are on one host.

@@ -48,6 +48,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 		}
 		addr = p.publicDefault(pl.actor)
 	}
+	delete(obj, "context") // Herald's to assign (thread_context.go)
 	extra, err := p.author(ctx, pl.actor, obj)
 	if err != nil {
 		return err
@@ -65,11 +66,15 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	if err := p.tagRecipients(ctx, pl, obj, addr); err != nil {
 		return err
 	}
+	setThreadContext(obj, federation.IDOf(obj["inReplyTo"]) != "", federation.IDOf(obj["context"]), pl.public)
 	pl.objIRI = obj["id"].(string)
 	pl.activity["object"] = obj
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
 		o := &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: objectBody(obj, pl.context), Public: pl.public}
 		if err := tx.InsertObject(ctx, o, now); err != nil {
+			return err
+		}
+		if err := storeThreadContext(ctx, tx, o, obj); err != nil {
 			return err
 		}
 		if err := tx.AttachMedia(ctx, mediaIDs, o.ID); err != nil {
@@ -102,7 +107,7 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 	delete(obj, "@context")
 	for k, v := range patch {
 		switch k {
-		case "id", "type", "attributedTo", "published", "@context":
+		case "id", "type", "attributedTo", "published", "@context", "context":
 		default:
 			obj[k] = v
 		}

@@ -168,6 +168,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/users/{name}/outbox", s.secured("no such actor", false, s.outbox.Outbox))
 	r.Get("/users/{name}/outbox/{id}/deliveries", s.outbox.Deliveries)
 	r.Get("/users/{name}/statuses/{id}", s.secured("no such object", true, s.outbox.Object))
+	r.Get("/users/{name}/statuses/{id}/context", s.secured("no such context", false, s.outbox.ThreadContext))
 	r.Get("/users/{name}/statuses/{id}/{collection}", s.secured("no such collection", false, s.outbox.Reactions))
 	r.Get("/users/{name}/activities/{id}", s.secured("no such activity", false, s.outbox.Activity))
 	r.Get("/users/{name}/followers", s.secured("no such actor", false, s.outbox.Followers))
