@@ -1,8 +1,8 @@
 package outbox
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
