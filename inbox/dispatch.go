@@ -15,6 +15,9 @@ import (
 // dispatch applies an activity inside the inbox transaction. It returns a
 // drop reason when the activity was valid but concerned nobody here.
 func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
+	if reason := h.moderate(ctx, tx, a); reason != "" {
+		return reason, nil
+	}
 	switch a.typ {
 	case "Follow":
 		if a.objectID == h.Instance.InstanceActorID() {
@@ -230,10 +233,15 @@ func (h *Handler) storeItem(ctx context.Context, tx *store.Tx, a *activity, hist
 	if rcpt, err = tx.WithoutBlockers(ctx, rcpt, a.actor); err != nil {
 		return "", err
 	}
+	rcpt, feedable, err := h.limitRecipients(ctx, tx, a, rcpt, history)
+	if err != nil {
+		return "", err
+	}
 	inFeed, declined, err := h.relayFeed(ctx, tx, a, history)
 	if err != nil {
 		return "", err
 	}
+	inFeed = inFeed && feedable
 	if len(rcpt) == 0 && !inFeed {
 		if declined != "" {
 			return declined, nil

@@ -443,7 +443,7 @@ func (h *Handler) refuses(ctx context.Context, iri string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return p.Host(n).Refused(), nil
+	return p.Host(n).Refused() || p.Suspended(accountOf(iri)), nil
 }
 
 // drop answers 202 with an empty body, the same as success, and counts
