@@ -137,6 +137,9 @@ type Options struct {
 // wakes the scheduler. An *InputError means the request was refused and
 // nothing changed.
 func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[string]any, opts Options) (*Result, error) {
+	if err := p.refuseSuspended(ctx, actor); err != nil {
+		return nil, err
+	}
 	idempotencyKey := opts.IdempotencyKey
 	if idempotencyKey != "" {
 		if a, err := p.replay(ctx, actor, idempotencyKey); err != nil || a != nil {

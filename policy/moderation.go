@@ -104,3 +104,11 @@ func (p *Policy) ActorSuspended(actorID int64) bool {
 	}
 	return p.suspended[actorID]
 }
+
+// ActorNameSuspended is ActorSuspended by the local actor's name.
+func (p *Policy) ActorNameSuspended(name string) bool {
+	if p == nil {
+		return false
+	}
+	return p.suspendedN[name]
+}

@@ -94,8 +94,10 @@ type Rows struct {
 	Domains []DomainRule
 	// Accounts are the operator's suspensions and limits of remote accounts.
 	Accounts []AccountRule
-	// SuspendedActors are the local actors the operator suspended.
-	SuspendedActors []int64
+	// SuspendedActors are the local actors the operator suspended, by row
+	// id and by name.
+	SuspendedActors     []int64
+	SuspendedActorNames []string
 }
 
 // ActorDomain is a local actor's block of a domain.
@@ -124,6 +126,7 @@ type Policy struct {
 	domains     map[host.Name]DomainRule
 	accounts    map[string]string // account id -> severity
 	suspended   map[int64]bool    // local actors
+	suspendedN  map[string]bool   // their names
 }
 
 // Compile makes the Policy of rows. Entries are read with host.Parse, so
@@ -135,7 +138,10 @@ func Compile(rows Rows) *Policy {
 		version: rows.Version, mode: rows.Mode,
 		blocked: map[host.Name]string{}, allowed: map[host.Name]bool{},
 		actor: map[int64]map[host.Name]string{}, paused: map[string]time.Time{}, unavailable: map[string]bool{},
-		domains: map[host.Name]DomainRule{}, accounts: map[string]string{}, suspended: map[int64]bool{},
+		domains: map[host.Name]DomainRule{}, accounts: map[string]string{}, suspended: map[int64]bool{}, suspendedN: map[string]bool{},
+	}
+	for _, n := range rows.SuspendedActorNames {
+		p.suspendedN[n] = true
 	}
 	for _, d := range rows.Domains {
 		p.domains[entry(d.Domain)] = d

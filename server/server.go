@@ -140,6 +140,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(limitBody)
 	r.Use(s.securityHeaders)
 	r.Use(mastoapi.CORS)
+	r.Use(s.suspended)
 
 	inst := s.inst
 	wf := &webfinger.Handler{Instance: inst, Exists: s.actorExists}

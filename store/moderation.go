@@ -51,7 +51,10 @@ func (q *Queries) moderationRows(ctx context.Context, rows *policy.Rows) error {
 	for _, a := range accounts {
 		rows.Accounts = append(rows.Accounts, policy.AccountRule{Account: a.a, Severity: a.b})
 	}
-	rows.SuspendedActors, err = column[int64](ctx, q.r, `SELECT actor_id FROM actor_suspensions`)
+	if rows.SuspendedActors, err = column[int64](ctx, q.r, `SELECT actor_id FROM actor_suspensions`); err != nil {
+		return err
+	}
+	rows.SuspendedActorNames, err = column[string](ctx, q.r, `SELECT a.name FROM actor_suspensions s JOIN actors a ON a.id = s.actor_id`)
 	return err
 }
 
