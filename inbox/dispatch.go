@@ -26,6 +26,8 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 		return h.follow(ctx, tx, a)
 	case "Move":
 		return h.move(ctx, tx, a)
+	case "Flag":
+		return h.flag(ctx, tx, a)
 	case "Undo":
 		switch h.innerType(a) {
 		case "Follow":
