@@ -32,6 +32,11 @@
 //	herald account limit ACCOUNT_URL [--reason TEXT]
 //	herald account clear ACCOUNT_URL
 //	herald accounts
+//	herald report ACCOUNT_URL --as NAME [--post URL]... [--comment TEXT] [--forward]
+//	herald report resolve ID --action limit|suspend|block|delete|none [--note TEXT]
+//	herald report close ID [--note TEXT]
+//	herald report note ID TEXT
+//	herald reports [--all]
 //	herald allow add DOMAIN [--reason TEXT]
 //	herald allow remove DOMAIN
 //	herald allow list
