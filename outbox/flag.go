@@ -95,7 +95,6 @@ func (p *Publisher) Report(ctx context.Context, reporter *store.Actor, in Report
 	return r, nil
 }
 
-
 func finishReport(ctx context.Context, tx *store.Tx, in ReportInput, r *store.Report) error {
 	if in.InTx == nil {
 		return nil
