@@ -103,6 +103,7 @@ func New(ctx context.Context, cfg Config, n *node.Node) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, node: n, db: n.DB, inst: n.Instance, log: n.Logger, pages: pages, started: n.Now()}
 	s.registerSpaceMetrics()
+	s.registerReportMetrics()
 	s.inbox = s.newInbox()
 	s.outbox = s.newOutbox()
 	// The public page shows what the instance publishes: its actors, their
