@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"herald/internal/fedtest"
 	"herald/policy"
 	"herald/store"
@@ -90,5 +92,19 @@ func TestReportQueueInABrowser(t *testing.T) {
 	}
 	if !strings.Contains(c.Metrics(t), "herald_reports_open 0") {
 		t.Error("herald_reports_open is not 0")
+	}
+
+	// Limiting a domain from the Blocks page, with its media rejected.
+	d.open("/admin/blocks")
+	d.fill(`form[action="/admin/blocks/limit"] input[name=domain]`, "loud.example")
+	d.do(chromedp.Click(`form[action="/admin/blocks/limit"] input[name=reject_media]`, chromedp.NodeVisible))
+	d.press(`form[action="/admin/blocks/limit"] button`)
+	if s := d.text("table.rows"); !strings.Contains(s, "loud.example") || !strings.Contains(s, "limit, media rejected") {
+		t.Errorf("blocks after limiting: %s", s)
+	}
+	d.shoot("blocks-limit")
+	list, _ := c.DB.BlockedDomains(ctx)
+	if len(list) != 1 || list[0].Severity != policy.SeveritySilence || !list[0].RejectMedia || list[0].RejectReports {
+		t.Errorf("blocklist %+v", list)
 	}
 }
