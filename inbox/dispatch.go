@@ -28,6 +28,8 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 		return h.move(ctx, tx, a)
 	case "Flag":
 		return h.flag(ctx, tx, a)
+	case "QuoteRequest":
+		return h.quoteRequest(ctx, tx, a)
 	case "Undo":
 		switch h.innerType(a) {
 		case "Follow":

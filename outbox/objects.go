@@ -67,6 +67,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 		return err
 	}
 	setThreadContext(obj, federation.IDOf(obj["inReplyTo"]) != "", federation.IDOf(obj["context"]), pl.public)
+	obj["interactionPolicy"] = InteractionPolicy(pl.public, p.Instance.ActorID(pl.actor.Name))
 	pl.objIRI = obj["id"].(string)
 	pl.activity["object"] = obj
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
@@ -107,7 +108,7 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 	delete(obj, "@context")
 	for k, v := range patch {
 		switch k {
-		case "id", "type", "attributedTo", "published", "@context", "context":
+		case "id", "type", "attributedTo", "published", "@context", "context", "interactionPolicy":
 		default:
 			obj[k] = v
 		}
@@ -274,7 +275,7 @@ func withoutOwnTerms(c any) any {
 // ownTerms reports whether m defines only terms contextFor adds.
 func ownTerms(m map[string]any) bool {
 	for k := range m {
-		if k != "sensitive" && k != "toot" && k != "blurhash" {
+		if _, policy := policyContext[k]; k != "sensitive" && k != "toot" && k != "blurhash" && !policy {
 			return false
 		}
 	}
@@ -294,8 +295,9 @@ func contextFor(obj map[string]any, client []any) any {
 			hasBlurhash = true
 		}
 	}
+	_, policy := obj["interactionPolicy"]
 	ctx := append([]any{federation.ContextAS}, client...)
-	if !sensitive && !hasBlurhash {
+	if !sensitive && !hasBlurhash && !policy {
 		if len(ctx) == 1 {
 			return federation.ContextAS
 		}
@@ -308,6 +310,11 @@ func contextFor(obj map[string]any, client []any) any {
 	if hasBlurhash {
 		terms["toot"] = "http://joinmastodon.org/ns#"
 		terms["blurhash"] = "toot:blurhash"
+	}
+	if policy {
+		for k, v := range policyContext {
+			terms[k] = v
+		}
 	}
 	return append(ctx, terms)
 }
