@@ -22,7 +22,7 @@ type ReportResult struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// report serves POST /actors/{name}/reports {"account", "posts",
+// fileReport serves POST /actors/{name}/reports {"account", "posts",
 // "comment", "forward"}: the actor reports a remote account to this
 // instance's moderators (the report queue) and, with forward, to the
 // account's server as a Flag from the instance actor, the actor unnamed.

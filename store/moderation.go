@@ -84,8 +84,14 @@ func (q *Queries) SetAccountRule(ctx context.Context, r AccountRule) (removed in
 // ClearAccountRule lifts the rule of a remote account, or returns
 // ErrNotFound.
 func (q *Queries) ClearAccountRule(ctx context.Context, account string) error {
+	return q.deleteRow(ctx, `DELETE FROM remote_account_moderation WHERE account = $1`, account)
+}
+
+// deleteRow runs a DELETE of one row, or returns ErrNotFound when it
+// deleted none.
+func (q *Queries) deleteRow(ctx context.Context, query string, arg any) error {
 	return q.write(ctx, func(tx *Tx) error {
-		res, err := tx.w.ExecContext(ctx, `DELETE FROM remote_account_moderation WHERE account = $1`, account)
+		res, err := tx.w.ExecContext(ctx, query, arg)
 		if err != nil {
 			return err
 		}
@@ -132,16 +138,7 @@ func (q *Queries) SuspendActor(ctx context.Context, actorID int64, reason string
 
 // UnsuspendActor lifts a local actor's suspension, or returns ErrNotFound.
 func (q *Queries) UnsuspendActor(ctx context.Context, actorID int64) error {
-	return q.write(ctx, func(tx *Tx) error {
-		res, err := tx.w.ExecContext(ctx, `DELETE FROM actor_suspensions WHERE actor_id = $1`, actorID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
+	return q.deleteRow(ctx, `DELETE FROM actor_suspensions WHERE actor_id = $1`, actorID)
 }
 
 // ActorSuspensionOf returns a local actor's suspension, or ErrNotFound.
