@@ -68,6 +68,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	}
 	setThreadContext(obj, federation.IDOf(obj["inReplyTo"]) != "", federation.IDOf(obj["context"]), pl.public)
 	obj["interactionPolicy"] = InteractionPolicy(pl.public, p.Instance.ActorID(pl.actor.Name))
+	pl.activity["@context"] = contextFor(obj, pl.context) // with the policy's terms
 	pl.objIRI = obj["id"].(string)
 	pl.activity["object"] = obj
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
