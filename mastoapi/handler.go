@@ -36,8 +36,9 @@ type Config struct {
 // Handler serves the client API.
 type Handler struct {
 	Config
-	pages templates.Pages
-	limit *login.Limiter
+	pages   templates.Pages
+	limit   *login.Limiter
+	streams hub // the streaming API's connections (stream_hub.go)
 }
 
 // New builds the client API's handler.
@@ -106,6 +107,7 @@ func (h *Handler) Mount(r chi.Router) {
 	for _, p := range imagePaths {
 		r.Get(p, missing)
 	}
+	h.mountStreaming(r)
 }
 
 // serve wraps a route's handler: cache headers, the token and its scope,

@@ -183,6 +183,7 @@ func (n *Node) fanOutWakes(ctx context.Context, wakes <-chan struct{}) {
 			n.Policy.Invalidate()
 			n.Runner.Wake()
 			n.Jobs.Wake()
+			n.DB.WakeAPIEvents() // the streaming API's events (mastoapi/stream_hub.go)
 			n.applyLogLevel(ctx)
 		}
 	}
