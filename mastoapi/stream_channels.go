@@ -68,7 +68,9 @@ type subscription struct {
 
 // key identifies a subscription within a connection (Mastodon keys them
 // by their Redis channel ids).
-func (s *subscription) key() string { return s.channel + "\x00" + s.tag + "\x00" + strconv.FormatInt(s.list, 10) }
+func (s *subscription) key() string {
+	return s.channel + "\x00" + s.tag + "\x00" + strconv.FormatInt(s.list, 10)
+}
 
 // media says whether the channel is a public one of statuses with media
 // only.
