@@ -49,7 +49,8 @@ func TestMastoJS(t *testing.T) {
 	peerAcct := "peer@" + strings.TrimPrefix(p.URL, "http://")
 	run := exec.Command(MastoNode(t), "flow.mjs")
 	run.Dir = MastoDir(t)
-	run.Env = append(os.Environ(), "HERALD_URL="+rec.URL, "HERALD_USER=alice", "HERALD_PASSWORD="+password, "PEER_ACCT="+peerAcct, "AVATAR="+avatar)
+	run.Env = append(os.Environ(), "HERALD_URL="+rec.URL, "HERALD_USER=alice", "HERALD_PASSWORD="+password, "PEER_ACCT="+peerAcct, "AVATAR="+avatar,
+		"PEER_URL="+p.URL, "HERALD_ACTOR="+h.ActorID("alice"))
 	var out bytes.Buffer
 	run.Stdout, run.Stderr = &out, &out
 	done := make(chan error, 1)
