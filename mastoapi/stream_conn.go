@@ -36,10 +36,10 @@ type streamConn struct {
 	dropOnce sync.Once
 }
 
-// streamMessage is one message: an event of a subscription, or (raw set)
-// a WebSocket answer such as an error.
+// streamMessage is one message: an event (its name and payload for
+// server-sent events, raw its WebSocket message), or a WebSocket answer
+// such as an error (raw only).
 type streamMessage struct {
-	stream  []string
 	event   string
 	payload string
 	raw     []byte

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"herald/store"
 )
@@ -21,6 +22,12 @@ type dispatcher struct {
 	payloads map[payloadKey]string // "" for nothing to send
 	hidden   map[payloadKey]bool   // a status hidden from a viewer by a block or mute
 	lists    map[listKey]bool      // a list holds an account
+	frames   map[frameKey][]byte   // WebSocket messages, encoded once
+}
+
+type frameKey struct {
+	payloadKey
+	stream string
 }
 
 type payloadKey struct {
@@ -35,7 +42,8 @@ type listKey struct {
 
 // dispatch sends events to the connections they concern.
 func (h *Handler) dispatch(ctx context.Context, events []store.APIEvent, conns []*streamConn) {
-	d := &dispatcher{h: h, ctx: ctx, payloads: map[payloadKey]string{}, hidden: map[payloadKey]bool{}, lists: map[listKey]bool{}}
+	d := &dispatcher{h: h, ctx: ctx, payloads: map[payloadKey]string{}, hidden: map[payloadKey]bool{}, lists: map[listKey]bool{},
+		frames: map[frameKey][]byte{}}
 	var ids []int64
 	for _, e := range events {
 		if e.StatusID != 0 {
@@ -55,7 +63,7 @@ func (h *Handler) dispatch(ctx context.Context, events []store.APIEvent, conns [
 					continue
 				}
 				if p := d.payload(e, c, s); p != "" {
-					c.send(streamMessage{stream: s.stream, event: e.Event, payload: p})
+					c.send(streamMessage{event: e.Event, payload: p, raw: d.frame(e, c, s, p)})
 				}
 			}
 		}
@@ -119,6 +127,27 @@ func (d *dispatcher) inList(list int64, account string) bool {
 		d.lists[k] = in
 	}
 	return in
+}
+
+// frame is the WebSocket message of an event on a subscription, as
+// Mastodon's streamToWs writes it: {"stream": [...], "event": ...,
+// "payload": "<the payload>"}; the same for every connection that gets
+// the same payload on the same stream.
+func (d *dispatcher) frame(e *store.APIEvent, c *streamConn, s *subscription, p string) []byte {
+	k := frameKey{payloadKey{e.ID, c.viewer.ID}, strings.Join(s.stream, "\x00")}
+	if s.filtered() {
+		k.viewer = 0
+	}
+	b, ok := d.frames[k]
+	if !ok {
+		b, _ = json.Marshal(struct {
+			Stream  []string `json:"stream"`
+			Event   string   `json:"event"`
+			Payload string   `json:"payload"`
+		}{s.stream, e.Event, p})
+		d.frames[k] = b
+	}
+	return b
 }
 
 // payload is what an event sends on a subscription, "" for nothing: the

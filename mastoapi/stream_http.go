@@ -205,15 +205,7 @@ func (h *Handler) wsWrite(ctx context.Context, ws *websocket.Conn, c *streamConn
 				return websocket.StatusGoingAway, ""
 			}
 		case m := <-c.out:
-			b := m.raw
-			if b == nil {
-				b, _ = json.Marshal(struct {
-					Stream  []string `json:"stream"`
-					Event   string   `json:"event"`
-					Payload string   `json:"payload"`
-				}{m.stream, m.event, m.payload})
-			}
-			if err := ws.Write(ctx, websocket.MessageText, b); err != nil {
+			if err := ws.Write(ctx, websocket.MessageText, m.raw); err != nil {
 				return websocket.StatusGoingAway, ""
 			}
 		}
@@ -286,7 +278,7 @@ func (h *Handler) streamEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case m := <-c.out:
-			if m.raw == nil && !write("event: "+m.event+"\ndata: "+m.payload+"\n\n") {
+			if m.event != "" && !write("event: "+m.event+"\ndata: "+m.payload+"\n\n") {
 				return
 			}
 		}
