@@ -38,7 +38,7 @@ type Handler struct {
 	Config
 	pages   templates.Pages
 	limit   *login.Limiter
-	streams hub // the streaming API's connections (stream_hub.go)
+	streams hub // the streaming API's connections and the VAPID key (stream_hub.go, push.go)
 }
 
 // New builds the client API's handler.
@@ -107,7 +107,7 @@ func (h *Handler) Mount(r chi.Router) {
 	for _, p := range imagePaths {
 		r.Get(p, missing)
 	}
-	h.mountStreaming(r)
+	h.mountStreamingAndPush(r)
 }
 
 // serve wraps a route's handler: cache headers, the token and its scope,

@@ -77,7 +77,7 @@ func (h *Handler) instanceV2(c *Call) error {
 		"api_versions": map[string]any{"mastodon": APIVersion},
 		"configuration": map[string]any{
 			"urls":              map[string]any{"streaming": streamingURL(base), "status": nil, "about": base + "/status", "privacy_policy": nil, "terms_of_service": nil},
-			"vapid":             map[string]any{"public_key": ""},
+			"vapid":             map[string]any{"public_key": h.vapidPublicKey(c.Ctx())},
 			"accounts":          map[string]any{"max_featured_tags": 0, "max_pinned_statuses": outbox.MaxPinned, "max_profile_fields": maxFields, "profile_field_name_limit": maxFieldChars, "profile_field_value_limit": maxFieldChars},
 			"statuses":          statusesConfig(),
 			"media_attachments": mediaConfig(),

@@ -30,8 +30,10 @@ const (
 	tokenCheck = time.Minute
 )
 
-// mountStreaming adds the streaming endpoints.
-func (h *Handler) mountStreaming(r chi.Router) {
+// mountStreamingAndPush adds the streaming endpoints and the push
+// subscription's (push.go).
+func (h *Handler) mountStreamingAndPush(r chi.Router) {
+	h.mountPush(r)
 	r.Get("/api/v1/streaming/health", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write([]byte("OK"))

@@ -37,6 +37,7 @@ type hub struct {
 	conns   map[*streamConn]struct{}
 	running bool
 	stop    chan struct{} // closed to end the loop (the last connection left)
+	vapid   vapidKey      // the push key, read once (push.go)
 }
 
 // add registers a connection, starting the loop if it was not running.

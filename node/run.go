@@ -72,6 +72,7 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 	if n.works() {
 		goRun(func() { n.Syncer.Run(ctx) })
 		goRun(func() { n.Jobs.Run(ctx) })
+		goRun(func() { n.wakeJobsOnEvents(ctx) })
 		goRun(func() { n.runSweeps(ctx) })
 		goRun(func() { n.removeMedia(ctx) })
 		goRun(func() { n.sampleQueue(ctx) })
