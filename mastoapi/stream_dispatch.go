@@ -88,7 +88,9 @@ func (d *dispatcher) matches(e *store.APIEvent, c *streamConn, s *subscription) 
 		case s.channel == "user":
 			return true
 		case s.channel == "list":
-			return st != nil && d.inList(s.list, st.Author)
+			// Mastodon's FanOutOnWriteService fans a direct message out to
+			// the mentioned followers' homes, never to lists.
+			return st != nil && st.Visibility != "direct" && d.inList(s.list, st.Author)
 		}
 		return false
 	}

@@ -304,3 +304,80 @@ func deliverStreamed(t *testing.T, h *fedtest.Herald, who *fedtest.RemoteActor, 
 		t.Fatalf("deliver %s: %d %s", typ, code, body)
 	}
 }
+
+// TestStreamingNotificationsListsDirect: a follow's notification streams
+// on user and user:notification (the payload a Notification); a followed
+// account's post on a list holding it; a direct message as a
+// conversation on direct.
+func TestStreamingNotificationsListsDirect(t *testing.T) {
+	h := newHerald(t)
+	tok := logIn(t, h, "read write follow")
+	r := fedtest.NewRemote(t, "127.0.0.73")
+	bob, bobID := remoteAccount(t, h, r, "bob", tok)
+	alice := h.Inst.ActorID("alice")
+	res, body := do(t, h, call{method: "POST", path: "/api/v1/accounts/" + bobID + "/follow", token: tok, kind: "json", params: map[string]any{}})
+	decode(t, res, body, 200, nil)
+	h.Step(t)
+	for _, got := range r.Received() {
+		if got.Doc["type"] == "Follow" {
+			deliverStreamed(t, h, bob, "Accept", got.Doc["id"])
+		}
+	}
+	var list mastoapi.List
+	res, body = do(t, h, call{method: "POST", path: "/api/v1/lists", token: tok, kind: "json", params: map[string]any{"title": "friends"}})
+	decode(t, res, body, 200, &list)
+	res, body = do(t, h, call{method: "POST", path: "/api/v1/lists/" + list.ID + "/accounts", token: tok, kind: "json",
+		params: map[string]any{"account_ids": []string{bobID}}})
+	decode(t, res, body, 200, nil)
+
+	s := dialStream(t, h, tok, "?stream=user:notification")
+	s.send(map[string]any{"type": "subscribe", "stream": "user"})
+	s.send(map[string]any{"type": "subscribe", "stream": "list", "list": list.ID})
+	s.send(map[string]any{"type": "subscribe", "stream": "direct"})
+	s.subscribed()
+
+	deliverStreamed(t, h, bob, "Follow", alice)
+	got := s.collect(2)
+	for _, k := range []string{"user notification", "user:notification notification"} {
+		var n mastoapi.Notification
+		if err := json.Unmarshal([]byte(got[k].Payload), &n); err != nil || n.Type != "follow" || n.Account.ID != bobID {
+			t.Errorf("%s: %+v", k, got[k])
+		}
+	}
+
+	deliverStreamed(t, h, bob, "Create", map[string]any{"id": bob.ID + "/notes/1", "type": "Note", "attributedTo": bob.ID,
+		"content": "<p>for the list</p>", "to": []string{"https://www.w3.org/ns/activitystreams#Public"}, "cc": []string{bob.ID + "/followers"},
+		"published": "2024-05-01T12:00:00Z"})
+	got = s.collect(2)
+	if st := statusOf(t, got["list "+list.ID+" update"]); st.URI != bob.ID+"/notes/1" {
+		t.Errorf("list: %+v", got)
+	}
+	if _, ok := got["user update"]; !ok {
+		t.Errorf("user: %+v", got)
+	}
+
+	dm := map[string]any{"id": bob.ID + "/notes/2", "type": "Note", "attributedTo": bob.ID,
+		"content": `<p><a href="` + alice + `">@alice</a> psst</p>`, "to": []string{alice},
+		"tag": []any{map[string]any{"type": "Mention", "href": alice, "name": "@alice"}}, "published": "2024-05-01T12:01:00Z"}
+	act := fedtest.Activity(bob, "Create", dm)
+	act["to"] = []string{alice}
+	if code, body := h.Deliver(t, "/users/alice/inbox", bob, act); code != 202 {
+		t.Fatalf("deliver the DM: %d %s", code, body)
+	}
+	var conv *streamMessage
+	for range 4 { // the mention's notifications and home update (never the list), and the conversation
+		m := s.next()
+		if m.Stream[0] == "list" {
+			t.Errorf("a direct message on the list: %+v", m)
+		}
+		if m.Event == "conversation" {
+			conv = &m
+			break
+		}
+	}
+	var c mastoapi.Conversation
+	if conv == nil || strings.Join(conv.Stream, " ") != "direct" || json.Unmarshal([]byte(conv.Payload), &c) != nil ||
+		c.LastStatus == nil || c.LastStatus.URI != bob.ID+"/notes/2" {
+		t.Fatalf("direct: %+v", conv)
+	}
+}
