@@ -84,7 +84,11 @@ func TestPushSubscription(t *testing.T) {
 		t.Errorf("created %+v", s)
 	}
 	var v2 struct {
-		Configuration struct{ Vapid struct{ PublicKey string `json:"public_key"` } }
+		Configuration struct {
+			Vapid struct {
+				PublicKey string `json:"public_key"`
+			}
+		}
 	}
 	res, body := do(t, h, call{method: "GET", path: "/api/v2/instance"})
 	decode(t, res, body, 200, &v2)
