@@ -128,7 +128,7 @@ func (h *Handler) instanceV1(c *Call) error {
 }
 
 // streamingURL is where apps are told the streaming API is: the same
-// host, ws(s) (served by the later wave; until then it answers 404).
+// host, ws(s) (stream_http.go serves it).
 func streamingURL(base string) string {
 	if len(base) > 5 && base[:5] == "https" {
 		return "wss" + base[5:]
