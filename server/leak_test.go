@@ -66,6 +66,7 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 			"file":       "0123456789abcdef0123456789abcdef.png",
 			"collection": "likes",
 			"tag":        "herald", // a hashtag timeline
+			"group_key":  "favourite-1",
 		}
 		var paths []string
 		chi.Walk(h.Srv.Routes(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
