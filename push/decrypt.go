@@ -1,11 +1,7 @@
 package push
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ecdh"
-	"crypto/hkdf"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 )
@@ -31,22 +27,7 @@ func Decrypt(body []byte, ua *ecdh.PrivateKey, auth []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyInfo := append(append([]byte("WebPush: info\x00"), ua.PublicKey().Bytes()...), asPublic...)
-	ikm, err := hkdf.Expand(sha256.New, hmacSHA256(auth, shared), string(keyInfo), 32)
-	if err != nil {
-		return nil, err
-	}
-	prk, err := hkdf.Extract(sha256.New, ikm, salt)
-	if err != nil {
-		return nil, err
-	}
-	cek, _ := hkdf.Expand(sha256.New, prk, "Content-Encoding: aes128gcm\x00", 16)
-	nonce, _ := hkdf.Expand(sha256.New, prk, "Content-Encoding: nonce\x00", 12)
-	block, err := aes.NewCipher(cek)
-	if err != nil {
-		return nil, err
-	}
-	gcm, err := cipher.NewGCM(block)
+	gcm, nonce, err := contentKey(shared, auth, ua.PublicKey().Bytes(), asPublic, salt)
 	if err != nil {
 		return nil, err
 	}

@@ -70,32 +70,7 @@ func encrypt(plaintext []byte, k Keys, as *ecdh.PrivateKey, salt []byte) ([]byte
 	}
 	asPublic := as.PublicKey().Bytes()
 
-	// RFC 8291 3.3: the input keying material from the shared secret and
-	// the auth secret, with both public keys in its info.
-	prkKey := hmacSHA256(k.Auth, shared)
-	keyInfo := append(append([]byte("WebPush: info\x00"), k.P256DH...), asPublic...)
-	ikm, err := hkdf.Expand(sha256.New, prkKey, string(keyInfo), 32)
-	if err != nil {
-		return nil, err
-	}
-	// RFC 8188 2.2 and 2.3: the content encryption key and the nonce.
-	prk, err := hkdf.Extract(sha256.New, ikm, salt)
-	if err != nil {
-		return nil, err
-	}
-	cek, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: aes128gcm\x00", 16)
-	if err != nil {
-		return nil, err
-	}
-	nonce, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: nonce\x00", 12)
-	if err != nil {
-		return nil, err
-	}
-	block, err := aes.NewCipher(cek)
-	if err != nil {
-		return nil, err
-	}
-	gcm, err := cipher.NewGCM(block)
+	gcm, nonce, err := contentKey(shared, k.Auth, k.P256DH, asPublic, salt)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +83,36 @@ func encrypt(plaintext []byte, k Keys, as *ecdh.PrivateKey, salt []byte) ([]byte
 	out = append(out, asPublic...)
 	record := append(append([]byte{}, plaintext...), 2)
 	return gcm.Seal(out, nonce, record, nil), nil
+}
+
+// contentKey derives the record's cipher and nonce from the ECDH shared
+// secret, the auth secret, both public keys and the salt: RFC 8291 3.3
+// (the input keying material, both keys in its info) and RFC 8188 2.2
+// and 2.3 (the content encryption key and the nonce).
+func contentKey(shared, auth, uaPublic, asPublic, salt []byte) (cipher.AEAD, []byte, error) {
+	keyInfo := append(append([]byte("WebPush: info\x00"), uaPublic...), asPublic...)
+	ikm, err := hkdf.Expand(sha256.New, hmacSHA256(auth, shared), string(keyInfo), 32)
+	if err != nil {
+		return nil, nil, err
+	}
+	prk, err := hkdf.Extract(sha256.New, ikm, salt)
+	if err != nil {
+		return nil, nil, err
+	}
+	cek, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: aes128gcm\x00", 16)
+	if err != nil {
+		return nil, nil, err
+	}
+	nonce, err := hkdf.Expand(sha256.New, prk, "Content-Encoding: nonce\x00", 12)
+	if err != nil {
+		return nil, nil, err
+	}
+	block, err := aes.NewCipher(cek)
+	if err != nil {
+		return nil, nil, err
+	}
+	gcm, err := cipher.NewGCM(block)
+	return gcm, nonce, err
 }
 
 func hmacSHA256(key, data []byte) []byte {
