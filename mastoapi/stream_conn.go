@@ -34,7 +34,13 @@ type streamConn struct {
 	out      chan streamMessage
 	dropped  chan struct{} // closed when the hub gave up on a slow reader
 	dropOnce sync.Once
+	closing  chan struct{} // closed when the server shuts down (CloseStreams)
 }
+
+// maxSubscriptions bounds a connection's subscriptions, so that one
+// connection cannot hold unbounded memory (Mastodon sets no bound; apps
+// use a few).
+const maxSubscriptions = 100
 
 // streamMessage is one message: an event (its name and payload for
 // server-sent events, raw its WebSocket message), or a WebSocket answer
@@ -55,13 +61,18 @@ func newStreamConn(viewer *store.Actor, t *store.OAuthToken, tokenHash string) *
 }
 
 // subscribe adds a subscription (a second of the same is nothing, as in
-// Mastodon's subscribeWebsocketToChannel).
-func (c *streamConn) subscribe(s *subscription) {
+// Mastodon's subscribeWebsocketToChannel), or refuses one more than
+// maxSubscriptions.
+func (c *streamConn) subscribe(s *subscription) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.subs[s.key()]; !ok {
+		if len(c.subs) >= maxSubscriptions {
+			return requestError("Too many subscriptions")
+		}
 		c.subs[s.key()] = s
 	}
+	return nil
 }
 
 // unsubscribe removes one.

@@ -161,6 +161,9 @@ func (h *Handler) wsRead(ctx context.Context, cancel func(), ws *websocket.Conn,
 // {"error": ..., "status": ...}, as subscribeWebsocketToChannel does.
 func (h *Handler) wsSubscribe(ctx context.Context, c *streamConn, typ, channel, tag, list string) {
 	s, err := h.newSubscription(ctx, c.viewer, c.scopes, channel, tag, list)
+	if err == nil && typ == "subscribe" {
+		err = c.subscribe(s)
+	}
 	if err != nil {
 		status, msg := errorStatus(err)
 		if status == http.StatusInternalServerError {
@@ -175,9 +178,7 @@ func (h *Handler) wsSubscribe(ctx context.Context, c *streamConn, typ, channel, 
 		c.send(streamMessage{raw: raw})
 		return
 	}
-	if typ == "subscribe" {
-		c.subscribe(s)
-	} else {
+	if typ == "unsubscribe" {
 		c.unsubscribe(s)
 	}
 }
@@ -195,6 +196,8 @@ func (h *Handler) wsWrite(ctx context.Context, ws *websocket.Conn, c *streamConn
 			return websocket.StatusNormalClosure, ""
 		case <-c.dropped:
 			return websocket.StatusPolicyViolation, "too slow: events were waiting"
+		case <-c.closing:
+			return websocket.StatusGoingAway, "the server is shutting down"
 		case <-check.C:
 			if !h.stillValid(ctx, c) {
 				return websocket.StatusNormalClosure, ""
@@ -246,7 +249,7 @@ func (h *Handler) streamEvents(w http.ResponseWriter, r *http.Request) {
 		fail(err)
 		return
 	}
-	c.subscribe(s)
+	c.subscribe(s) // the first: within the bound
 	endless(w)
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -270,6 +273,8 @@ func (h *Handler) streamEvents(w http.ResponseWriter, r *http.Request) {
 		case <-ctx.Done():
 			return
 		case <-c.dropped:
+			return
+		case <-c.closing:
 			return
 		case <-check.C:
 			if !h.stillValid(ctx, c) {

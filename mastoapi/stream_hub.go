@@ -38,11 +38,34 @@ type hub struct {
 	running bool
 	stop    chan struct{} // closed to end the loop (the last connection left)
 	vapid   vapidKey      // the push key, read once (push.go)
+
+	closeOnce sync.Once
+	closing   chan struct{} // closed by CloseStreams
+}
+
+// closed is the channel CloseStreams closes.
+func (hb *hub) closed() chan struct{} {
+	hb.mu.Lock()
+	defer hb.mu.Unlock()
+	if hb.closing == nil {
+		hb.closing = make(chan struct{})
+	}
+	return hb.closing
+}
+
+// CloseStreams ends every streaming connection (a WebSocket with 1001,
+// going away; an event stream by ending the response) and any that
+// starts later: the server calls it when it shuts down, since hijacked
+// connections and endless responses would not end by themselves.
+func (h *Handler) CloseStreams() {
+	c := h.streams.closed()
+	h.streams.closeOnce.Do(func() { close(c) })
 }
 
 // add registers a connection, starting the loop if it was not running.
 func (h *Handler) addStream(c *streamConn) {
 	hb := &h.streams
+	c.closing = hb.closed()
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
 	if hb.conns == nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -193,6 +194,12 @@ func TestStreamingRefusals(t *testing.T) {
 		t.Errorf("user without read: %+v", m)
 	}
 	s.subscribed() // public channels need no scope: the tag is what is missing
+	for i := range 101 {
+		s.send(map[string]any{"type": "subscribe", "stream": "hashtag", "tag": fmt.Sprint("tag", i)})
+	}
+	if m := s.next(); m.Error != "Too many subscriptions" || m.Status != 400 {
+		t.Errorf("the 101st subscription: %+v", m)
+	}
 
 	res, err := http.Get(h.URL + "/api/v1/streaming/health")
 	if err != nil || res.StatusCode != 200 || string(readAll(res)) != "OK" {
