@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,15 +38,7 @@ func TestStreamAcrossNodes(t *testing.T) {
 	if err := db.CreateActor(ctx, alice, "apptok"); err != nil {
 		t.Fatal(err)
 	}
-	app := &store.OAuthApp{ClientID: "client", SecretHash: store.HashToken("secret"), Name: "test", Scopes: []string{"read", "write"},
-		RedirectURIs: []string{"urn:ietf:wg:oauth:2.0:oob"}}
-	if err := db.CreateOAuthApp(ctx, app); err != nil {
-		t.Fatal(err)
-	}
-	const token = "a-client-api-token"
-	if err := db.IssueOAuthToken(ctx, &store.OAuthToken{AppID: app.ID, ActorID: alice.ID, Scopes: []string{"read", "write"}}, store.HashToken(token)); err != nil {
-		t.Fatal(err)
-	}
+	token := clientAPIToken(t, db, alice.ID)
 
 	poster := startProcess(t, bin, "serve", "--db", url, "--listen", "127.0.0.1:0", "--allow-private-network")
 	streamer := startProcess(t, bin, "serve", "--db", url, "--listen", "127.0.0.1:0", "--allow-private-network")
@@ -91,4 +86,72 @@ func TestStreamAcrossNodes(t *testing.T) {
 		t.Fatalf("streamed %s", b)
 	}
 	t.Logf("streamed from the other node %v after the post was answered", time.Since(sent).Round(time.Millisecond))
+}
+
+// clientAPIToken issues a client API token (read write) of a local actor,
+// as the OAuth flow would.
+func clientAPIToken(t *testing.T, db *store.DB, actorID int64) string {
+	t.Helper()
+	ctx := context.Background()
+	app := &store.OAuthApp{ClientID: "client", SecretHash: store.HashToken("secret"), Name: "test", Scopes: []string{"read", "write"},
+		RedirectURIs: []string{"urn:ietf:wg:oauth:2.0:oob"}}
+	if err := db.CreateOAuthApp(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	token := store.NewToken()
+	if err := db.IssueOAuthToken(ctx, &store.OAuthToken{AppID: app.ID, ActorID: actorID, Scopes: []string{"read", "write"}}, store.HashToken(token)); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// TestStreamsEndAtShutdown: a WebSocket and a server-sent events stream
+// open on `herald serve` end when it is stopped (SIGTERM), which then
+// exits cleanly rather than wait for them.
+func TestStreamsEndAtShutdown(t *testing.T) {
+	bin := buildHerald(t)
+	path := filepath.Join(t.TempDir(), "herald.db")
+	mustCLI(t, "init", "--db", path, "--domain", "localhost:1", "--scheme", "http")
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, pub, _ := federation.GenerateKeyPEM()
+	alice := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: priv, PublicKeyPEM: pub}
+	if err := db.CreateActor(ctx, alice, "apptok"); err != nil {
+		t.Fatal(err)
+	}
+	token := clientAPIToken(t, db, alice.ID)
+	db.Close()
+
+	p := startProcess(t, bin, "serve", "--db", path, "--listen", "127.0.0.1:0")
+	ws, _, err := websocket.Dial(ctx, "ws://"+p.Addr+"/api/v1/streaming?stream=user&access_token="+token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	res, err := http.Get("http://" + p.Addr + "/api/v1/streaming/user?access_token=" + token)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("%v %v", err, res)
+	}
+	defer res.Body.Close()
+	first := make([]byte, 3)
+	if _, err := io.ReadFull(res.Body, first); err != nil || string(first) != ":)\n" {
+		t.Fatalf("%q %v", first, err)
+	}
+
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if _, err := io.ReadAll(res.Body); err != nil {
+		t.Errorf("the event stream did not end cleanly: %v", err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, _, err := ws.Read(rctx); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Errorf("the WebSocket ended with %v, not 1001", err)
+	}
+	<-p.exited
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("serve exited %d:\n%s", code, p.errs.String())
+	}
 }
