@@ -126,6 +126,8 @@ func TestStreamingWebSocket(t *testing.T) {
 	s := dialStream(t, h, tok, "?stream=user")
 	s.send(map[string]any{"type": "subscribe", "stream": "public:local"})
 	s.send(map[string]any{"type": "subscribe", "stream": []string{"hashtag"}, "tag": "Herald"})
+	s.send(map[string]any{"type": "subscribe", "stream": "hashtag:local", "tag": "herald"})
+	s.send(map[string]any{"type": "subscribe", "stream": "public:remote"}) // gets nothing of alice's
 	s.send(map[string]any{"type": "subscribe", "stream": "nonsense"})
 	if m := s.next(); m.Error != "Unknown stream type" || m.Status != 400 {
 		t.Errorf("unknown stream: %+v", m)
@@ -137,8 +139,8 @@ func TestStreamingWebSocket(t *testing.T) {
 	s.subscribed()
 
 	posted := postStatus(t, h, tok, map[string]any{"status": "hello #Herald", "visibility": "public"})
-	got := s.collect(3)
-	for _, k := range []string{"user update", "public:local update", "hashtag Herald update"} {
+	got := s.collect(4)
+	for _, k := range []string{"user update", "public:local update", "hashtag Herald update", "hashtag:local herald update"} {
 		m, ok := got[k]
 		if !ok {
 			t.Fatalf("no %q among %v", k, got)
@@ -152,15 +154,16 @@ func TestStreamingWebSocket(t *testing.T) {
 	res, body := do(t, h, call{method: "PUT", path: "/api/v1/statuses/" + posted.ID, token: tok, kind: "json",
 		params: map[string]any{"status": "hello again #Herald"}})
 	decode(t, res, body, 200, &edited)
-	got = s.collect(3)
-	for _, k := range []string{"user status.update", "public:local status.update", "hashtag Herald status.update"} {
+	got = s.collect(4)
+	for _, k := range []string{"user status.update", "public:local status.update", "hashtag Herald status.update", "hashtag:local herald status.update"} {
 		if st := statusOf(t, got[k]); !strings.Contains(st.Content, "again") {
 			t.Errorf("%s: %+v", k, got[k])
 		}
 	}
 
-	// Unsubscribed from the hashtag, the delete comes on two channels.
+	// Unsubscribed from the hashtags, the delete comes on two channels.
 	s.send(map[string]any{"type": "unsubscribe", "stream": "hashtag", "tag": "Herald"})
+	s.send(map[string]any{"type": "unsubscribe", "stream": "hashtag:local", "tag": "herald"})
 	s.subscribed()
 	res, body = do(t, h, call{method: "DELETE", path: "/api/v1/statuses/" + posted.ID, token: tok})
 	decode(t, res, body, 200, nil)
