@@ -12,7 +12,7 @@
 // failure.
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createOAuthAPIClient, createRestAPIClient, createStreamingAPIClient } from "masto";
+import { createOAuthAPIClient, createRestAPIClient } from "masto";
 
 const base = process.env.HERALD_URL;
 const user = process.env.HERALD_USER;
@@ -174,6 +174,7 @@ step("revoke");
 // (the token as Sec-WebSocket-Protocol). Needs PEER_URL (the peer's
 // base URL) and HERALD_ACTOR (the logged-in actor's id).
 {
+  const { createStreamingAPIClient } = await import("masto"); // here, so that the imports above stay the REST flow's
   const streaming = createStreamingAPIClient({ streamingApiUrl: v2.configuration.urls.streaming, accessToken: token.accessToken, retry: false });
   await streaming.prepare();
   const seen = [];
