@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -25,10 +26,20 @@ const (
 	// sseHeartbeat is the comment line a server-sent events stream gets
 	// every 15 s, as Mastodon's ":thump".
 	sseHeartbeat = 15 * time.Second
-	// tokenCheck is how often a connection's token is looked up again: a
-	// revoked token ends its streams.
-	tokenCheck = time.Minute
 )
+
+// tokenCheck is how often a connection's token is looked up again, in
+// nanoseconds (0: a minute): a revoked token ends its streams. The tests
+// shorten it.
+var tokenCheck atomic.Int64
+
+// tokenCheckEvery is tokenCheck as a duration.
+func tokenCheckEvery() time.Duration {
+	if d := tokenCheck.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return time.Minute
+}
 
 // mountStreamingAndPush adds the streaming endpoints and the push
 // subscription's (push.go).
@@ -188,7 +199,7 @@ func (h *Handler) wsSubscribe(ctx context.Context, c *streamConn, typ, channel, 
 func (h *Handler) wsWrite(ctx context.Context, ws *websocket.Conn, c *streamConn) (websocket.StatusCode, string) {
 	ping := time.NewTicker(wsPing)
 	defer ping.Stop()
-	check := time.NewTicker(tokenCheck)
+	check := time.NewTicker(tokenCheckEvery())
 	defer check.Stop()
 	for {
 		select {
@@ -266,7 +277,7 @@ func (h *Handler) streamEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	beat := time.NewTicker(sseHeartbeat)
 	defer beat.Stop()
-	check := time.NewTicker(tokenCheck)
+	check := time.NewTicker(tokenCheckEvery())
 	defer check.Stop()
 	for {
 		select {

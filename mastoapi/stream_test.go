@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -389,5 +390,45 @@ func TestStreamingNotificationsListsDirect(t *testing.T) {
 	if conv == nil || strings.Join(conv.Stream, " ") != "direct" || json.Unmarshal([]byte(conv.Payload), &c) != nil ||
 		c.LastStatus == nil || c.LastStatus.URI != bob.ID+"/notes/2" {
 		t.Fatalf("direct: %+v", conv)
+	}
+}
+
+// TestStreamingEndsWithItsToken: revoking the token ends its WebSocket
+// and its server-sent events stream, and its push subscription.
+func TestStreamingEndsWithItsToken(t *testing.T) {
+	defer mastoapi.SetTokenCheck(50 * time.Millisecond)()
+	h := newHerald(t)
+	tok := logIn(t, h, "read write push")
+	p := newPushService(t)
+	p.subscribe(t, h, tok, "all", "mention")
+	s := dialStream(t, h, tok, "?stream=user")
+	s.subscribed()
+	res, err := http.Get(h.URL + "/api/v1/streaming/user?access_token=" + tok)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("%v %v", err, res)
+	}
+	defer res.Body.Close()
+
+	ctx := context.Background()
+	if _, err := h.DB.RevokeActorOAuthTokens(ctx, h.Alice.ID); err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, _, err := s.ws.Read(rctx); websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Errorf("the WebSocket ended with %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := io.ReadAll(res.Body); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("the event stream: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the event stream did not end")
+	}
+	if subs, err := h.DB.PushSubscriptions(ctx, h.Alice.ID); err != nil || len(subs) != 0 {
+		t.Errorf("push subscriptions after the revocation: %v %v", subs, err)
 	}
 }
