@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -79,6 +81,16 @@ func (h *Handler) SendPush(ctx context.Context, actorID, notificationID int64) e
 		}
 		m := push.Message{Endpoint: s.Endpoint, Keys: push.Keys{P256DH: s.P256DH, Auth: s.Auth}, Payload: payload}
 		err := push.Send(ctx, h.Fetcher.Client, key, h.Instance.Base(), m, h.Now())
+		for _, wait := range pushRetries() {
+			if !push.Retryable(err) || ctx.Err() != nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+				err = push.Send(ctx, h.Fetcher.Client, key, h.Instance.Base(), m, h.Now())
+			}
+		}
 		switch {
 		case errors.Is(err, push.ErrGone):
 			if err := h.DB.RemovePushSubscription(ctx, s.ID); err != nil {
@@ -89,6 +101,20 @@ func (h *Handler) SendPush(ctx context.Context, actorID, notificationID int64) e
 		}
 	}
 	return failed
+}
+
+// pushRetry is the wait before the first retry of a push the service
+// could not take (429, 5xx, unreachable), in nanoseconds (0: 2 s); the
+// second waits twice as long. The job's minute bounds them all.
+var pushRetry atomic.Int64
+
+// pushRetries are the waits before each retry.
+func pushRetries() []time.Duration {
+	d := time.Duration(pushRetry.Load())
+	if d <= 0 {
+		d = 2 * time.Second
+	}
+	return []time.Duration{d, 2 * d}
 }
 
 // pushAllowed applies a subscription's policy to the relation with the

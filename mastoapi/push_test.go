@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"herald/internal/fedtest"
 	"herald/mastoapi"
@@ -28,6 +29,8 @@ type pushService struct {
 
 	mu       sync.Mutex
 	status   int
+	failures int // answer 503 this many times first
+	attempts int
 	received []map[string]any
 	auths    []string
 }
@@ -45,6 +48,12 @@ func newPushService(t *testing.T) *pushService {
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
+		p.attempts++
+		if p.failures > 0 {
+			p.failures--
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
 		p.received, p.auths = append(p.received, m), append(p.auths, r.Header.Get("Authorization"))
 		w.WriteHeader(p.status)
 	}))
@@ -167,7 +176,10 @@ func TestPushSent(t *testing.T) {
 	if len(got) != 1 || got[0]["notification_type"] != "follow" || got[0]["title"] != "bob is now following you" || got[0]["notification_id"] == "" {
 		t.Fatalf("pushed %v", got)
 	}
-	if a := p.auths[0]; !strings.HasPrefix(a, "vapid t=") {
+	p.mu.Lock()
+	auth := p.auths[0]
+	p.mu.Unlock()
+	if a := auth; !strings.HasPrefix(a, "vapid t=") {
 		t.Errorf("Authorization %q", a)
 	}
 
@@ -187,13 +199,29 @@ func TestPushSent(t *testing.T) {
 		t.Fatalf("pushed %v", got)
 	}
 
+	// A push service that fails is tried again: twice 503, then taken.
+	defer mastoapi.SetPushRetry(10 * time.Millisecond)()
+	p.mu.Lock()
+	p.failures = 2
+	p.mu.Unlock()
+	deliverStreamed(t, h, bob, "Create", map[string]any{"id": bob.ID + "/notes/3", "type": "Note", "attributedTo": bob.ID,
+		"content": `<p><a href="` + alice + `">@alice</a> again</p>`, "to": []string{"https://www.w3.org/ns/activitystreams#Public"},
+		"tag": []any{map[string]any{"type": "Mention", "href": alice, "name": "@alice"}}, "published": "2024-05-01T12:02:00Z"})
+	h.Node.Jobs.Step(ctx)
+	p.mu.Lock()
+	attempts := p.attempts
+	p.mu.Unlock()
+	if got := p.got(); len(got) != 3 || got[2]["body"] != "@alice again" || attempts != 5 {
+		t.Fatalf("after two failures: %d pushes in %d attempts: %v", len(got), attempts, got)
+	}
+
 	p.mu.Lock()
 	p.status = http.StatusGone
 	p.mu.Unlock()
 	deliverStreamed(t, h, bob, "Undo", map[string]any{"type": "Follow", "actor": bob.ID, "object": alice})
 	deliverStreamed(t, h, bob, "Follow", alice)
 	h.Node.Jobs.Step(ctx)
-	if n := len(p.got()); n != 3 {
+	if n := len(p.got()); n != 4 {
 		t.Fatalf("%d pushes", n)
 	}
 	subs, err := h.DB.PushSubscriptions(ctx, h.Alice.ID)

@@ -19,6 +19,22 @@ const TTL = 48 * time.Hour
 // 410, RFC 8030 7.3): the caller forgets it, as Mastodon destroys it.
 var ErrGone = errors.New("push subscription expired")
 
+// StatusError is a push service's answer other than success or gone.
+type StatusError struct{ Code int }
+
+func (e *StatusError) Error() string { return fmt.Sprintf("push service answered %d", e.Code) }
+
+// Retryable reports whether a failed Send may succeed later: the push
+// service was busy or failing (429, 5xx, RFC 8030 8.4) or could not be
+// reached. A refusal of the message itself (another 4xx) is not.
+func Retryable(err error) bool {
+	var s *StatusError
+	if errors.As(err, &s) {
+		return s.Code == http.StatusTooManyRequests || s.Code >= 500
+	}
+	return err != nil && !errors.Is(err, ErrGone)
+}
+
 // Message is one push: where to, for whom (keys), and what.
 type Message struct {
 	Endpoint string
@@ -70,5 +86,5 @@ func Send(ctx context.Context, client Doer, v *VAPID, contact string, m Message,
 	case res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusGone:
 		return ErrGone
 	}
-	return fmt.Errorf("push service answered %d", res.StatusCode)
+	return &StatusError{Code: res.StatusCode}
 }

@@ -63,8 +63,12 @@ func TestSend(t *testing.T) {
 		t.Errorf("410: %v", err)
 	}
 	status = http.StatusInternalServerError
-	if err := Send(context.Background(), srv.Client(), v, "https://herald.example", m, now); err == nil || err == ErrGone {
+	if err := Send(context.Background(), srv.Client(), v, "https://herald.example", m, now); err == nil || !Retryable(err) {
 		t.Errorf("500: %v", err)
+	}
+	status = http.StatusBadRequest
+	if err := Send(context.Background(), srv.Client(), v, "https://herald.example", m, now); err == nil || Retryable(err) {
+		t.Errorf("400: %v, retryable %v", err, Retryable(err))
 	}
 }
 
