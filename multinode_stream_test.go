@@ -26,19 +26,8 @@ import (
 func TestStreamAcrossNodes(t *testing.T) {
 	url := pgtest.URL(t)
 	bin := buildHerald(t)
-	mustCLI(t, "init", "--db", url, "--domain", "localhost:1", "--scheme", "http")
+	token := instanceWithToken(t, url)
 	ctx := context.Background()
-	db, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	priv, pub, _ := federation.GenerateKeyPEM()
-	alice := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: priv, PublicKeyPEM: pub}
-	if err := db.CreateActor(ctx, alice, "apptok"); err != nil {
-		t.Fatal(err)
-	}
-	token := clientAPIToken(t, db, alice.ID)
 
 	poster := startProcess(t, bin, "serve", "--db", url, "--listen", "127.0.0.1:0", "--allow-private-network")
 	streamer := startProcess(t, bin, "serve", "--db", url, "--listen", "127.0.0.1:0", "--allow-private-network")
@@ -88,8 +77,27 @@ func TestStreamAcrossNodes(t *testing.T) {
 	t.Logf("streamed from the other node %v after the post was answered", time.Since(sent).Round(time.Millisecond))
 }
 
-// clientAPIToken issues a client API token (read write) of a local actor,
-// as the OAuth flow would.
+// instanceWithToken makes an instance at db (an SQLite path or a
+// PostgreSQL URL) with a local actor alice and returns a client API
+// token (read write) of hers, issued as the OAuth flow would.
+func instanceWithToken(t *testing.T, db string) string {
+	t.Helper()
+	mustCLI(t, "init", "--db", db, "--domain", "localhost:1", "--scheme", "http")
+	ctx := context.Background()
+	d, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	priv, pub, _ := federation.GenerateKeyPEM()
+	alice := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: priv, PublicKeyPEM: pub}
+	if err := d.CreateActor(ctx, alice, "apptok"); err != nil {
+		t.Fatal(err)
+	}
+	return clientAPIToken(t, d, alice.ID)
+}
+
+// clientAPIToken issues a client API token (read write) of a local actor.
 func clientAPIToken(t *testing.T, db *store.DB, actorID int64) string {
 	t.Helper()
 	ctx := context.Background()
@@ -111,19 +119,8 @@ func clientAPIToken(t *testing.T, db *store.DB, actorID int64) string {
 func TestStreamsEndAtShutdown(t *testing.T) {
 	bin := buildHerald(t)
 	path := filepath.Join(t.TempDir(), "herald.db")
-	mustCLI(t, "init", "--db", path, "--domain", "localhost:1", "--scheme", "http")
+	token := instanceWithToken(t, path)
 	ctx := context.Background()
-	db, err := store.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	priv, pub, _ := federation.GenerateKeyPEM()
-	alice := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: priv, PublicKeyPEM: pub}
-	if err := db.CreateActor(ctx, alice, "apptok"); err != nil {
-		t.Fatal(err)
-	}
-	token := clientAPIToken(t, db, alice.ID)
-	db.Close()
 
 	p := startProcess(t, bin, "serve", "--db", path, "--listen", "127.0.0.1:0")
 	ws, _, err := websocket.Dial(ctx, "ws://"+p.Addr+"/api/v1/streaming?stream=user&access_token="+token, nil)
