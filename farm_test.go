@@ -19,12 +19,20 @@ type inboxFarm struct {
 	mu      sync.Mutex
 	arrived map[string]int // "activity inbox" -> count
 	total   int
+	// answered is when each pair was first answered (the farm wrote its
+	// 202), for telling a repeat of a finished delivery from a repeat of
+	// one in flight.
+	answered map[string]time.Time
+	// The first held hosts hold every request open until Release.
+	held int
+	open int // requests held open now
+	gate chan struct{}
 }
 
 // newInboxFarm starts hosts servers at addr(i) (a loopback IP), each
 // answering 202 after delay, with the inbox path path.
 func newInboxFarm(t *testing.T, hosts int, addr func(i int) string, path string, delay time.Duration) *inboxFarm {
-	f := &inboxFarm{arrived: map[string]int{}}
+	f := &inboxFarm{arrived: map[string]int{}, answered: map[string]time.Time{}, gate: make(chan struct{})}
 	for i := range hosts {
 		ln, err := net.Listen("tcp", addr(i)+":0")
 		if err != nil {
@@ -35,9 +43,14 @@ func newInboxFarm(t *testing.T, hosts int, addr func(i int) string, path string,
 			var act struct{ ID string }
 			json.Unmarshal(body, &act)
 			time.Sleep(delay)
+			f.hold(i)
+			key := act.ID + " " + "http://" + r.Host + r.URL.Path
 			f.mu.Lock()
-			f.arrived[act.ID+" "+"http://"+r.Host+r.URL.Path]++
+			f.arrived[key]++
 			f.total++
+			if _, ok := f.answered[key]; !ok {
+				f.answered[key] = time.Now()
+			}
 			f.mu.Unlock()
 			w.WriteHeader(http.StatusAccepted)
 		}))
@@ -48,6 +61,53 @@ func newInboxFarm(t *testing.T, hosts int, addr func(i int) string, path string,
 		f.Inboxes = append(f.Inboxes, srv.URL+path)
 	}
 	return f
+}
+
+// Hold makes the first n hosts hold every request open until Release.
+// Call it before anything is sent.
+func (f *inboxFarm) Hold(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held = n
+}
+
+// hold waits for Release if host i is one of the held ones.
+func (f *inboxFarm) hold(i int) {
+	f.mu.Lock()
+	if i >= f.held {
+		f.mu.Unlock()
+		return
+	}
+	f.open++
+	f.mu.Unlock()
+	<-f.gate
+	f.mu.Lock()
+	f.open--
+	f.mu.Unlock()
+}
+
+// Open is how many requests the held hosts hold open now.
+func (f *inboxFarm) Open() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.open
+}
+
+// Release lets the held hosts answer, and answer at once from now on.
+func (f *inboxFarm) Release() { close(f.gate) }
+
+// Repeated lists the pairs that arrived more than once, with when each was
+// first answered.
+func (f *inboxFarm) Repeated() map[string]time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]time.Time{}
+	for key, n := range f.arrived {
+		if n > 1 {
+			out[key] = f.answered[key]
+		}
+	}
+	return out
 }
 
 // Total is how many deliveries arrived, repeats included.
