@@ -20,10 +20,11 @@ type inboxFarm struct {
 	arrived map[string]int // "activity inbox" -> count
 	total   int
 	// answered is when each pair was first answered (the farm wrote its
-	// 202), for telling a repeat of a finished delivery from a repeat of
-	// one in flight.
+	// 202): how long before a kill a repeated delivery had been answered.
 	answered map[string]time.Time
-	// The first held hosts hold every request open until Release.
+	// The first held hosts hold every request open until Release; a held
+	// request whose sender went away meanwhile does not count as arrived
+	// (the sender never saw an answer).
 	held int
 	open int // requests held open now
 	gate chan struct{}
@@ -43,7 +44,9 @@ func newInboxFarm(t *testing.T, hosts int, addr func(i int) string, path string,
 			var act struct{ ID string }
 			json.Unmarshal(body, &act)
 			time.Sleep(delay)
-			f.hold(i)
+			if f.hold(i) && r.Context().Err() != nil {
+				return
+			}
 			key := act.ID + " " + "http://" + r.Host + r.URL.Path
 			f.mu.Lock()
 			f.arrived[key]++
@@ -71,12 +74,13 @@ func (f *inboxFarm) Hold(n int) {
 	f.held = n
 }
 
-// hold waits for Release if host i is one of the held ones.
-func (f *inboxFarm) hold(i int) {
+// hold waits for Release if host i is one of the held ones, and reports
+// whether it waited.
+func (f *inboxFarm) hold(i int) bool {
 	f.mu.Lock()
 	if i >= f.held {
 		f.mu.Unlock()
-		return
+		return false
 	}
 	f.open++
 	f.mu.Unlock()
@@ -84,6 +88,7 @@ func (f *inboxFarm) hold(i int) {
 	f.mu.Lock()
 	f.open--
 	f.mu.Unlock()
+	return true
 }
 
 // Open is how many requests the held hosts hold open now.
@@ -96,18 +101,13 @@ func (f *inboxFarm) Open() int {
 // Release lets the held hosts answer, and answer at once from now on.
 func (f *inboxFarm) Release() { close(f.gate) }
 
-// Repeated lists the pairs that arrived more than once, with when each was
-// first answered.
-func (f *inboxFarm) Repeated() map[string]time.Time {
+// Arrived is how many times the pair (activity id, inbox) arrived, and
+// when it was first answered.
+func (f *inboxFarm) Arrived(activity, inbox string) (int, time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := map[string]time.Time{}
-	for key, n := range f.arrived {
-		if n > 1 {
-			out[key] = f.answered[key]
-		}
-	}
-	return out
+	key := activity + " " + inbox
+	return f.arrived[key], f.answered[key]
 }
 
 // Total is how many deliveries arrived, repeats included.

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,13 +24,23 @@ import (
 // TestNodesShareOnePostgres runs two `herald serve` processes on one
 // PostgreSQL database and a farm of 200 loopback hosts, publishes 20
 // activities through both nodes' outboxes, and kills one node with SIGKILL
-// mid-fan-out, while it provably holds leases: 20 of the hosts hold every
-// request open until the test lets them answer, so what the node claimed
-// for them cannot finish before the kill. Every (activity, inbox) pair
-// must arrive; the other node must take the dead one's leases over within
-// 5 s of its last heartbeat (not at the 5-minute lease's expiry); and
-// nothing the dead node had finished more than 100 ms before the kill may
-// be sent again: a node commits its results as they come, not later.
+// mid-fan-out. Nothing in it depends on timing:
+//
+//   - the node killed provably holds leases: 20 of the hosts hold every
+//     request open until the test lets them answer (after the kill), so
+//     what a node claimed for them cannot finish before it; the victim is a
+//     node that holds some;
+//   - no completed delivery goes out twice: every delivery the database
+//     shows done just before the kill arrives exactly once, however many
+//     the dead node had in flight;
+//   - the takeover happens, through the heartbeat: the dead node's leases
+//     go back to the queue long before they would expire (the lease is 5
+//     minutes, the test's deadline one), and the other node says so.
+//
+// How soon after the dead node's last heartbeat the takeover came, and how
+// long before the kill the repeated deliveries had been answered, are
+// logged (docs/PERFORMANCE.md); the bounds themselves are tested in
+// package queue with an injected clock.
 func TestNodesShareOnePostgres(t *testing.T) {
 	url := pgtest.URL(t)
 	bin := buildHerald(t)
@@ -81,9 +91,17 @@ func TestNodesShareOnePostgres(t *testing.T) {
 	}
 	ids := publishThrough(t, procs, activities)
 	want := hosts * activities
+	iris := map[int64]string{} // activity row id -> id
+	for _, id := range ids {
+		a, err := db.ActivityByIRI(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		iris[a.ID] = id
+	}
 
-	// Wait until a good part of the fan-out was answered and a node holds
-	// deliveries to the held hosts, which it cannot finish; kill that one.
+	// Once a good part of the fan-out has been answered, a node that holds
+	// deliveries to the held hosts (which it cannot finish) is the victim.
 	var victim *process
 	var owner string
 	waitFor(t, func() bool {
@@ -93,48 +111,77 @@ func TestNodesShareOnePostgres(t *testing.T) {
 		victim, owner = heldBy(t, db, procs, heldHosts)
 		return victim != nil
 	})
-	killed := time.Now()
-	victim.kill()
-	atKill := farm.Total()
-	defer func() { t.Log(victim.errs.String()) }()
-	lastBeat := heartbeatOf(t, db, owner)
-	heldAtKill := leasesOf(t, db, owner)
-
-	var takenOver time.Time
-	for deadline := killed.Add(time.Minute); takenOver.IsZero(); {
-		if leasesOf(t, db, owner) == 0 {
-			takenOver = time.Now()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d leases of the dead node never taken over", leasesOf(t, db, owner))
-		}
-		time.Sleep(20 * time.Millisecond)
+	// What is done now was completed before the kill: it must never be
+	// sent again. The victim's leases to the held hosts are still its at
+	// the kill: their requests are still open.
+	all, err := db.AllDeliveries(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var done []store.DeliveryView
+	heldAtKill := 0
+	for _, d := range all {
+		switch {
+		case d.State == store.DeliveryDone:
+			done = append(done, d)
+		case d.State == store.DeliveryLeased && d.LeaseOwner == owner && heldHosts[d.Host]:
+			heldAtKill++
+		}
+	}
+	victim.kill()
+	killed, atKill := time.Now(), farm.Total()
+	lastBeat, beatKnown := heartbeatOf(t, db, owner)
 	released = true
 	farm.Release()
+	var survivor *process
+	for _, p := range procs {
+		if p != victim {
+			survivor = p
+		}
+	}
+
+	var takenOver time.Time
+	for deadline := killed.Add(time.Minute); takenOver.IsZero(); time.Sleep(20 * time.Millisecond) {
+		if leasesOf(t, db, owner) == 0 {
+			takenOver = time.Now()
+		} else if time.Now().After(deadline) {
+			t.Fatalf("%d leases of the dead node not taken over a minute after the kill (the lease is 5 minutes)", leasesOf(t, db, owner))
+		}
+	}
 	for deadline := time.Now().Add(2 * time.Minute); farm.Missing(ids) > 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d of %d deliveries never arrived", farm.Missing(ids), want)
 		}
 	}
 
-	var late []string
-	for key, answered := range farm.Repeated() {
-		if answered.Before(killed.Add(-100 * time.Millisecond)) {
-			late = append(late, fmt.Sprintf("%s (answered %v before the kill)", key, killed.Sub(answered).Round(time.Millisecond)))
+	if heldAtKill == 0 {
+		t.Fatal("the victim held no lease at the kill") // cannot happen: it was chosen for holding some
+	}
+	if !strings.Contains(survivor.errs.String(), "took back what a stopped process held") {
+		t.Errorf("the surviving node never said it took the dead one's leases over:\n%s", survivor.errs.String())
+	}
+	for _, d := range done {
+		if n, _ := farm.Arrived(iris[d.ActivityID], d.Inbox); n != 1 {
+			t.Errorf("%s to %s, done before the kill, arrived %d times", iris[d.ActivityID], d.Inbox, n)
 		}
 	}
-	t.Logf("%d deliveries through %d nodes; killed one after %d had arrived, holding %d leases (%d requests held open); "+
-		"taken over %v after its last heartbeat; %d delivered twice, %d of them answered more than 100 ms before the kill",
-		want, nodes, atKill, heldAtKill, farm.Open(), takenOver.Sub(lastBeat).Round(10*time.Millisecond), farm.Total()-want, len(late))
-	if d := takenOver.Sub(lastBeat); d > 5*time.Second {
-		t.Errorf("the dead node's leases were taken over %v after its last heartbeat, want within 5 s", d.Round(10*time.Millisecond))
+	// The figures: repeats are what was in flight at the kill.
+	repeats, earliest := 0, time.Duration(0)
+	for _, id := range ids {
+		for _, in := range farm.Inboxes {
+			if n, answered := farm.Arrived(id, in); n > 1 {
+				repeats += n - 1
+				earliest = max(earliest, killed.Sub(answered))
+			}
+		}
 	}
-	if len(late) > 0 {
-		slices.Sort(late)
-		t.Errorf("%d deliveries answered more than 100 ms before the kill were sent again (results not committed as they came), e.g. %s",
-			len(late), late[0])
+	takeover := "unknown"
+	if beatKnown {
+		takeover = takenOver.Sub(lastBeat).Round(10 * time.Millisecond).String()
 	}
+	t.Logf("%d deliveries through %d nodes; killed one after %d had arrived and %d were done, holding %d leases to held hosts; "+
+		"taken over %s after its last heartbeat; %d sent twice, the earliest answered %v before the kill",
+		want, nodes, atKill, len(done), heldAtKill, takeover, repeats, earliest.Round(time.Millisecond))
 }
 
 // publishThrough publishes n Notes by alice, round robin through procs'
@@ -193,8 +240,9 @@ func heldBy(t *testing.T, db *store.DB, procs []*process, heldHosts map[string]b
 	return best, owner
 }
 
-// heartbeatOf is when the registered process id last beat.
-func heartbeatOf(t *testing.T, db *store.DB, id string) time.Time {
+// heartbeatOf is when the registered process id last beat (ok false if it
+// is no longer registered).
+func heartbeatOf(t *testing.T, db *store.DB, id string) (time.Time, bool) {
 	t.Helper()
 	registered, err := db.Processes(context.Background())
 	if err != nil {
@@ -202,11 +250,10 @@ func heartbeatOf(t *testing.T, db *store.DB, id string) time.Time {
 	}
 	for _, r := range registered {
 		if r.ID == id {
-			return r.HeartbeatAt
+			return r.HeartbeatAt, true
 		}
 	}
-	t.Fatalf("process %s is not registered", id)
-	return time.Time{}
+	return time.Time{}, false
 }
 
 // leasesOf counts the leased deliveries process id holds.

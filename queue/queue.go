@@ -224,8 +224,6 @@ func (q *queueOf[I, R]) flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	t0 := time.Now()
-	defer func() { q.r.cfg.Logger.Info("DEBUGFLUSH", "q", q.spec.Name, "n", len(batch), "took", time.Since(t0)) }()
 	if err := q.spec.Record(ctx, q.r.cfg.Owner, batch); err != nil {
 		q.mu.Lock()
 		q.pending = append(batch, q.pending...)

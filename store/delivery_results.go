@@ -61,11 +61,7 @@ func (q *Queries) ApplyDeliveryResults(ctx context.Context, owner string, result
 	if err != nil {
 		return nil, err
 	}
-	T0 := time.Now()
-	var T1, T2, T3 time.Duration
-	defer func() { st := q.db.writer.Stats(); println("DEBUGAPPLY", len(results), T1.String(), T2.String(), T3.String(), time.Since(T0).String(), st.InUse, st.WaitCount, st.WaitDuration.String()) }()
 	err = q.write(ctx, func(tx *Tx) error {
-		T1 = time.Since(T0)
 		ms := now.UnixMilli()
 		if _, err := tx.w.execPrepared(ctx, `UPDATE deliveries SET state = r.state, attempts = r.attempts, next_at = r.next_at,
 			lease_until = NULL, lease_owner = NULL, last_status = NULLIF(r.status, 0), last_error = NULLIF(r.err, ''), updated_at = $2,
@@ -81,11 +77,9 @@ func (q *Queries) ApplyDeliveryResults(ctx context.Context, owner string, result
 				}
 			}
 		}
-		T2 = time.Since(T0)
 		if err := tx.recordDeliveryFailures(ctx, results, now); err != nil {
 			return err
 		}
-		T3 = time.Since(T0)
 		if newlyUnavailable, err = tx.recordHostEvidence(ctx, results, now); err != nil {
 			return err
 		}
