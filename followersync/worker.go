@@ -54,8 +54,10 @@ func (s *Syncer) add(qr *queue.Runner) {
 			return s.DB.NextFollowersSync(ctx)
 		},
 		// Rows done more than MinInterval ago: their rate limit is over.
-		Sweep: func(ctx context.Context) (int64, error) { return s.DB.SweepFollowersSyncs(ctx, s.now().Add(-MinInterval)) },
-		Cap:   1,
+		Sweep: func(ctx context.Context) (int64, error) {
+			return s.DB.SweepFollowersSyncs(ctx, s.now().Add(-MinInterval))
+		},
+		Cap: 1,
 	})
 }
 

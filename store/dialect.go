@@ -94,6 +94,7 @@ type dialect interface {
 func (db *DB) inList(col, param string) string { return db.dialect.inList(col, param) }
 func (db *DB) listArg(list any) any            { return db.dialect.listArg(list) }
 func (db *DB) skipLocked() string              { return db.dialect.skipLocked() }
+func (db *DB) noIndex(col string) string       { return db.dialect.noIndex(col) }
 func (db *DB) rowsOf(param, alias, cols string) string {
 	return db.dialect.rowsOf(param, alias, cols)
 }
@@ -104,4 +105,3 @@ func jsonRows(rows any) (string, error) {
 	b, err := json.Marshal(rows)
 	return string(b), err
 }
-func (db *DB) noIndex(col string) string       { return db.dialect.noIndex(col) }

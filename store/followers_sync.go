@@ -125,27 +125,6 @@ func (q *Queries) RequestFollowersSync(ctx context.Context, remote, url, digest 
 	})
 }
 
-// DueFollowersSyncs returns up to limit waiting syncs, oldest first.
-func (q *Queries) DueFollowersSyncs(ctx context.Context, limit int) ([]FollowersSyncJob, error) {
-	rows, err := q.r.QueryContext(ctx, `SELECT remote_actor, url, digest, requested_at FROM followers_sync_jobs
-		WHERE done_at IS NULL ORDER BY requested_at LIMIT $1`, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []FollowersSyncJob
-	for rows.Next() {
-		var j FollowersSyncJob
-		var at int64
-		if err := rows.Scan(&j.RemoteActor, &j.URL, &j.Digest, &at); err != nil {
-			return nil, err
-		}
-		j.RequestedAt = time.UnixMilli(at).UTC()
-		out = append(out, j)
-	}
-	return out, rows.Err()
-}
-
 // ClaimFollowersSyncs leases up to limit waiting syncs to owner (a
 // registered process) until now+lease, oldest first: the followers sync
 // queue's claim. Leases work as the other queues' (package queue).

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"runtime"
 	"sync"
 	"time"
 
@@ -199,9 +198,9 @@ func (r *Runner) post(ctx context.Context, stop <-chan struct{}, inbox string, b
 	if hdrValue != "" {
 		req.Header.Set(hdrName, hdrValue)
 	}
-	signing <- struct{}{}
+	r.signers <- struct{}{}
 	err = signature.Sign(req, body, key, scheme, r.cfg.Now())
-	<-signing
+	<-r.signers
 	if err != nil {
 		return 0, "", "", err
 	}
@@ -213,5 +212,3 @@ func (r *Runner) post(ctx context.Context, stop <-chan struct{}, inbox string, b
 	resp.Body.Close()
 	return resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Accept-Signature"), nil
 }
-
-var signing = make(chan struct{}, runtime.GOMAXPROCS(0))

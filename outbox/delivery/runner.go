@@ -21,6 +21,7 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -129,6 +130,11 @@ type Runner struct {
 	cfg     Config
 	breaker *breaker
 	global  chan struct{} // slots for requests being signed and sent
+	// signers bounds the signatures computed at once to the cores: an RSA
+	// signature is all CPU, and a fan-out that signs on every goroutine
+	// it has keeps the queue runner's result commits and heartbeats
+	// waiting for a core.
+	signers chan struct{}
 	keys    keyCache
 	bodies  bodyCache
 	low     atomic.Int64 // rows of the low lane claimed and not finished
@@ -148,6 +154,7 @@ func New(cfg Config) *Runner {
 		cfg:     cfg,
 		breaker: newBreaker(cfg.BreakerThreshold, cfg.BreakerCoolOff),
 		global:  make(chan struct{}, cfg.GlobalCap),
+		signers: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		wh:      newWebhookLane(cfg.Webhooks),
 	}
 	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, now: cfg.Now, keys: map[int64]cachedKey{}, epoch: map[int64]int{}}
