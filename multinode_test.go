@@ -104,13 +104,14 @@ func TestNodesShareOnePostgres(t *testing.T) {
 	// deliveries to the held hosts (which it cannot finish) is the victim.
 	var victim *process
 	var owner string
-	waitFor(t, func() bool {
-		if farm.Total() < want/4 || farm.Open() == 0 {
-			return false
+	for deadline := time.Now().Add(2 * time.Minute); victim == nil; time.Sleep(50 * time.Millisecond) {
+		if farm.Total() >= want/4 && farm.Open() > 0 {
+			victim, owner = heldBy(t, db, procs, heldHosts)
 		}
-		victim, owner = heldBy(t, db, procs, heldHosts)
-		return victim != nil
-	})
+		if victim == nil && time.Now().After(deadline) {
+			t.Fatalf("after 2 minutes, %d of %d arrived, %d requests held open and no node holds a lease to a held host", farm.Total(), want, farm.Open())
+		}
+	}
 	// What is done now was completed before the kill: it must never be
 	// sent again. The victim's leases to the held hosts are still its at
 	// the kill: their requests are still open.
