@@ -115,6 +115,11 @@ func TestPostEditDelete(t *testing.T) {
 	if time := mustJSONField(t, mustJSON(t, edited), "edited_at"); time == "null" || edited.SpoilerText != "" || len(edited.MediaAttachments) != 1 {
 		t.Errorf("edited: %+v", edited)
 	}
+	var history []mastoapi.StatusEdit
+	api(t, h, tok, "GET", "/api/v1/statuses/"+st.ID+"/history", nil, &history)
+	if len(history) != 1 || !has(history[0].Content, "Hello again") || len(history[0].MediaAttachments) != 1 {
+		t.Errorf("history: %+v", history)
+	}
 	h.Step(t)
 	if u := object(t, w.lastSent(t, "Update")); u["id"] != st.URI || !has(u["content"], "Hello again") {
 		t.Errorf("the Update bob got: %v", u)
