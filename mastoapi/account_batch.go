@@ -11,7 +11,7 @@ import (
 // where account would make three for each. An author it cannot render
 // so (not cached, no account id yet, a document that no longer parses) is
 // left to account, which handles each case one by one; the Account is the
-// one account makes.
+// one account makes. What the documents render to is kept (accountCache).
 func (r *renderer) preloadAccounts() error {
 	var iris []string
 	seen := map[string]bool{}
@@ -45,17 +45,21 @@ func (r *renderer) preloadAccounts() error {
 		if row == nil || id == 0 {
 			continue
 		}
-		// As federation.Fetcher.CachedActor reads a cached actor.
-		var doc map[string]any
-		if err := json.Unmarshal(row.Document, &doc); err != nil {
-			continue
+		acc, ok := r.h.rendered.get(iri, row.FetchedAt, row.Document)
+		if !ok || acc.ID != ID(id) {
+			// As federation.Fetcher.CachedActor reads a cached actor.
+			var doc map[string]any
+			if err := json.Unmarshal(row.Document, &doc); err != nil {
+				continue
+			}
+			ra, err := federation.ParseActor(doc)
+			if err != nil {
+				continue
+			}
+			ra.FetchedAt = row.FetchedAt
+			acc = r.h.remoteAccount(ID(id), ra)
+			r.h.rendered.put(iri, row.FetchedAt, row.Document, acc)
 		}
-		ra, err := federation.ParseActor(doc)
-		if err != nil {
-			continue
-		}
-		ra.FetchedAt = row.FetchedAt
-		acc := r.h.remoteAccount(ID(id), ra)
 		if k := known[iri]; k != nil {
 			acc.StatusesCount, acc.FollowersCount, acc.FollowingCount = k.StatusesCount, k.FollowersCount, k.FollowingCount
 		}

@@ -1,10 +1,13 @@
 package mastoapi_test
 
 import (
+	"context"
+	"encoding/json"
 	"net/url"
 	"testing"
 
 	"herald/mastoapi"
+	"herald/store"
 )
 
 // TestRemoteStatusesSearchConversations: a remote account opened for the
@@ -12,7 +15,8 @@ import (
 // not another's, not a followers-only one) and the counts its collections
 // give; search v2 finds a post by its URL, alice's posts by their text and
 // a hashtag Herald has seen; a direct message makes a conversation that
-// can be read and removed.
+// can be read and removed; an account that edited its profile stays in
+// the timeline, its new document shown.
 func TestRemoteStatusesSearchConversations(t *testing.T) {
 	w := newWorld(t, "127.0.28.14")
 	h, tok := w.h, w.tok
@@ -79,5 +83,25 @@ func TestRemoteStatusesSearchConversations(t *testing.T) {
 	api(t, h, tok, "GET", "/api/v1/conversations", nil, &convs)
 	if len(convs) != 0 {
 		t.Errorf("after removing: %+v", convs)
+	}
+
+	// bob edits his profile: the inbox forgets his cached document, and
+	// the timeline fetches it again rather than leave his posts out.
+	w.deliver(t, "Create", w.note(w.bob, "n1", "<p>Before</p>"))
+	statuses(t, h, tok, "/api/v1/timelines/home")
+	w.deliver(t, "Update", w.bob.Document())
+	home := statuses(t, h, tok, "/api/v1/timelines/home")
+	find(t, home, w.bob.ID+"/notes/n1")
+	// A new document fetched within the same second (the clock is still)
+	// is rendered anew: the name shows.
+	doc := w.bob.Document()
+	doc["name"] = "Bobby"
+	raw, _ := json.Marshal(doc)
+	if err := h.DB.PutRemoteActor(context.Background(), &store.RemoteActor{ID: w.bob.ID, Inbox: w.bob.Inbox(), Followers: w.bob.ID + "/followers",
+		PreferredUsername: "bob", Type: "Person", Document: raw, FetchedAt: h.Clock()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if home := statuses(t, h, tok, "/api/v1/timelines/home"); find(t, home, w.bob.ID+"/notes/n1").Account.DisplayName != "Bobby" {
+		t.Errorf("bob's name after his new document: %+v", find(t, home, w.bob.ID+"/notes/n1").Account)
 	}
 }

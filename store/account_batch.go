@@ -35,6 +35,19 @@ func (q *Queries) RemoteActorsByIDs(ctx context.Context, ids []string) (map[stri
 	return out, rows.Err()
 }
 
+// CachedActorIDs returns which of ids Herald has a cached actor for.
+func (q *Queries) CachedActorIDs(ctx context.Context, ids []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, err := column[string](ctx, q.r, `SELECT id FROM remote_actors WHERE `+q.db.inList("id", "$1"), q.db.listArg(ids))
+	for _, id := range list {
+		out[id] = true
+	}
+	return out, err
+}
+
 // AccountIDsOf returns the client API's ids the accounts among iris
 // already have (AccountID gives one to an account that has none).
 func (q *Queries) AccountIDsOf(ctx context.Context, iris []string) (map[string]int64, error) {
