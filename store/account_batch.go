@@ -51,24 +51,7 @@ func (q *Queries) CachedActorIDs(ctx context.Context, ids []string) (map[string]
 // AccountIDsOf returns the client API's ids the accounts among iris
 // already have (AccountID gives one to an account that has none).
 func (q *Queries) AccountIDsOf(ctx context.Context, iris []string) (map[string]int64, error) {
-	out := map[string]int64{}
-	if len(iris) == 0 {
-		return out, nil
-	}
-	rows, err := q.r.QueryContext(ctx, `SELECT iri, id FROM account_ids WHERE `+q.db.inList("iri", "$1"), q.db.listArg(iris))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var iri string
-		var id int64
-		if err := rows.Scan(&iri, &id); err != nil {
-			return nil, err
-		}
-		out[iri] = id
-	}
-	return out, rows.Err()
+	return q.idsByIRI(ctx, `SELECT iri, id FROM account_ids WHERE `+q.db.inList("iri", "$1"), iris)
 }
 
 // RemoteAccountsByIRIs returns what Herald learnt of the remote accounts
