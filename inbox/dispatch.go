@@ -9,12 +9,16 @@ import (
 
 	"herald/federation"
 	"herald/store"
+	"herald/timeline"
 	"herald/webhook"
 )
 
 // dispatch applies an activity inside the inbox transaction. It returns a
 // drop reason when the activity was valid but concerned nobody here.
 func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
+	if err := timeline.Received(ctx, tx, h.Instance, a.forTimeline()); err != nil {
+		return "", err
+	}
 	switch a.typ {
 	case "Follow":
 		if a.objectID == h.Instance.InstanceActorID() {

@@ -5,6 +5,7 @@ import (
 
 	"herald/federation"
 	"herald/store"
+	"herald/timeline"
 	"herald/webhook"
 )
 
@@ -54,6 +55,9 @@ func (h *Handler) follow(ctx context.Context, tx *store.Tx, a *activity) (string
 	if !created {
 		return "", nil
 	}
+	if err := timeline.Followed(ctx, tx, h.Instance, local.ID, a.actor, a.id, state == store.StatePending, a.now); err != nil {
+		return "", err
+	}
 	event := store.EventFollowRequested
 	if state == store.StateAccepted {
 		event = store.EventFollowAccepted
@@ -91,6 +95,9 @@ func (h *Handler) removeFollower(ctx context.Context, tx *store.Tx, a *activity,
 	n, err := tx.RemoveFollower(ctx, a.objectID, a.actor, localID)
 	if err != nil || n == 0 {
 		return n, err
+	}
+	if err := timeline.Unfollowed(ctx, tx, a.actor, ids); err != nil {
+		return 0, err
 	}
 	return n, webhook.ItemEvents(ctx, tx, h.Instance, a.typ, 0, a.body, ids, a.now)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/host"
 	"herald/outbox"
 	"herald/store"
 )
@@ -82,13 +83,13 @@ func (h *Handler) resolveAcct(ctx context.Context, acct string, webfinger bool) 
 	return h.refByIRI(ctx, iri, true)
 }
 
-// accountHost is the host an account's acct shows.
+// accountHost is the host an account's acct shows: the authority, with
+// its port when it has one, as remoteAccount writes acct.
 func accountHost(ref *accountRef) string {
 	if ref.Remote == nil {
 		return ""
 	}
-	host, _ := store.HostOf(ref.IRI)
-	return host
+	return host.AuthorityOf(ref.IRI)
 }
 
 // searchAccounts serves GET /api/v1/accounts/search?q=&resolve=&limit=&offset=.
@@ -173,7 +174,10 @@ func (h *Handler) relationshipOf(c *Call, ref *accountRef) (Relationship, error)
 	if err != nil {
 		return Relationship{}, err
 	}
-	return relationship(id, rels[ref.IRI]), nil
+	rel := relationship(id, rels[ref.IRI])
+	notified, err := h.DB.NotifiedAmong(c.Ctx(), c.Actor.ID, []string{ref.IRI})
+	rel.Notifying = notified[ref.IRI] && (rel.Following || rel.Requested)
+	return rel, err
 }
 
 // relationships serves GET /api/v1/accounts/relationships?id[]=: one
@@ -203,9 +207,15 @@ func (h *Handler) relationships(c *Call) error {
 	if err != nil {
 		return err
 	}
+	notified, err := h.DB.NotifiedAmong(c.Ctx(), c.Actor.ID, iris)
+	if err != nil {
+		return err
+	}
 	out := []Relationship{}
 	for _, k := range list {
-		out = append(out, relationship(k.id, rels[k.iri]))
+		rel := relationship(k.id, rels[k.iri])
+		rel.Notifying = notified[k.iri] && (rel.Following || rel.Requested)
+		out = append(out, rel)
 	}
 	return c.JSON(out)
 }
@@ -244,6 +254,13 @@ func (h *Handler) publish(c *Call, doc map[string]any) error {
 // outbox, pending until the account accepts. Following an account
 // already followed (or asked) changes nothing, as in Mastodon.
 func (h *Handler) follow(c *Call, ref *accountRef) error {
+	if notify, set := c.Params.Bool("notify"); set {
+		// Whether the caller hears of the account's new posts (a
+		// "status" notification): private, nothing is sent.
+		if err := h.DB.SetFollowNotify(c.Ctx(), c.Actor.ID, ref.IRI, notify); err != nil {
+			return err
+		}
+	}
 	rel, err := h.relationshipOf(c, ref)
 	switch {
 	case err != nil || rel.Following || rel.Requested:
@@ -259,6 +276,9 @@ func (h *Handler) follow(c *Call, ref *accountRef) error {
 func (h *Handler) unfollow(c *Call, ref *accountRef) error {
 	follows, err := h.DB.FollowingOf(c.Ctx(), c.Actor.ID)
 	if err != nil {
+		return err
+	}
+	if err := h.DB.SetFollowNotify(c.Ctx(), c.Actor.ID, ref.IRI, false); err != nil {
 		return err
 	}
 	for _, f := range follows {
@@ -328,6 +348,10 @@ func (h *Handler) answerRequest(approve bool) func(*Call) error {
 		}
 		if errors.Is(err, errNoRequest) {
 			return ErrNotFound
+		}
+		// Answered: the request's notification has done its work.
+		if err := h.DB.RemoveNotificationsFrom(c.Ctx(), c.Actor.ID, "follow_request", ref.IRI); err != nil {
+			return err
 		}
 		rel, err := h.relationshipOf(c, ref)
 		if err != nil {

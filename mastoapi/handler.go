@@ -36,8 +36,9 @@ type Config struct {
 // Handler serves the client API.
 type Handler struct {
 	Config
-	pages templates.Pages
-	limit *login.Limiter
+	pages    templates.Pages
+	limit    *login.Limiter
+	rendered accountCache
 }
 
 // New builds the client API's handler.

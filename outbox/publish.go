@@ -17,6 +17,7 @@ import (
 	"herald/federation"
 	"herald/outbox/delivery"
 	"herald/store"
+	"herald/timeline"
 	"herald/webhook"
 )
 
@@ -246,6 +247,9 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 		}
 		res.Queued = q
 		if res.Activity, err = tx.ActivityByIRI(ctx, iri); err != nil {
+			return err
+		}
+		if err := timeline.Published(ctx, tx, p.Instance, timeline.Outbound{Actor: pl.actor, Activity: pl.activity, Now: now}); err != nil {
 			return err
 		}
 		if len(pl.locals) > 0 {
