@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/host"
 	"herald/outbox"
 	"herald/store"
 )
@@ -82,13 +83,13 @@ func (h *Handler) resolveAcct(ctx context.Context, acct string, webfinger bool) 
 	return h.refByIRI(ctx, iri, true)
 }
 
-// accountHost is the host an account's acct shows.
+// accountHost is the host an account's acct shows: the authority, with
+// its port when it has one, as remoteAccount writes acct.
 func accountHost(ref *accountRef) string {
 	if ref.Remote == nil {
 		return ""
 	}
-	host, _ := store.HostOf(ref.IRI)
-	return host
+	return host.AuthorityOf(ref.IRI)
 }
 
 // searchAccounts serves GET /api/v1/accounts/search?q=&resolve=&limit=&offset=.

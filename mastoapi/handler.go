@@ -36,9 +36,10 @@ type Config struct {
 // Handler serves the client API.
 type Handler struct {
 	Config
-	pages   templates.Pages
-	limit   *login.Limiter
-	streams hub // the streaming API's connections and the VAPID key (stream_hub.go, push.go)
+	pages    templates.Pages
+	limit    *login.Limiter
+	rendered accountCache
+	streams  hub // the streaming API's connections and the VAPID key (stream_hub.go, push.go)
 }
 
 // New builds the client API's handler.

@@ -8,9 +8,8 @@ import (
 // APIVersion is what /api/v2/instance says in api_versions.mastodon.
 // Mastodon 4.3 says 2, and apps that see 2 switch to grouped
 // notifications (/api/v2/notifications) and other 4.3 behaviour; Herald
-// says 1 until it serves them (docs/clients.md lists what raising it
-// takes).
-const APIVersion = 1
+// serves grouped notifications (notifications_v2.go), so it says 2 too.
+const APIVersion = 2
 
 // compatVersion is the Mastodon version Herald's API matches, as apps
 // read the version field: "4.2.0 (compatible; Herald X)", the form other

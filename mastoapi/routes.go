@@ -77,6 +77,7 @@ func (h *Handler) routes() []Route {
 		{put, "/api/v1/statuses/{id}", UserToken, writeStatuses, h.editStatus},
 		{del, "/api/v1/statuses/{id}", UserToken, writeStatuses, h.deleteStatus},
 		{get, "/api/v1/statuses/{id}/source", UserToken, readStatuses, h.statusSource},
+		{get, "/api/v1/statuses/{id}/history", Public, readStatuses, h.statusHistory},
 		{get, "/api/v1/statuses/{id}/context", Public, readStatuses, h.statusContext},
 		{post, "/api/v1/statuses/{id}/favourite", UserToken, s("write:favourites"), h.statusAction(h.favourite)},
 		{post, "/api/v1/statuses/{id}/unfavourite", UserToken, s("write:favourites"), h.statusAction(h.unfavourite)},

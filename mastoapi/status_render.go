@@ -98,6 +98,9 @@ func (r *renderer) load(list []*store.Status) error {
 	if r.replyIDs, err = db.StatusIDsByIRI(ctx, replies); err != nil {
 		return err
 	}
+	if err := r.preloadAccounts(); err != nil {
+		return err
+	}
 	if r.polls, err = db.PollsOf(ctx, ids); err != nil {
 		return err
 	}

@@ -86,6 +86,11 @@ func (h *Handler) getStatus(c *Call) error {
 	if err != nil {
 		return err
 	}
+	return h.answerStatus(c, s)
+}
+
+// answerStatus answers s as the caller sees it.
+func (h *Handler) answerStatus(c *Call, s *store.Status) error {
 	st, err := h.renderStatus(c.Ctx(), c.Actor, s)
 	if err != nil {
 		return err
@@ -406,11 +411,7 @@ func (h *Handler) answerPost(c *Call, iri string) error {
 	if err != nil {
 		return err
 	}
-	st, err := h.renderStatus(c.Ctx(), c.Actor, s)
-	if err != nil {
-		return err
-	}
-	return c.JSON(st)
+	return h.answerStatus(c, s)
 }
 
 // editStatus serves PUT /api/v1/statuses/:id: the caller's post with a

@@ -33,6 +33,7 @@ func (h *Handler) statusPage(c *Call, read func(k store.KeysetPage[int64]) ([]*s
 		return err
 	}
 	h.resolvePending(c.Ctx(), rows)
+	h.refetchAuthors(c.Ctx(), rows)
 	shown, err := h.unmuted(c.Ctx(), c.Actor, rows)
 	if err != nil {
 		return err

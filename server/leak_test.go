@@ -65,8 +65,8 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 			// A file no upload has, and the likes collection.
 			"file":       "0123456789abcdef0123456789abcdef.png",
 			"collection": "likes",
-			"tag":        "herald", // a hashtag timeline
-			"group_key":  "favourite-1",
+			"tag":        "herald",        // a hashtag timeline
+			"group_key":  "favourite-1-1", // a grouped notification
 		}
 		var paths []string
 		chi.Walk(h.Srv.Routes(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
+	"slices"
 )
 
 // Conversation is a direct conversation as one participant sees it.
@@ -48,27 +48,8 @@ func (q *Queries) TouchConversation(ctx context.Context, actorID int64, thread s
 // their latest status, newest first.
 func (q *Queries) ConversationsPage(ctx context.Context, actorID int64, p KeysetPage[int64]) ([]*Conversation, error) {
 	query := `SELECT id, actor_id, thread, last_status_id, unread FROM conversations WHERE actor_id = $1`
-	args := []any{actorID}
-	bound := func(op string, v int64) {
-		args = append(args, v)
-		query += ` AND last_status_id ` + op + ` $` + strconv.Itoa(len(args))
-	}
-	if p.Max != nil {
-		bound("<", *p.Max)
-	}
-	if p.Since != nil {
-		bound(">", *p.Since)
-	}
-	ascending := p.Min != nil && p.Since == nil
-	if p.Min != nil {
-		bound(">", *p.Min)
-	}
-	order := ` ORDER BY last_status_id DESC`
-	if ascending {
-		order = ` ORDER BY last_status_id`
-	}
-	args = append(args, p.Limit)
-	rows, err := q.r.QueryContext(ctx, query+order+` LIMIT $`+strconv.Itoa(len(args)), args...)
+	query, args, ascending := idPage(query, "last_status_id", p, []any{actorID})
+	rows, err := q.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -82,9 +63,7 @@ func (q *Queries) ConversationsPage(ctx context.Context, actorID int64, p Keyset
 		out = append(out, &c)
 	}
 	if ascending {
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
+		slices.Reverse(out)
 	}
 	return out, rows.Err()
 }

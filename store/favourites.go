@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strconv"
+	"slices"
 	"time"
 )
 
@@ -137,26 +137,8 @@ func (q *Queries) BookmarksPage(ctx context.Context, actorID int64, p KeysetPage
 
 // markPage pages a query of (id, status_id, account) by id, newest first.
 func (q *Queries) markPage(ctx context.Context, query string, p KeysetPage[int64], args ...any) ([]Marked, error) {
-	bound := func(op string, v int64) {
-		args = append(args, v)
-		query += ` AND id ` + op + ` $` + strconv.Itoa(len(args))
-	}
-	if p.Max != nil {
-		bound("<", *p.Max)
-	}
-	if p.Since != nil {
-		bound(">", *p.Since)
-	}
-	ascending := p.Min != nil && p.Since == nil
-	if p.Min != nil {
-		bound(">", *p.Min)
-	}
-	order := ` ORDER BY id DESC`
-	if ascending {
-		order = ` ORDER BY id`
-	}
-	args = append(args, p.Limit)
-	rows, err := q.r.QueryContext(ctx, query+order+` LIMIT $`+strconv.Itoa(len(args)), args...)
+	query, args, ascending := idPage(query, "id", p, args)
+	rows, err := q.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -170,9 +152,7 @@ func (q *Queries) markPage(ctx context.Context, query string, p KeysetPage[int64
 		out = append(out, m)
 	}
 	if ascending {
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
+		slices.Reverse(out)
 	}
 	return out, rows.Err()
 }

@@ -2,8 +2,7 @@ package store
 
 import (
 	"context"
-	"strconv"
-	"strings"
+	"slices"
 )
 
 // AddToHome puts a status in the home feeds of local actors (fan-out on
@@ -66,33 +65,10 @@ func (q *Queries) ListPage(ctx context.Context, actorID, listID int64, p KeysetP
 // key (the statuses aliased s), newest first. from's arguments are args;
 // the bounds follow them.
 func (q *Queries) statusPage(ctx context.Context, from, key string, p KeysetPage[int64], args ...any) ([]*Status, error) {
-	var b strings.Builder
-	b.WriteString(`SELECT ` + statusColumnsOf("s.") + ` ` + from)
-	bound := func(op string, v int64) {
-		args = append(args, v)
-		b.WriteString(` AND ` + key + ` ` + op + ` $` + strconv.Itoa(len(args)))
-	}
-	if p.Max != nil {
-		bound("<", *p.Max)
-	}
-	if p.Since != nil {
-		bound(">", *p.Since)
-	}
-	ascending := p.Min != nil && p.Since == nil
-	if p.Min != nil {
-		bound(">", *p.Min)
-	}
-	order := " DESC"
+	query, args, ascending := idPage(`SELECT `+statusColumnsOf("s.")+` `+from, key, p, args)
+	list, err := q.statuses(ctx, query, args...)
 	if ascending {
-		order = ""
-	}
-	args = append(args, p.Limit)
-	b.WriteString(` ORDER BY ` + key + order + ` LIMIT $` + strconv.Itoa(len(args)))
-	list, err := q.statuses(ctx, b.String(), args...)
-	if ascending {
-		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
-			list[i], list[j] = list[j], list[i]
-		}
+		slices.Reverse(list)
 	}
 	return list, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -119,30 +120,10 @@ func (f NotificationFilter) where(db *DB, args []any) (string, []any) {
 func (q *Queries) NotificationsPage(ctx context.Context, actorID int64, f NotificationFilter, p KeysetPage[int64]) ([]*Notification, error) {
 	where, args := f.where(q.db, []any{actorID})
 	query := `SELECT ` + notificationColumns + ` FROM notifications WHERE actor_id = $1` + where
-	bound := func(op string, v int64) {
-		args = append(args, v)
-		query += ` AND id ` + op + ` $` + strconv.Itoa(len(args))
-	}
-	if p.Max != nil {
-		bound("<", *p.Max)
-	}
-	if p.Since != nil {
-		bound(">", *p.Since)
-	}
-	ascending := p.Min != nil && p.Since == nil
-	if p.Min != nil {
-		bound(">", *p.Min)
-	}
-	order := ` ORDER BY id DESC`
+	query, args, ascending := idPage(query, "id", p, args)
+	list, err := q.notifications(ctx, query, args...)
 	if ascending {
-		order = ` ORDER BY id`
-	}
-	args = append(args, p.Limit)
-	list, err := q.notifications(ctx, query+order+` LIMIT $`+strconv.Itoa(len(args)), args...)
-	if ascending {
-		for i, j := 0, len(list)-1; i < j; i, j = i+1, j-1 {
-			list[i], list[j] = list[j], list[i]
-		}
+		slices.Reverse(list)
 	}
 	return list, err
 }

@@ -329,11 +329,17 @@ func (q *Queries) DeleteStatusesBy(ctx context.Context, author string, now time.
 // StatusIDsByIRI returns the ids of the statuses of iris that Herald has
 // (and did not delete), by iri.
 func (q *Queries) StatusIDsByIRI(ctx context.Context, iris []string) (map[string]int64, error) {
+	return q.idsByIRI(ctx, `SELECT iri, id FROM statuses WHERE deleted_at IS NULL AND `+q.db.inList("iri", "$1"), iris)
+}
+
+// idsByIRI runs query, which selects (iri, id) pairs for the iris its $1
+// lists, into a map.
+func (q *Queries) idsByIRI(ctx context.Context, query string, iris []string) (map[string]int64, error) {
 	out := map[string]int64{}
 	if len(iris) == 0 {
 		return out, nil
 	}
-	rows, err := q.r.QueryContext(ctx, `SELECT iri, id FROM statuses WHERE deleted_at IS NULL AND `+q.db.inList("iri", "$1"), q.db.listArg(iris))
+	rows, err := q.r.QueryContext(ctx, query, q.db.listArg(iris))
 	if err != nil {
 		return nil, err
 	}
