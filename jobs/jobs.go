@@ -56,6 +56,7 @@ type Args struct {
 	Follower string  `json:"follower,omitempty"` // approve, reject: the follower's actor id
 	Style    string  `json:"style,omitempty"`    // relay-add: mastodon or litepub; "" to detect
 	Remove   bool    `json:"remove,omitempty"`   // actor-alias: take the alias away instead
+	Notice   int64   `json:"notice,omitempty"`   // push: the notification to push
 }
 
 // Result is what a finished job did, kept with it as JSON.

@@ -41,6 +41,10 @@ type Runner struct {
 	// Runner has a queue runner of its own (no Attach).
 	Owner string
 
+	// Push sends a notification's Web Push messages (the client API's
+	// SendPush; nil: push jobs fail). push.go.
+	Push func(ctx context.Context, actorID, notificationID int64) error
+
 	once sync.Once
 	q    *queue.Queue
 }
@@ -156,6 +160,8 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 		return r.relayAdd(ctx, j, args)
 	case KindRelayRemove:
 		return r.relayRemove(ctx, j, args)
+	case store.KindPush:
+		return r.push(ctx, j, args)
 	}
 	actor, err := r.DB.ActorByID(ctx, j.ActorID)
 	if errors.Is(err, store.ErrNotFound) {

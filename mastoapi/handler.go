@@ -39,6 +39,7 @@ type Handler struct {
 	pages    templates.Pages
 	limit    *login.Limiter
 	rendered accountCache
+	streams  hub // the streaming API's connections and the VAPID key (stream_hub.go, push.go)
 }
 
 // New builds the client API's handler.
@@ -107,6 +108,7 @@ func (h *Handler) Mount(r chi.Router) {
 	for _, p := range imagePaths {
 		r.Get(p, missing)
 	}
+	h.mountStreamingAndPush(r)
 }
 
 // serve wraps a route's handler: cache headers, the token and its scope,

@@ -76,7 +76,7 @@ func (h *Handler) instanceV2(c *Call) error {
 		"api_versions": map[string]any{"mastodon": APIVersion},
 		"configuration": map[string]any{
 			"urls":              map[string]any{"streaming": streamingURL(base), "status": nil, "about": base + "/status", "privacy_policy": nil, "terms_of_service": nil},
-			"vapid":             map[string]any{"public_key": ""},
+			"vapid":             map[string]any{"public_key": h.vapidPublicKey(c.Ctx())},
 			"accounts":          map[string]any{"max_featured_tags": 0, "max_pinned_statuses": outbox.MaxPinned, "max_profile_fields": maxFields, "profile_field_name_limit": maxFieldChars, "profile_field_value_limit": maxFieldChars},
 			"statuses":          statusesConfig(),
 			"media_attachments": mediaConfig(),
@@ -127,7 +127,7 @@ func (h *Handler) instanceV1(c *Call) error {
 }
 
 // streamingURL is where apps are told the streaming API is: the same
-// host, ws(s) (served by the later wave; until then it answers 404).
+// host, ws(s) (stream_http.go serves it).
 func streamingURL(base string) string {
 	if len(base) > 5 && base[:5] == "https" {
 		return "wss" + base[5:]

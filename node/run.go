@@ -70,6 +70,7 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 		qr.Every("sweeps", sweepInterval, n.sweep)
 		qr.Every("media removal", mediaInterval, n.removeMedia)
 		qr.Every("queue depth sample", time.Minute, n.sampleQueue)
+		go n.wakeJobsOnEvents(ctx) // ends with ctx
 	} else {
 		// The queues are the workers': this runner only beats, reclaims
 		// and watches that a worker is there.
@@ -120,9 +121,11 @@ func (n *Node) watchWorkers(ctx context.Context) {
 
 // onWake passes a wake-up from another process on to the state it may
 // have changed (besides the queues, which the runner looks at): the
-// federation policy (a block, an allow, a pause) and the log level.
+// federation policy (a block, an allow, a pause), the streaming API's
+// events and the log level.
 func (n *Node) onWake(ctx context.Context) {
 	n.Policy.Invalidate()
+	n.DB.WakeAPIEvents() // the streaming API's events (mastoapi/stream_hub.go)
 	n.applyLogLevel(ctx)
 }
 

@@ -30,6 +30,7 @@ const APIEventsKept = time.Hour
 // than APIEventsKept.
 func (q *Queries) AddAPIEvent(ctx context.Context, e APIEvent) error {
 	return q.write(ctx, func(tx *Tx) error {
+		tx.events = true
 		var id int64
 		err := tx.w.QueryRowContext(ctx, `INSERT INTO api_events(actor_id, stream, event, status_id, notification_id, detail, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`, sql.NullInt64{Int64: e.ActorID, Valid: e.ActorID != 0}, e.Stream, e.Event,

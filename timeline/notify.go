@@ -41,6 +41,9 @@ func (w *writer) notify(actorID int64, typ, account string, statusID int64, acti
 	if err := w.tx.AddNotification(w.ctx, n); err != nil {
 		return err
 	}
+	if err := w.tx.QueuePush(w.ctx, actorID, n.ID, typ); err != nil { // Web Push (mastoapi/push_send.go)
+		return err
+	}
 	return w.event(actorID, "user", "notification", statusID, n.ID, "")
 }
 

@@ -374,4 +374,58 @@ try {
   check(e.statusCode === 401, `a revoked token got ${e.statusCode}`);
 }
 step("revoke");
+
+// ---- Streaming (issue 28 part 3; branch stream) -------------------------
+// Kept apart from the REST steps above, which another branch extends. The
+// Fedify peer's public post streams over WebSocket from the URL the v2
+// instance advertises, as masto.js's streaming client connects to it
+// (the token as Sec-WebSocket-Protocol). Needs PEER_URL (the peer's
+// base URL) and HERALD_ACTOR (the logged-in actor's id).
+{
+  const { createStreamingAPIClient } = await import("masto"); // here, so that the imports above stay the REST flow's
+  const streaming = createStreamingAPIClient({ streamingApiUrl: v2.configuration.urls.streaming, accessToken: token.accessToken, retry: false });
+  await streaming.prepare();
+  const seen = [];
+  const consume = async (sub) => {
+    for await (const e of sub) seen.push(e);
+  };
+  const subs = [streaming.user.subscribe(), streaming.public.remote.subscribe()];
+  const consumers = subs.map((sub) => consume(sub).catch((e) => seen.push({ failed: e })));
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const waitFor = async (pred, what, tries = 300) => {
+    for (let i = 0; i < tries; i++) {
+      const failed = seen.find((e) => e.failed);
+      if (failed) throw failed.failed;
+      const e = seen.find(pred);
+      if (e) return e;
+      await sleep(100);
+    }
+    return null;
+  };
+  // The subscriptions are live once one of alice's own posts streams to
+  // her (a post made before the server read the subscribe message does
+  // not stream: post again).
+  let mine = null;
+  for (let i = 0; i < 10 && !mine; i++) {
+    const st = await masto.v1.statuses.create({ status: `Streaming from masto.js ${i}`, visibility: "public" });
+    mine = await waitFor((e) => e.event === "update" && e.stream[0] === "user" && e.payload.id === st.id, "own post", 20);
+  }
+  check(mine, "alice's own post streamed to her user stream");
+  step("streaming: the user's own post", mine.payload.id);
+
+  const sent = await (await fetch(`${process.env.PEER_URL}/control/send`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ note: "<p>Streamed from the Fedify peer</p>", target: process.env.HERALD_ACTOR, public: true }),
+  })).json();
+  check(sent.sent, `the peer sent its note: ${JSON.stringify(sent)}`);
+  const fromPeer = (stream) => (e) => e.event === "update" && e.stream[0] === stream && e.payload.account.acct === peerAcct &&
+    e.payload.content.includes("Streamed from the Fedify peer");
+  const home = await waitFor(fromPeer("user"), "the peer's post on user");
+  const pub = await waitFor(fromPeer("public:remote"), "the peer's post on public:remote");
+  check(home && pub, `the peer's post streamed on user (${Boolean(home)}) and public:remote (${Boolean(pub)})`);
+  step("streaming: the peer's post on user and public:remote", home.payload.uri);
+  streaming.close();
+  await Promise.allSettled(consumers);
+}
+// ---- end of Streaming ----------------------------------------------------
 console.log("done");
