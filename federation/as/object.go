@@ -107,6 +107,12 @@ type Object struct {
 	props map[string]json.RawMessage
 }
 
+// NewActivity is an activity of type typ on object, the rest to be filled
+// in (a client's Follow, Undo or Delete is no more).
+func NewActivity(typ string, object Ref) *Object {
+	return &Object{Type: Types{typ}, Object: object}
+}
+
 // Quoted is the id of the post o quotes, whichever property names it, or "".
 func (o *Object) Quoted() string {
 	for _, r := range []Ref{o.Quote, o.QuoteURL, o.QuoteURI, o.MisskeyQuote} {
