@@ -52,7 +52,7 @@ func (h *Handler) retryHost(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) retryDelivery(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err != nil || id <= 0 {
-		http.Error(w, "No such delivery.", http.StatusNotFound)
+		h.pageError(w, r, http.StatusNotFound, "No such delivery.")
 		return
 	}
 	n, err := h.db.RequeueFailed(r.Context(), "", id)
@@ -72,7 +72,7 @@ func (h *Handler) retryPost(w http.ResponseWriter, r *http.Request) {
 	iri := r.PostFormValue("activity")
 	a, err := h.db.ActivityByIRI(r.Context(), iri)
 	if errors.Is(err, store.ErrNotFound) {
-		http.Error(w, "No such activity.", http.StatusNotFound)
+		h.pageError(w, r, http.StatusNotFound, "No such activity.")
 		return
 	}
 	var n int64
@@ -213,7 +213,7 @@ func (h *Handler) newToken(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	token := store.NewToken()
 	if err := h.db.SetActorToken(r.Context(), name, token); errors.Is(err, store.ErrNotFound) {
-		http.Error(w, "No such actor.", http.StatusNotFound)
+		h.pageError(w, r, http.StatusNotFound, "No such actor.")
 		return
 	} else if err != nil {
 		h.fail(w, r, err)

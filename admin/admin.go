@@ -1,9 +1,13 @@
 // Package admin is the operator's console under /admin: server-rendered
 // pages (no JavaScript, inline SVG charts, readable on a phone and in dark
 // mode) behind a password login, showing the delivery queue and its
-// history, one row per remote host, each post's deliveries, the blocklist,
-// the inbox's recent refusals and drops, and the actors; and acting on them
-// (retry, pause, resume, block, new actors and tokens, follow requests).
+// history, one row per remote host, each post's text and deliveries, the
+// blocklist and allowlist, the inbox's recent refusals and drops, the
+// actors, relays, webhooks, jobs and the log level; and acting on them as
+// the CLI's commands do, through the same store calls and jobs (retry,
+// pause, resume, block, actors' profiles, tokens, keys, moves and
+// deletion, follow requests, relays, webhooks). What cannot be undone asks
+// first, on a page of its own (confirm.go).
 //
 // The password is set with `herald admin password` and stored as a bcrypt
 // hash; a session is a random cookie (HttpOnly, SameSite=Strict, Secure
@@ -85,20 +89,23 @@ func (h *Handler) Routes() chi.Router {
 		r.Post("/hosts/{host}/retry", h.retryHost)
 		r.Post("/hosts/{host}/pause", h.pauseHost)
 		r.Post("/hosts/{host}/resume", h.resumeHost)
-		r.Post("/hosts/{host}/block", h.blockHost)
+		r.Post("/hosts/{host}/block", h.asks(h.hostBlocking, h.blockHost))
 		r.Post("/hosts/{host}/signatures/reset", h.resetSignatures)
 		r.Post("/deliveries/{id}/retry", h.retryDelivery)
 		r.Get("/posts", h.posts)
 		r.Post("/posts/retry", h.retryPost)
 		r.Get("/blocks", h.blocks)
-		r.Post("/blocks", h.addBlock)
+		r.Post("/blocks", h.asks(h.domainBlocking, h.addBlock))
 		r.Post("/blocks/remove", h.removeBlock)
 		r.Get("/inbox", h.inboxPage)
 		r.Get("/actors", h.actors)
 		r.Post("/actors", h.addActor)
-		r.Post("/actors/{name}/token", h.newToken)
+		r.Post("/actors/{name}/token", h.asks(h.tokenRenewal, h.newToken))
 		r.Post("/actors/{name}/answer", h.answerFollow)
+		h.sectionRoutes(r)
 	})
+	r.NotFound(h.notFound)
+	r.MethodNotAllowed(h.methodNotAllowed)
 	return r
 }
 
@@ -118,6 +125,7 @@ func securityHeaders(next http.Handler) http.Handler {
 var navItems = []struct{ Name, URL string }{
 	{"Overview", "/admin"}, {"Hosts", "/admin/hosts"}, {"Posts", "/admin/posts"},
 	{"Blocks", "/admin/blocks"}, {"Inbox", "/admin/inbox"}, {"Actors", "/admin/actors"},
+	{"Relays", "/admin/relays"}, {"Webhooks", "/admin/webhooks"}, {"Jobs", "/admin/jobs"}, {"Server", "/admin/server"},
 }
 
 type navItem struct {

@@ -16,7 +16,9 @@ import (
 	"herald/federation/as"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
+	"herald/node"
 	"herald/outbox"
+	"herald/server"
 	"herald/store"
 )
 
@@ -32,7 +34,8 @@ type console struct {
 
 func newConsole(t *testing.T) *console {
 	t.Helper()
-	h := fedtest.NewHerald(t)
+	// Webhooks may reach loopback, where the tests' receivers listen.
+	h := fedtest.NewHeraldWith(t, func(n *node.Config, _ *server.Config) { n.WebhooksAllowPrivateNetwork = true })
 	ctx := context.Background()
 	// The lowest cost keeps the suite fast (a check costs what the stored
 	// hash says); HashPassword's own cost is checked by the CLI's test.

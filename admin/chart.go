@@ -44,11 +44,17 @@ func chart(title string, values []float64, start, end time.Time, unit func(float
 		}
 	}
 	fmt.Fprintf(&b, `<text x="0" y="12">peak %s</text>`, esc(unit(peak)))
-	fmt.Fprintf(&b, `<text x="0" y="%d">%s</text>`, chartH-2, start.UTC().Format("15:04"))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s UTC</text>`, chartW, chartH-2, end.UTC().Format("15:04"))
+	// The ends carry the date as well as the time: a day's chart starts
+	// and ends at the same clock time.
+	fmt.Fprintf(&b, `<text x="0" y="%d">%s</text>`, chartH-2, start.UTC().Format(chartTime))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s UTC</text>`, chartW, chartH-2, end.UTC().Format(chartTime))
 	b.WriteString(`</svg></figure>`)
 	return template.HTML(b.String())
 }
+
+// chartTime is how a chart's ends are labelled, as the console writes
+// times elsewhere.
+const chartTime = "2006-01-02 15:04"
 
 func perSecond(v float64) string { return fmt.Sprintf("%.3g/s", v) }
 func count(v float64) string     { return fmt.Sprintf("%.0f", v) }

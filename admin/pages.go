@@ -247,7 +247,7 @@ func (h *Handler) host(w http.ResponseWriter, r *http.Request) {
 	}
 	i := sort.Search(len(rows), func(i int) bool { return rows[i].Host >= name })
 	if i == len(rows) || rows[i].Host != name {
-		http.Error(w, "Herald knows no host "+name+".", http.StatusNotFound)
+		h.pageError(w, r, http.StatusNotFound, "Herald knows no host "+name+".")
 		return
 	}
 	list, err := h.db.HostDeliveries(r.Context(), name, 100)
@@ -273,7 +273,7 @@ func (h *Handler) posts(w http.ResponseWriter, r *http.Request) {
 	if iri := r.URL.Query().Get("activity"); iri != "" {
 		a, err := h.db.ActivityByIRI(ctx, iri)
 		if errors.Is(err, store.ErrNotFound) {
-			http.Error(w, "No activity "+iri+" was sent from here.", http.StatusNotFound)
+			h.pageError(w, r, http.StatusNotFound, "No activity "+iri+" was sent from here.")
 			return
 		}
 		var rows []store.DeliveryView
@@ -293,7 +293,7 @@ func (h *Handler) posts(w http.ResponseWriter, r *http.Request) {
 		for i, t := range rep.Targets {
 			targets[i] = target{t, rows[i].Host}
 		}
-		h.render(w, r, http.StatusOK, "post", map[string]any{"Report": rep, "Targets": targets})
+		h.render(w, r, http.StatusOK, "post", map[string]any{"Report": rep, "Targets": targets, "Post": h.describe(ctx, a, map[int64]string{}, false), "At": a.CreatedAt, "Type": a.Type})
 		return
 	}
 	list, err := h.db.RecentActivities(ctx, 30)
@@ -305,15 +305,17 @@ func (h *Handler) posts(w http.ResponseWriter, r *http.Request) {
 		IRI, Type, Summary string
 		Public             bool
 		At                 time.Time
+		postView
 	}
 	var posts []post
+	names := map[int64]string{}
 	for _, a := range list {
 		rows, err := h.db.ActivityDeliveries(ctx, a.ID)
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
-		posts = append(posts, post{a.IRI, a.Type, outbox.NewReport(a.IRI, rows).Summary, a.Public, a.CreatedAt})
+		posts = append(posts, post{a.IRI, a.Type, outbox.NewReport(a.IRI, rows).Summary, a.Public, a.CreatedAt, h.describe(ctx, &a, names, true)})
 	}
 	h.render(w, r, http.StatusOK, "posts", map[string]any{"Posts": posts})
 }

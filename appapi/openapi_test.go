@@ -1,6 +1,7 @@
 package appapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -217,5 +218,24 @@ func TestSecretShownOnce(t *testing.T) {
 		if _, body := w.do(t, "GET", path, w.h.Token, nil, ""); strings.Contains(body, "whsec_") {
 			t.Errorf("GET %s shows the secret: %s", path, body)
 		}
+	}
+}
+
+// A webhook the operator paused says so, as documented.
+func TestPausedWebhookSaysSo(t *testing.T) {
+	w := newWorld(t)
+	doc := openAPI(t)
+	w.do(t, "POST", "/api/v1/actors/alice/webhooks", w.h.Token, map[string]any{"url": "https://app.example/hook"}, "")
+	if err := w.h.DB.PauseWebhook(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	res, body := w.do(t, "GET", "/api/v1/actors/alice/webhooks/1", w.h.Token, nil, "")
+	var v any
+	json.Unmarshal([]byte(body), &v)
+	r, _ := doc.Response("GET", "/api/v1/actors/{name}/webhooks/{id}", res.StatusCode)
+	if res.StatusCode != 200 || !strings.Contains(body, `"paused_at":"`) {
+		t.Errorf("paused webhook: %d %s", res.StatusCode, body)
+	} else if err := doc.Check(fedtest.JSONSchema(r), v); err != nil {
+		t.Errorf("%s does not match the schema: %v", body, err)
 	}
 }

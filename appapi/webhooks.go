@@ -22,6 +22,7 @@ type Webhook struct {
 	Enabled        bool      `json:"enabled"`
 	DisabledAt     time.Time `json:"disabled_at,omitzero"`
 	DisabledReason string    `json:"disabled_reason,omitempty"`
+	PausedAt       time.Time `json:"paused_at,omitzero"`
 	CreatedAt      time.Time `json:"created_at"`
 	Queued         int       `json:"queued"`
 	Failed         int       `json:"failed"`
@@ -31,7 +32,7 @@ type Webhook struct {
 
 func webhookOf(w *store.Webhook) Webhook {
 	return Webhook{ID: w.ID, URL: w.URL, Events: w.Events, Enabled: w.DisabledAt.IsZero(), DisabledAt: w.DisabledAt,
-		DisabledReason: w.DisabledReason, CreatedAt: w.CreatedAt, Queued: w.Queued, Failed: w.Failed, Delivered: w.Done}
+		DisabledReason: w.DisabledReason, PausedAt: w.PausedAt, CreatedAt: w.CreatedAt, Queued: w.Queued, Failed: w.Failed, Delivered: w.Done}
 }
 
 // webhooks serves GET /actors/{name}/webhooks.
@@ -75,17 +76,11 @@ func (h *Handler) addWebhook(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, http.StatusBadRequest, "events: "+err.Error())
 		return
 	}
-	list, err := h.DB.Webhooks(r.Context(), a.ID)
-	if err != nil {
-		h.fail(w, r, err)
+	hook, secret, err := webhook.Add(r.Context(), h.DB, a.ID, body.URL, events)
+	if errors.Is(err, webhook.ErrTooMany) {
+		httpapi.Error(w, http.StatusConflict, err.Error())
 		return
 	}
-	if len(list) >= webhook.MaxPerActor {
-		httpapi.Error(w, http.StatusConflict, "an actor has at most "+strconv.Itoa(webhook.MaxPerActor)+" webhooks; remove one first")
-		return
-	}
-	secret := webhook.NewSecret()
-	hook, err := h.DB.AddWebhook(r.Context(), a.ID, body.URL, events, secret)
 	if err != nil {
 		h.fail(w, r, err)
 		return

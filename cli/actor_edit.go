@@ -4,19 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"herald/jobs"
 	"herald/store"
-)
-
-// Profile limits, Mastodon's (app/models/account.rb: DEFAULT_FIELDS_SIZE,
-// and 255 characters a field name or value).
-const (
-	maxFields     = 4
-	maxFieldChars = 255
 )
 
 // actorEdit changes what an actor shows and sends the Update of it to its
@@ -30,14 +21,14 @@ func (c *cli) actorEdit(ctx context.Context, args []string) int {
 	var fields []store.ProfileField
 	fs.Func("field", "a profile field NAME=VALUE (repeat for up to 4; replaces the fields)", func(v string) error {
 		name, value, ok := strings.Cut(v, "=")
-		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || name == "" {
+		f := store.ProfileField{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)}
+		if !ok || f.Name == "" {
 			return fmt.Errorf("want NAME=VALUE")
 		}
-		if utf8.RuneCountInString(name) > maxFieldChars || utf8.RuneCountInString(value) > maxFieldChars {
-			return fmt.Errorf("a field's name and value have at most %d characters each", maxFieldChars)
+		if err := jobs.CheckField(f); err != nil {
+			return err
 		}
-		fields = append(fields, store.ProfileField{Name: name, Value: value})
+		fields = append(fields, f)
 		return nil
 	})
 	clearFields := fs.Bool("clear-fields", false, "remove every profile field")
@@ -56,14 +47,14 @@ func (c *cli) actorEdit(ctx context.Context, args []string) int {
 		if len(given) == 0 {
 			return usageError{usage}
 		}
-		if len(fields) > maxFields {
-			return usageError{fmt.Sprintf("at most %d --field", maxFields)}
+		if len(fields) > jobs.MaxFields {
+			return usageError{fmt.Sprintf("at most %d --field", jobs.MaxFields)}
 		}
 		if *clearFields && len(fields) > 0 {
 			return usageError{"--clear-fields and --field disagree"}
 		}
 		for name, u := range map[string]string{"avatar": *avatar, "header": *header} {
-			if err := checkImageURL(u); given[name] && err != nil {
+			if err := jobs.CheckImageURL(u); given[name] && err != nil {
 				return usageError{fmt.Sprintf("invalid --%s %q: %v", name, u, err)}
 			}
 		}
@@ -92,16 +83,4 @@ func (c *cli) actorEdit(ctx context.Context, args []string) int {
 			c.printQueued(res)
 		})
 	})
-}
-
-// checkImageURL accepts an http(s) URL or "" (no image).
-func checkImageURL(u string) error {
-	if u == "" {
-		return nil
-	}
-	p, err := url.Parse(u)
-	if err != nil || p.Host == "" || (p.Scheme != "https" && p.Scheme != "http") {
-		return fmt.Errorf("want an http(s) URL of an image")
-	}
-	return nil
 }

@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
+	"herald/jobs"
 	"herald/store"
-	"herald/webfinger"
 )
 
 // asActor loads the --as actor.
@@ -22,15 +21,10 @@ func asActor(ctx context.Context, db *store.DB, name string) (*store.Actor, erro
 	return a, err
 }
 
-// checkTarget accepts what the server can resolve: @user@host, user@host
-// or an http(s) actor URL. Only the form is checked here; the server does
-// the lookup.
+// checkTarget is jobs.CheckTarget as a usage error naming the flag.
 func checkTarget(flagName, target string) error {
-	if strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "http://") {
-		return nil
-	}
-	if _, _, err := webfinger.ParseHandle(target); err != nil {
-		return usageError{fmt.Sprintf("invalid %s %q: want @user@host or an actor URL", flagName, target)}
+	if err := jobs.CheckTarget(target); err != nil {
+		return usageError{fmt.Sprintf("invalid %s %q: %v", flagName, target, err)}
 	}
 	return nil
 }

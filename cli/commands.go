@@ -104,6 +104,8 @@ func init() {
 			help: "what was sent to a webhook, and why not", run: (*cli).webhookDeliveries},
 		{name: "webhook retry", args: "ID [--delivery N]",
 			help: "requeue a webhook's failed deliveries and enable it again", run: (*cli).webhookRetry},
+		{name: "webhook pause", args: "ID", help: "hold a webhook's events, sending none until resumed", run: (*cli).webhookPause},
+		{name: "webhook resume", args: "ID", help: "send a paused webhook's held events", run: (*cli).webhookResume},
 		{name: "webhook remove", args: "ID", help: "remove a webhook and what is queued for it", run: (*cli).webhookRemove},
 
 		{name: "jobs", args: "[-n N]", help: "what the server did for the commands above, newest first", run: (*cli).jobsList},

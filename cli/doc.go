@@ -49,6 +49,8 @@
 //	herald webhook list [--as NAME]
 //	herald webhook deliveries ID [--failed] [-n N]
 //	herald webhook retry ID [--delivery N]
+//	herald webhook pause ID
+//	herald webhook resume ID
 //	herald webhook remove ID
 //	herald jobs [-n N]
 //	herald log-level debug|info|warn|error

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/url"
 	"text/tabwriter"
 
-	"herald/host"
 	"herald/jobs"
 	"herald/store"
 )
@@ -21,8 +19,8 @@ func (c *cli) relayAdd(ctx context.Context, args []string) int {
 	style := fs.String("style", "", "mastodon (URL is the relay's inbox) or litepub (URL is its actor); detected when not given")
 	usage := "usage: herald relay add URL [--style mastodon|litepub]"
 	return c.withDB(ctx, fs, args, 1, usage, func(db *store.DB, pos []string) error {
-		if *style != "" && *style != store.RelayMastodon && *style != store.RelayLitePub {
-			return usageError{fmt.Sprintf("invalid --style %q: want mastodon or litepub", *style)}
+		if err := jobs.CheckRelayStyle(*style); err != nil {
+			return usageError{fmt.Sprintf("invalid --style %q: %v", *style, err)}
 		}
 		if err := checkRelayURL(pos[0]); err != nil {
 			return err
@@ -76,14 +74,10 @@ func (c *cli) relayList(ctx context.Context, args []string) int {
 	})
 }
 
-// checkRelayURL accepts an absolute http(s) URL without a fragment.
+// checkRelayURL is jobs.CheckRelayURL as a usage error.
 func checkRelayURL(s string) error {
-	u, err := url.Parse(s)
-	if err == nil {
-		_, err = host.FromURL(u) // http(s), and a host that reads as one
-	}
-	if err != nil || u.Fragment != "" {
-		return usageError{fmt.Sprintf("invalid relay URL %q: want the relay's inbox (https://relay.example/inbox) or its actor (https://relay.example/actor)", s)}
+	if err := jobs.CheckRelayURL(s); err != nil {
+		return usageError{fmt.Sprintf("invalid relay URL %q: %v", s, err)}
 	}
 	return nil
 }

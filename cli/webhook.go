@@ -29,16 +29,10 @@ func (c *cli) webhookAdd(ctx context.Context, args []string) int {
 		if err != nil {
 			return usageError{"invalid --events: " + err.Error()}
 		}
-		existing, err := db.Webhooks(ctx, a.ID)
-		if err != nil {
-			return err
-		}
-		if len(existing) >= webhook.MaxPerActor {
-			return fmt.Errorf("%s has %d webhooks, the most an actor may have; remove one first", a.Name, len(existing))
-		}
-		secret := webhook.NewSecret()
-		w, err := db.AddWebhook(ctx, a.ID, pos[0], list, secret)
-		if err != nil {
+		w, secret, err := webhook.Add(ctx, db, a.ID, pos[0], list)
+		if errors.Is(err, webhook.ErrTooMany) {
+			return fmt.Errorf("%s: %w", a.Name, err)
+		} else if err != nil {
 			return err
 		}
 		fmt.Fprintf(c.stdout, "webhook %d for %s: %s\nevents: %s\nsecret: %s\n", w.ID, a.Name, w.URL, strings.Join(w.Events, ","), secret)
@@ -67,8 +61,11 @@ func (c *cli) webhookList(ctx context.Context, args []string) int {
 		fmt.Fprintln(tw, "ID\tACTOR\tURL\tEVENTS\tSTATE\tQUEUED\tFAILED\tDELIVERED")
 		for _, w := range list {
 			state := "enabled"
-			if !w.DisabledAt.IsZero() {
+			switch {
+			case !w.DisabledAt.IsZero():
 				state = "disabled since " + stamp(w.DisabledAt) + " (" + w.DisabledReason + ")"
+			case !w.PausedAt.IsZero():
+				state = "paused since " + stamp(w.PausedAt)
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\n", w.ID, w.ActorName, w.URL, strings.Join(w.Events, ","), state, w.Queued, w.Failed, w.Done)
 		}

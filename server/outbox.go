@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"herald/appapi"
 	"herald/federation"
 	"herald/outbox"
 	"herald/store"
+	"herald/web/templates"
 )
 
 // newOutbox builds the outbox handler: the C2S endpoint and the documents
@@ -37,22 +36,6 @@ func (s *Server) appAPI() *appapi.Handler {
 // Publisher is the node's publisher: the one way out for every activity.
 func (s *Server) Publisher() *outbox.Publisher { return s.node.Publisher }
 
-var tagRE = regexp.MustCompile(`(?s)<[^>]*>`)
-
-// plainParagraphs turns an object's HTML content into plain-text
-// paragraphs: the page never renders markup it did not write itself.
-func plainParagraphs(content string) []string {
-	content = strings.NewReplacer("<br>", "\n", "<br/>", "\n", "<br />", "\n", "</p>", "\n\n").Replace(content)
-	text := html.UnescapeString(tagRE.ReplaceAllString(content, ""))
-	var out []string
-	for _, p := range strings.Split(text, "\n\n") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // objectPage renders a published object for browsers.
 func (s *Server) objectPage(w http.ResponseWriter, o *store.Object, doc map[string]any) {
 	inst := s.inst
@@ -60,15 +43,16 @@ func (s *Server) objectPage(w http.ResponseWriter, o *store.Object, doc map[stri
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Vary", "Accept")
 	s.pages.Render(w, "object.html", map[string]any{
-		"Domain":     inst.Domain,
-		"Type":       o.Type,
-		"Handle":     "@" + name + "@" + inst.Domain,
-		"ActorURL":   inst.ProfileURL(name),
-		"Published":  federation.FirstString(doc["published"]),
-		"Name":       federation.FirstString(doc["name"]),
-		"Summary":    strings.Join(plainParagraphs(federation.FirstString(doc["summary"])), " "),
-		"Paragraphs": plainParagraphs(federation.FirstString(doc["content"])),
-		"ID":         o.IRI,
+		"Domain":      inst.Domain,
+		"Type":        o.Type,
+		"Handle":      "@" + name + "@" + inst.Domain,
+		"ActorURL":    inst.ProfileURL(name),
+		"Published":   federation.FirstString(doc["published"]),
+		"Name":        federation.FirstString(doc["name"]),
+		"Summary":     strings.Join(templates.PlainParagraphs(federation.FirstString(doc["summary"])), " "),
+		"Paragraphs":  templates.PlainParagraphs(federation.FirstString(doc["content"])),
+		"Attachments": templates.Attachments(doc),
+		"ID":          o.IRI,
 	})
 }
 

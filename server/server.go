@@ -138,6 +138,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(s.logRequests)
 	r.Use(s.recoverPanics)
 	r.Use(limitBody)
+	r.Use(s.securityHeaders)
 	r.Use(mastoapi.CORS)
 
 	inst := s.inst

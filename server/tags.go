@@ -11,6 +11,7 @@ import (
 	"herald/federation"
 	"herald/outbox/compose"
 	"herald/store"
+	"herald/web/templates"
 )
 
 // tagPage serves /tags/{name}, where the Hashtag links of local posts
@@ -39,6 +40,7 @@ func (s *Server) tagPage(w http.ResponseWriter, r *http.Request) {
 type profilePost struct {
 	URL, Published, Summary, Author string
 	Paragraphs                      []string
+	Attachments                     []templates.Attachment
 	Pinned                          bool
 }
 
@@ -63,8 +65,9 @@ func (s *Server) postsOf(ctx context.Context, objects []store.Object) ([]profile
 		}
 		out = append(out, profilePost{
 			URL: o.IRI, Published: o.CreatedAt.Format("2 January 2006 15:04"), Pinned: o.Pinned, Author: names[o.ActorID],
-			Summary:    strings.Join(plainParagraphs(federation.FirstString(doc["summary"])), " "),
-			Paragraphs: plainParagraphs(federation.FirstString(doc["content"])),
+			Summary:     strings.Join(templates.PlainParagraphs(federation.FirstString(doc["summary"])), " "),
+			Paragraphs:  templates.PlainParagraphs(federation.FirstString(doc["content"])),
+			Attachments: templates.Attachments(doc),
 		})
 	}
 	return out, nil

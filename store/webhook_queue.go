@@ -24,13 +24,13 @@ type ClaimedWebhook struct {
 	Body               []byte
 }
 
-// WebhookQueue returns the enabled webhooks that have a delivery due at
-// now, and when the earliest queued delivery of an enabled webhook is due
+// WebhookQueue returns the enabled, unpaused webhooks that have a delivery
+// due at now, and when the earliest queued delivery of one of them is due
 // (ok false when there is none). It looks at each webhook's queue through
 // its index, so a long backlog of one endpoint costs nothing to the others.
 func (q *Queries) WebhookQueue(ctx context.Context, now time.Time) (due []int64, next time.Time, ok bool, err error) {
 	st, err := q.db.prepared(ctx, q.w.pool, `SELECT w.id, (SELECT min(d.next_at) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'queued')
-		FROM webhooks w WHERE w.disabled_at IS NULL`)
+		FROM webhooks w WHERE w.disabled_at IS NULL AND w.paused_at IS NULL`)
 	if err != nil {
 		return nil, next, false, err
 	}

@@ -62,6 +62,9 @@ type Webhook struct {
 	CreatedAt      time.Time
 	DisabledAt     time.Time // zero while enabled
 	DisabledReason string
+	// PausedAt is when the operator paused it (zero: not paused): its
+	// events are queued and held, none is sent.
+	PausedAt time.Time
 	// Queued, Failed and Done count its deliveries in each state (failed
 	// ones kept 30 days, done ones 7).
 	Queued, Failed, Done int
@@ -74,7 +77,7 @@ func (w *Webhook) Wants(typ string) bool {
 
 func splitEvents(s string) []string { return strings.Split(s, ",") }
 
-const webhookColumns = `w.id, w.actor_id, a.name, w.url, w.events, w.created_at, coalesce(w.disabled_at, 0), coalesce(w.disabled_reason, ''),
+const webhookColumns = `w.id, w.actor_id, a.name, w.url, w.events, w.created_at, coalesce(w.disabled_at, 0), coalesce(w.disabled_reason, ''), coalesce(w.paused_at, 0),
 	(SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state IN ('queued', 'leased')),
 	(SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'failed'),
 	(SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'done')
@@ -83,8 +86,8 @@ const webhookColumns = `w.id, w.actor_id, a.name, w.url, w.events, w.created_at,
 func scanWebhook(row rowScanner) (*Webhook, error) {
 	var w Webhook
 	var events string
-	var created, disabled int64
-	err := row.Scan(&w.ID, &w.ActorID, &w.ActorName, &w.URL, &events, &created, &disabled, &w.DisabledReason, &w.Queued, &w.Failed, &w.Done)
+	var created, disabled, paused int64
+	err := row.Scan(&w.ID, &w.ActorID, &w.ActorName, &w.URL, &events, &created, &disabled, &w.DisabledReason, &paused, &w.Queued, &w.Failed, &w.Done)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -95,6 +98,9 @@ func scanWebhook(row rowScanner) (*Webhook, error) {
 	w.CreatedAt = time.UnixMilli(created).UTC()
 	if disabled != 0 {
 		w.DisabledAt = time.UnixMilli(disabled).UTC()
+	}
+	if paused != 0 {
+		w.PausedAt = time.UnixMilli(paused).UTC()
 	}
 	return &w, nil
 }
@@ -177,6 +183,41 @@ func (q *Queries) RequeueWebhook(ctx context.Context, id, delivery int64) (int64
 		return err
 	})
 	return n, err
+}
+
+// PauseWebhook holds a webhook's deliveries until ResumeWebhook: its
+// events are still recorded and queued, but none is sent, so none spends a
+// retry. Pausing a paused webhook changes nothing. ErrNotFound for no such
+// webhook.
+func (q *Queries) PauseWebhook(ctx context.Context, id int64) error {
+	return q.write(ctx, func(tx *Tx) error {
+		res, err := tx.w.ExecContext(ctx, `UPDATE webhooks SET paused_at = coalesce(paused_at, $1) WHERE id = $2`, q.db.Now().UnixMilli(), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
+// ResumeWebhook lifts a pause: what waited is sent, oldest first. It
+// returns how many deliveries are queued, or ErrNotFound if the webhook
+// does not exist or was not paused.
+func (q *Queries) ResumeWebhook(ctx context.Context, id int64) (int64, error) {
+	return inTx(ctx, q, func(tx *Tx) (int64, error) {
+		res, err := tx.w.ExecContext(ctx, `UPDATE webhooks SET paused_at = NULL WHERE id = $1 AND paused_at IS NOT NULL`, id)
+		if err != nil {
+			return 0, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return 0, ErrNotFound
+		}
+		var queued int64
+		err = tx.w.QueryRowContext(ctx, `SELECT count(*) FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'queued'`, id).Scan(&queued)
+		return queued, err
+	})
 }
 
 // WebhookDelivery is one event sent (or to be sent) to one endpoint.

@@ -22,7 +22,7 @@ type Pages map[string]*template.Template
 func Parse() (Pages, error) {
 	pages := Pages{}
 	for _, name := range []string{"status.html", "actor.html", "error.html", "interact.html", "object.html", "report.html", "tag.html"} {
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "layout.html", "style.html", name)
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "layout.html", "style.html", "attachments.html", name)
 		if err != nil {
 			return nil, err
 		}
@@ -33,13 +33,14 @@ func Parse() (Pages, error) {
 
 // AdminPages are the console's pages (admin/*.html), each with the admin
 // layout and the shared style; funcs are the console's template functions.
-var AdminPages = []string{"login", "overview", "hosts", "host", "posts", "post", "blocks", "inbox", "actors"}
+var AdminPages = []string{"login", "overview", "hosts", "host", "posts", "post", "blocks", "inbox", "actors",
+	"error", "confirm", "relays", "webhooks", "webhook", "jobs", "job", "server", "actor"}
 
 // ParseAdmin parses the console's pages, by name without .html.
 func ParseAdmin(extra template.FuncMap) (Pages, error) {
 	pages := Pages{}
 	for _, name := range AdminPages {
-		t, err := template.New("layout.html").Funcs(funcs).Funcs(extra).ParseFS(files, "admin/layout.html", "style.html", "admin/"+name+".html")
+		t, err := template.New("layout.html").Funcs(funcs).Funcs(extra).ParseFS(files, "admin/layout.html", "style.html", "admin/parts.html", "admin/"+name+".html")
 		if err != nil {
 			return nil, err
 		}
