@@ -386,19 +386,6 @@ func (f *Fetcher) CachedActor(ctx context.Context, id string) (*RemoteActor, err
 	return a, nil
 }
 
-// CachedInboxes returns a cached actor's inbox and shared inbox ("" when
-// it has none), regardless of age, without any network access, or an error
-// wrapping ErrNotCached. They are the columns saved from the parsed actor:
-// answering a Follow, inside the inbox's transaction, needs no parse of
-// the document and its keys.
-func (f *Fetcher) CachedInboxes(ctx context.Context, id string) (inbox, sharedInbox string, err error) {
-	row, err := f.Store.RemoteActorByID(ctx, stripFragment(id))
-	if err != nil {
-		return "", "", err
-	}
-	return row.Inbox, row.SharedInbox, nil
-}
-
 // RefreshActor fetches the actor now, whatever the cache holds, and caches
 // it (for an Update of the actor, say). A 410 removes it from the cache.
 func (f *Fetcher) RefreshActor(ctx context.Context, id string) (*RemoteActor, error) {

@@ -2,8 +2,10 @@ package inbox
 
 import (
 	"context"
+	"errors"
 
 	"herald/federation"
+	"herald/federation/signature"
 	"herald/store"
 	"herald/webhook"
 )
@@ -19,12 +21,19 @@ func (h *Handler) follow(ctx context.Context, tx *store.Tx, a *activity) (string
 	if local == nil {
 		return DropUnaddressed, nil
 	}
-	inbox, sharedInbox, err := h.Keys.CachedInboxes(ctx, a.actor)
-	if err != nil {
+	// The inboxes are read through tx, not the Fetcher's cache on the
+	// pool: on PostgreSQL a pool read while this transaction holds a
+	// connection can wait on the other transactions holding the rest.
+	cached, err := tx.RemoteActorByID(ctx, signature.StripFragment(a.actor))
+	if errors.Is(err, store.ErrNotFound) {
 		// The key fetch just cached the signer; without its inbox there is
 		// nowhere to send the Accept.
 		return DropInvalid, nil
 	}
+	if err != nil {
+		return "", err
+	}
+	inbox, sharedInbox := cached.Inbox, cached.SharedInbox
 	blocked, err := tx.BlockedBy(ctx, local.ID, a.actor)
 	if err != nil {
 		return "", err

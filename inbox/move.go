@@ -2,9 +2,11 @@ package inbox
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"herald/federation"
+	"herald/federation/signature"
 	"herald/store"
 )
 
@@ -60,8 +62,11 @@ func (h *Handler) move(ctx context.Context, tx *store.Tx, a *activity) (string, 
 		return DropMoveNotFollowed, nil
 	}
 	var oldInbox string
-	if old, err := h.Keys.CachedActor(ctx, a.actor); err == nil {
+	// Read through tx, not the Fetcher's cache on the pool (see follow).
+	if old, err := tx.RemoteActorByID(ctx, signature.StripFragment(a.actor)); err == nil {
 		oldInbox = old.Inbox
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return "", err
 	}
 	var locals []int64
 	for _, g := range follows {
