@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"herald/federation"
 	"herald/federation/signature"
 	"herald/store"
 	"herald/webhook"
@@ -76,11 +75,11 @@ func (h *Handler) follow(ctx context.Context, tx *store.Tx, a *activity) (string
 // Follow has no id of ours.
 func (h *Handler) undoFollow(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
 	// Only the follower can undo its own Follow.
-	if inner := federation.IDOf(a.object["actor"]); inner != "" && inner != a.actor {
+	if inner := a.embedded().Actor.ID; inner != "" && inner != a.actor {
 		return DropActorMismatch, nil
 	}
 	var localID int64
-	if local := h.localActor(ctx, tx, federation.IDOf(a.object["object"])); local != nil {
+	if local := h.localActor(ctx, tx, a.embedded().Object.ID); local != nil {
 		localID = local.ID
 	}
 	n, err := h.removeFollower(ctx, tx, a, localID)
@@ -110,11 +109,11 @@ func (h *Handler) removeFollower(ctx context.Context, tx *store.Tx, a *activity,
 // their own ids. It reports whether a Follow matched.
 func (h *Handler) answerFollow(ctx context.Context, tx *store.Tx, a *activity) (bool, error) {
 	var localID int64
-	if local := h.localActor(ctx, tx, federation.IDOf(a.object["actor"])); local != nil {
+	if local := h.localActor(ctx, tx, a.embedded().Actor.ID); local != nil {
 		localID = local.ID
 	}
 	// The answer must come from the actor that was followed.
-	if obj := federation.IDOf(a.object["object"]); obj != "" && obj != a.actor {
+	if obj := a.embedded().Object.ID; obj != "" && obj != a.actor {
 		return false, nil
 	}
 	accept := a.typ == "Accept"

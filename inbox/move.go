@@ -17,7 +17,7 @@ import (
 // a Move that concerns Herald is looked into: one of its actors follows
 // the moving actor, or nothing is fetched. The target becomes a.moved.
 func (h *Handler) checkMove(ctx context.Context, a *activity) (string, error) {
-	target := federation.IDOf(a.doc["target"])
+	target := a.doc.Target.ID
 	if a.objectID != a.actor || target == "" || target == a.actor || h.isLocal(target) {
 		// A target here would need local actors to follow each other,
 		// which Herald does not do.

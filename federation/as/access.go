@@ -28,6 +28,17 @@ func (o *Object) Get(name string) json.RawMessage {
 // Has reports whether o has a property (null counts: it was sent).
 func (o *Object) Has(name string) bool { return o.Get(name) != nil }
 
+// RefsOf reads any property as Refs, as the typed Refs properties are
+// read: every IRI and embedded object it names. It is for a property typed
+// as one reference (an "actor") where every value it names counts.
+func (o *Object) RefsOf(name string) Refs {
+	raw := o.Get(name)
+	if raw == nil {
+		return nil
+	}
+	return readRefs(raw)
+}
+
 // Decode reads a property into v as json.Unmarshal would; it reports
 // false, and leaves v alone, when o has no such property.
 func (o *Object) Decode(name string, v any) (bool, error) {
