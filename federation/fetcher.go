@@ -153,6 +153,20 @@ func (f *Fetcher) checkHost(iri string) (*url.URL, error) {
 // stay on the host (each hop re-signed and re-checked by the client). It
 // returns the document and the final URL.
 func (f *Fetcher) get(ctx context.Context, iri string) (map[string]any, string, error) {
+	body, final, err := f.fetchBody(ctx, iri)
+	if err != nil {
+		return nil, "", err
+	}
+	doc, err := ParseDocument(body)
+	if err != nil {
+		return nil, "", fmt.Errorf("GET %s: %w", stripFragment(iri), err)
+	}
+	return doc, final, nil
+}
+
+// fetchBody is get's request: the body of an ActivityStreams answer, not
+// yet read, and the final URL.
+func (f *Fetcher) fetchBody(ctx context.Context, iri string) ([]byte, string, error) {
 	u, err := f.checkHost(iri)
 	if err != nil {
 		return nil, "", err
@@ -193,13 +207,9 @@ func (f *Fetcher) get(ctx context.Context, iri string) (map[string]any, string, 
 	if err != nil {
 		return nil, "", fmt.Errorf("GET %s: %w", u, err)
 	}
-	doc, err := ParseDocument(body)
-	if err != nil {
-		return nil, "", fmt.Errorf("GET %s: %w", u, err)
-	}
 	final := *resp.Request.URL
 	final.Fragment = ""
-	return doc, final.String(), nil
+	return body, final.String(), nil
 }
 
 func publicKeysEqual(a, b crypto.PublicKey) bool {

@@ -2,7 +2,6 @@ package inbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"herald/federation"
@@ -159,8 +158,10 @@ func (h *Handler) withOrigin(ctx context.Context, iri string, fn func(*ticket) s
 // served fetches the document iri names from its host and returns it only
 // if it carries exactly that id, with its JSON; otherwise the drop reason.
 func (h *Handler) served(ctx context.Context, t *ticket, iri string) (*as.Object, []byte, string) {
-	doc, err := fetchWith(h, ctx, t, func(ctx context.Context) (map[string]any, error) {
-		doc, _, err := h.Keys.Get(ctx, iri)
+	var body []byte
+	doc, err := fetchWith(h, ctx, t, func(ctx context.Context) (*as.Object, error) {
+		doc, b, _, err := h.Keys.GetObject(ctx, iri)
+		body = b
 		return doc, err
 	})
 	switch {
@@ -169,18 +170,8 @@ func (h *Handler) served(ctx context.Context, t *ticket, iri string) (*as.Object
 	case err != nil:
 		h.Logger.Info("inbox: not served by its origin", "id", iri, "err", err)
 		return nil, nil, DropForeignOrigin
-	case federation.IDOf(doc["id"]) != iri:
+	case doc.ID != iri:
 		return nil, nil, DropForeignOrigin
 	}
-	// The fetched document is read once more, typed: Fetcher.Get decodes
-	// into a map for the checks every fetch gets.
-	body, err := json.Marshal(doc)
-	if err != nil {
-		return nil, nil, DropForeignOrigin
-	}
-	o, err := as.Parse(body)
-	if err != nil {
-		return nil, nil, DropForeignOrigin
-	}
-	return o, body, ""
+	return doc, body, ""
 }

@@ -170,12 +170,12 @@ func (p *Publisher) objectAuthor(ctx context.Context, what, iri string) (author,
 		}
 		return inst.ActorID(a.Name), "@" + a.Name + "@" + inst.Domain, nil
 	}
-	doc, _, err := p.Fetcher.Get(ctx, iri)
+	doc, _, _, err := p.Fetcher.GetObject(ctx, iri)
 	if err != nil {
 		return "", "", inputErr("%s: could not fetch %s: %v", what, iri, err)
 	}
-	author = federation.IDOf(doc["attributedTo"])
-	if author == "" || !sameHost(author, iri) || federation.IDOf(doc["id"]) != iri {
+	author = doc.AttributedTo.First()
+	if author == "" || !sameHost(author, iri) || doc.ID != iri {
 		return "", "", inputErr("%s: %s is not an object with an author on its own server", what, iri)
 	}
 	a, err := p.Fetcher.Actor(ctx, author)
