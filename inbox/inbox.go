@@ -75,8 +75,11 @@ const bodyTimeout = 10 * time.Second
 
 // activity is the parsed request the dispatchers work on.
 type activity struct {
-	doc      *as.Object
-	body     []byte
+	doc  *as.Object
+	body []byte // what is stored for apps: the body, or doc's JSON once replaced
+	// docJSON is the JSON doc was read from: body, or the normalised
+	// document's (the replay digest's input).
+	docJSON  []byte
 	id       string // the activity's id; may be empty
 	typ      string
 	actor    string       // the activity's actor (verified to be the signer, or served by its origin)
@@ -186,7 +189,7 @@ func (h *Handler) admit(ctx context.Context, keyID string, now time.Time) (*tick
 // setDoc makes doc (whose bytes are body) the activity, reading the fields
 // the pipeline uses from it.
 func (a *activity) setDoc(doc *as.Object, body []byte) {
-	a.doc, a.body = doc, body
+	a.doc, a.body, a.docJSON = doc, body, body
 	a.typ = doc.Type.First()
 	a.actor = doc.Actor.ID
 	a.id = doc.ID

@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-
-	"herald/federation/as"
 )
 
 // replayKey is what the replay defence remembers of an accepted activity:
@@ -26,18 +24,16 @@ import (
 // processed). A replay (the same document again, within the signature's
 // date window) still has the same key and is dropped, and the origin in
 // the key means no server can mark another's activities as seen.
-func replayKey(origin, id string, doc *as.Object, body []byte) string {
-	canonical := body
-	if b, err := as.Marshal(doc); err == nil {
-		var content map[string]any
-		if json.Unmarshal(b, &content) == nil {
-			if _, proof := content["proof"]; proof || content["signature"] != nil {
-				delete(content, "proof")
-				delete(content, "signature")
-			}
-			if c, err := json.Marshal(content); err == nil {
-				canonical = c
-			}
+func replayKey(origin, id string, docJSON []byte) string {
+	canonical := docJSON
+	var content map[string]any
+	if json.Unmarshal(docJSON, &content) == nil {
+		if _, proof := content["proof"]; proof || content["signature"] != nil {
+			delete(content, "proof")
+			delete(content, "signature")
+		}
+		if c, err := json.Marshal(content); err == nil {
+			canonical = c
 		}
 	}
 	sum := sha256.Sum256(canonical)

@@ -205,13 +205,14 @@ func (h *Handler) verifyKey(q *request) bool {
 // may name its actor differently: the blocklist saw the key's host, and
 // sees the actor's now.
 func (h *Handler) readDocument(q *request) bool {
-	doc, _, err := federation.Compact(q.plain, q.a.body)
+	doc, docJSON, err := federation.Compact(q.plain, q.a.body)
 	if err != nil {
 		httpapi.Error(q.w, http.StatusBadRequest, "body is not an ActivityStreams JSON object: "+err.Error())
 		return false
 	}
 	a := q.a
 	a.setDoc(doc, a.body)
+	a.docJSON = docJSON
 	if a.actor != q.plain.Actor.ID && h.answerBlocked(q.w, q.r, a.actor, q.signer) {
 		return false
 	}
@@ -260,7 +261,7 @@ func (h *Handler) commit(q *request) bool {
 	if vouched == "" {
 		vouched = host.AuthorityOf(q.key.Owner)
 	}
-	dedupID := replayKey(vouched, a.id, a.doc, a.body)
+	dedupID := replayKey(vouched, a.id, a.docJSON)
 	from := host.AuthorityOf(q.keyID)
 	err := h.DB.Write(ctx, func(tx *store.Tx) error {
 		q.outcome = ""
