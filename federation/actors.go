@@ -85,6 +85,12 @@ type RemoteActor struct {
 	Outbox            string
 	Followers         string
 	Following         string
+	// URL is "url", the actor's profile page as the actor names it (the
+	// first string), "" if none.
+	URL string
+	// AlsoKnownAs is every IRI "alsoKnownAs" names: the accounts the actor
+	// says it also is (a Move's target must list the mover).
+	AlsoKnownAs []string
 	// KeyIDs lists every key in publicKey, embedded or only referenced.
 	KeyIDs []string
 	// Keys are the embedded keys that parsed.
@@ -156,6 +162,8 @@ func ParseActor(doc map[string]any) (*RemoteActor, error) {
 	a.Outbox = IDOf(doc["outbox"])
 	a.Followers = IDOf(doc["followers"])
 	a.Following = IDOf(doc["following"])
+	a.URL = FirstString(doc["url"])
+	a.AlsoKnownAs = IDs(doc["alsoKnownAs"])
 	if ep := Object(doc["endpoints"]); ep != nil {
 		if si := IDOf(ep["sharedInbox"]); si != "" {
 			if _, err := absURL(si); err == nil {

@@ -38,7 +38,7 @@ func (h *Handler) checkMove(ctx context.Context, a *activity) (string, error) {
 			h.Logger.Info("inbox: a Move's target could not be fetched", "actor", a.actor, "target", target, "err", err)
 			return DropMoveUnverified
 		}
-		if !slices.Contains(federation.IDs(moved.Document["alsoKnownAs"]), a.actor) {
+		if !slices.Contains(moved.AlsoKnownAs, a.actor) {
 			return DropMoveUnverified
 		}
 		a.moved = moved

@@ -44,7 +44,7 @@ func (p *Publisher) resolveMention(ctx context.Context, handle string) (compose.
 	if err != nil {
 		return compose.Mention{}, err
 	}
-	return compose.Mention{ID: a.ID, URL: federation.FirstString(a.Document["url"]), Username: a.PreferredUsername, Host: host}, nil
+	return compose.Mention{ID: a.ID, URL: a.URL, Username: a.PreferredUsername, Host: host}, nil
 }
 
 // author prepares an object's text for delivery and returns whom it must

@@ -111,7 +111,7 @@ func (p *Publisher) recipientMention(ctx context.Context, pl *plan, iri string) 
 	}
 	u, _ := url.Parse(a.ID)
 	m = compose.Mention{ID: a.ID, URL: a.ID, Username: a.PreferredUsername, Host: u.Host}
-	if page, err := url.Parse(federation.FirstString(a.Document["url"])); err == nil && (page.Scheme == "https" || page.Scheme == "http") && page.Host != "" {
+	if page, err := url.Parse(a.URL); err == nil && (page.Scheme == "https" || page.Scheme == "http") && page.Host != "" {
 		m.URL = page.String()
 	}
 	return m, true, nil
