@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"herald/federation/as"
 	"herald/outbox"
 	"herald/policy"
 	"herald/queue"
@@ -186,8 +187,8 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 		return err
 	case KindPin, KindUnpin:
 		typ := map[string]string{KindPin: "Add", KindUnpin: "Remove"}[j.Kind]
-		_, err := r.Publisher.Publish(ctx, actor, map[string]any{"type": typ, "object": args.Object,
-			"target": r.Publisher.Instance.FeaturedURL(actor.Name)}, finish)
+		_, err := r.Publisher.Publish(ctx, actor, &as.Object{Type: as.Types{typ}, Object: as.IRI(args.Object),
+			Target: as.IRI(r.Publisher.Instance.FeaturedURL(actor.Name))}, finish)
 		return err
 	case KindUpdateActor:
 		_, err := r.Publisher.UpdateActor(ctx, actor, finish)
@@ -203,14 +204,14 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 		if err != nil {
 			return err
 		}
-		_, err = r.Publisher.Publish(ctx, actor, map[string]any{"type": "Delete", "object": o.IRI}, finish)
+		_, err = r.Publisher.Publish(ctx, actor, as.NewActivity("Delete", as.IRI(o.IRI)), finish)
 		return err
 	case KindFollow:
 		target, err := r.resolve(ctx, args.Target)
 		if err != nil {
 			return err
 		}
-		_, err = r.Publisher.Publish(ctx, actor, map[string]any{"type": "Follow", "object": target}, finish)
+		_, err = r.Publisher.Publish(ctx, actor, as.NewActivity("Follow", as.IRI(target)), finish)
 		return err
 	case KindUnfollow:
 		return r.unfollow(ctx, actor, args, finish)
@@ -247,7 +248,7 @@ func (r *Runner) resolve(ctx context.Context, target string) (string, error) {
 
 // note builds the Note a post job publishes (outbox.TextNoteDocument,
 // which the app API's notes route uses too).
-func (r *Runner) note(ctx context.Context, actor *store.Actor, args Args) (map[string]any, error) {
+func (r *Runner) note(ctx context.Context, actor *store.Actor, args Args) (*as.Object, error) {
 	to := args.To
 	if to != "" && to != "public" && to != "followers" {
 		id, err := r.resolve(ctx, to)
@@ -272,7 +273,7 @@ func (r *Runner) unfollow(ctx context.Context, actor *store.Actor, args Args, fi
 	}
 	for _, g := range list {
 		if g.Target == target {
-			_, err := r.Publisher.Publish(ctx, actor, map[string]any{"type": "Undo", "object": g.FollowID}, finish)
+			_, err := r.Publisher.Publish(ctx, actor, as.NewActivity("Undo", as.IRI(g.FollowID)), finish)
 			return err
 		}
 	}

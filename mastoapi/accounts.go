@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/federation/as"
 	"herald/host"
 	"herald/outbox"
 	"herald/store"
@@ -245,7 +246,7 @@ func (h *Handler) action(do func(c *Call, ref *accountRef) error) func(*Call) er
 }
 
 // publish sends an activity of the caller's through the outbox.
-func (h *Handler) publish(c *Call, doc map[string]any) error {
+func (h *Handler) publish(c *Call, doc *as.Object) error {
 	_, err := h.Publisher.Publish(c.Ctx(), c.Actor, doc, outbox.Options{})
 	return err
 }
@@ -268,7 +269,7 @@ func (h *Handler) follow(c *Call, ref *accountRef) error {
 	case rel.Blocking:
 		return ErrNotPermitted
 	}
-	return h.publish(c, map[string]any{"type": "Follow", "object": ref.IRI})
+	return h.publish(c, as.NewActivity("Follow", as.IRI(ref.IRI)))
 }
 
 // unfollow is POST /api/v1/accounts/:id/unfollow: the Undo of the
@@ -283,7 +284,7 @@ func (h *Handler) unfollow(c *Call, ref *accountRef) error {
 	}
 	for _, f := range follows {
 		if f.Target == ref.IRI {
-			return h.publish(c, map[string]any{"type": "Undo", "object": f.FollowID})
+			return h.publish(c, as.NewActivity("Undo", as.IRI(f.FollowID)))
 		}
 	}
 	return nil
@@ -294,7 +295,7 @@ func (h *Handler) unfollow(c *Call, ref *accountRef) error {
 func (h *Handler) block(c *Call, ref *accountRef) error {
 	_, err := h.DB.LatestBlock(c.Ctx(), c.Actor.ID, ref.IRI)
 	if errors.Is(err, store.ErrNotFound) {
-		return h.publish(c, map[string]any{"type": "Block", "object": ref.IRI})
+		return h.publish(c, as.NewActivity("Block", as.IRI(ref.IRI)))
 	}
 	return err
 }
@@ -308,7 +309,7 @@ func (h *Handler) unblock(c *Call, ref *accountRef) error {
 	if err != nil {
 		return err
 	}
-	return h.publish(c, map[string]any{"type": "Undo", "object": iri})
+	return h.publish(c, as.NewActivity("Undo", as.IRI(iri)))
 }
 
 // mute is POST /api/v1/accounts/:id/mute (notifications, default true;

@@ -108,7 +108,7 @@ func (h *Handler) Mount(r chi.Router) {
 	for _, p := range imagePaths {
 		r.Get(p, missing)
 	}
-	h.mountStreamingAndPush(r)
+	h.mountStreaming(r)
 }
 
 // serve wraps a route's handler: cache headers, the token and its scope,

@@ -1,6 +1,7 @@
 package mastoapi
 
 import (
+	"herald/federation/as"
 	"net/http"
 	"strconv"
 
@@ -86,7 +87,7 @@ func (h *Handler) votePoll(c *Call) error {
 		return invalid("This poll takes one choice")
 	}
 	for _, i := range choices {
-		note := map[string]any{"type": "Note", "name": p.Options[i].Title, "inReplyTo": s.IRI, "to": []string{s.Author}}
+		note := &as.Object{Type: as.Types{"Note"}, Name: p.Options[i].Title, InReplyTo: as.IRI(s.IRI), To: as.IRIs(s.Author)}
 		if err := h.publish(c, note); err != nil {
 			return err
 		}

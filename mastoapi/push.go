@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/go-chi/chi/v5"
-
 	"herald/push"
 	"herald/store"
 )
@@ -78,17 +76,6 @@ func (h *Handler) vapidPublicKey(ctx context.Context) string {
 		return ""
 	}
 	return k.PublicKey()
-}
-
-// mountPush adds the push subscription endpoints, with the push scope
-// and a logged-in actor's token, as every route is served.
-func (h *Handler) mountPush(r chi.Router) {
-	scope := []string{"push"}
-	const path = "/api/v1/push/subscription"
-	r.Method(http.MethodPost, path, h.serve(Route{http.MethodPost, path, UserToken, scope, h.createPush}))
-	r.Method(http.MethodGet, path, h.serve(Route{http.MethodGet, path, UserToken, scope, h.getPush}))
-	r.Method(http.MethodPut, path, h.serve(Route{http.MethodPut, path, UserToken, scope, h.updatePush}))
-	r.Method(http.MethodDelete, path, h.serve(Route{http.MethodDelete, path, UserToken, scope, h.deletePush}))
 }
 
 // pushEntity renders a subscription.

@@ -15,15 +15,18 @@ import (
 // of one (read covers read:accounts; follow covers the follows, blocks
 // and mutes scopes). A route with no scopes accepts any valid token.
 func (h *Handler) routes() []Route {
+	return append(h.entryRoutes(), h.contentRoutes()...)
+}
+
+// entryRoutes are the routes an app calls first: OAuth 2, the instance,
+// the account's settings.
+func (h *Handler) entryRoutes() []Route {
 	const (
 		get, post, patch = http.MethodGet, http.MethodPost, http.MethodPatch
 		put, del         = http.MethodPut, http.MethodDelete
 	)
 	s := func(scopes ...string) []string { return scopes }
-	readAccounts, writeAccounts := s("read:accounts"), s("write:accounts")
-	readFollows, writeFollows := s("read:follows"), s("write:follows")
-	readStatuses, writeStatuses := s("read:statuses"), s("write:statuses")
-	readNotifications, writeNotifications := s("read:notifications"), s("write:notifications")
+	readAccounts, readFollows := s("read:accounts"), s("read:follows")
 	return []Route{
 		// OAuth 2 (oauth_*.go).
 		{post, "/api/v1/apps", Public, nil, h.createApp},
@@ -70,6 +73,27 @@ func (h *Handler) routes() []Route {
 		{get, "/api/v1/notifications/requests", UserToken, s("read:notifications"), emptyList},
 		{get, "/api/v2/notifications/policy", UserToken, s("read:notifications"), h.notificationPolicy},
 
+		// Web Push subscriptions (push.go), one per token.
+		{post, "/api/v1/push/subscription", UserToken, s("push"), h.createPush},
+		{get, "/api/v1/push/subscription", UserToken, s("push"), h.getPush},
+		{put, "/api/v1/push/subscription", UserToken, s("push"), h.updatePush},
+		{del, "/api/v1/push/subscription", UserToken, s("push"), h.deletePush},
+	}
+}
+
+// contentRoutes are the routes of what people read and do: statuses,
+// media, timelines, notifications, search, accounts.
+func (h *Handler) contentRoutes() []Route {
+	const (
+		get, post, patch = http.MethodGet, http.MethodPost, http.MethodPatch
+		put, del         = http.MethodPut, http.MethodDelete
+	)
+	s := func(scopes ...string) []string { return scopes }
+	readAccounts, writeAccounts := s("read:accounts"), s("write:accounts")
+	readFollows, writeFollows := s("read:follows"), s("write:follows")
+	readStatuses, writeStatuses := s("read:statuses"), s("write:statuses")
+	readNotifications, writeNotifications := s("read:notifications"), s("write:notifications")
+	return []Route{
 		// Statuses (statuses.go, status_actions.go, polls.go).
 		{post, "/api/v1/statuses", UserToken, writeStatuses, h.postStatus},
 		{get, "/api/v1/statuses", Public, readStatuses, h.getStatuses},

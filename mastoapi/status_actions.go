@@ -2,6 +2,7 @@ package mastoapi
 
 import (
 	"errors"
+	"herald/federation/as"
 
 	"herald/federation"
 	"herald/outbox"
@@ -51,7 +52,7 @@ func (h *Handler) favourite(c *Call, s *store.Status) (*store.Status, error) {
 	if _, err := h.DB.FavouriteActivity(c.Ctx(), s.ID, c.self()); err == nil || !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	return nil, h.publish(c, map[string]any{"type": "Like", "object": s.IRI})
+	return nil, h.publish(c, as.NewActivity("Like", as.IRI(s.IRI)))
 }
 
 // unfavourite is POST /api/v1/statuses/:id/unfavourite: the Undo of the
@@ -68,7 +69,7 @@ func (h *Handler) unfavourite(c *Call, s *store.Status) (*store.Status, error) {
 		_, err = h.DB.RemoveFavourite(c.Ctx(), s.ID, c.self())
 		return nil, err
 	}
-	return nil, h.publish(c, map[string]any{"type": "Undo", "object": like})
+	return nil, h.publish(c, as.NewActivity("Undo", as.IRI(like)))
 }
 
 // reblog is POST /api/v1/statuses/:id/reblog (visibility public,
@@ -89,14 +90,14 @@ func (h *Handler) reblog(c *Call, s *store.Status) (*store.Status, error) {
 	}
 	vis := c.Params.Get("visibility")
 	followers := h.Instance.FollowersURL(c.Actor.Name)
-	doc := map[string]any{"type": "Announce", "object": s.IRI}
+	doc := as.NewActivity("Announce", as.IRI(s.IRI))
 	switch vis {
 	case "", "public":
-		doc["to"], doc["cc"] = []string{federation.Public}, []string{followers}
+		doc.To, doc.CC = as.IRIs(federation.Public), as.IRIs(followers)
 	case "unlisted":
-		doc["to"], doc["cc"] = []string{followers}, []string{federation.Public}
+		doc.To, doc.CC = as.IRIs(followers), as.IRIs(federation.Public)
 	case "private":
-		doc["to"] = []string{followers}
+		doc.To = as.IRIs(followers)
 	default:
 		return nil, invalid("Visibility is not included in the list")
 	}
@@ -115,7 +116,7 @@ func (h *Handler) unreblog(c *Call, s *store.Status) (*store.Status, error) {
 		return nil, err
 	}
 	for _, b := range mine {
-		if err := h.publish(c, map[string]any{"type": "Undo", "object": b.IRI}); err != nil {
+		if err := h.publish(c, as.NewActivity("Undo", as.IRI(b.IRI))); err != nil {
 			return nil, err
 		}
 	}
@@ -154,7 +155,7 @@ func (h *Handler) pinOrUnpin(c *Call, s *store.Status, typ string) error {
 	if err != nil || pinned[s.ID] == (typ == "Add") {
 		return err // pinned already, or not pinned: nothing to do
 	}
-	return h.publish(c, map[string]any{"type": typ, "object": s.IRI, "target": h.Instance.FeaturedURL(c.Actor.Name)})
+	return h.publish(c, &as.Object{Type: as.Types{typ}, Object: as.IRI(s.IRI), Target: as.IRI(h.Instance.FeaturedURL(c.Actor.Name))})
 }
 
 // statusAccounts serves GET /api/v1/statuses/:id/favourited_by and

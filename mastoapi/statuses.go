@@ -3,6 +3,7 @@ package mastoapi
 import (
 	"context"
 	"errors"
+	"herald/federation/as"
 	"net/http"
 	"strings"
 	"time"
@@ -321,7 +322,7 @@ func (h *Handler) readDraft(c *Call, edit *store.Status) (*draft, error) {
 // changes): the text composed as Mastodon composes it (mentions, hashtags,
 // links), its source kept as ActivityPub's source, the audience of its
 // visibility, the attachments and the poll.
-func (h *Handler) object(c *Call, d *draft) (map[string]any, error) {
+func (h *Handler) object(c *Call, d *draft) (*as.Object, error) {
 	reply := ""
 	if d.replyTo != nil {
 		reply = d.replyTo.IRI
@@ -333,17 +334,22 @@ func (h *Handler) object(c *Call, d *draft) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj := map[string]any{"type": "Note", "source": map[string]any{"content": d.text, "mediaType": "text/plain"},
-		"summary": "", "sensitive": d.sensitive || d.spoiler != "", "tag": []any{}}
+	obj := &as.Object{Type: as.Types{"Note"}}
+	obj.Set("source", map[string]any{"content": d.text, "mediaType": "text/plain"})
+	// Written even when empty, so that an edit clears them (an Update
+	// carries the whole post).
+	obj.Set("summary", "")
+	obj.Set("tag", []any{})
+	obj.Set("sensitive", d.sensitive || d.spoiler != "")
 	res.Apply(obj)
 	followers := h.Instance.FollowersURL(c.Actor.Name)
 	switch d.visibility {
 	case "public":
-		obj["to"], obj["cc"] = []string{federation.Public}, []string{followers}
+		obj.To, obj.CC = as.IRIs(federation.Public), as.IRIs(followers)
 	case "unlisted":
-		obj["to"], obj["cc"] = []string{followers}, []string{federation.Public}
+		obj.To, obj.CC = as.IRIs(followers), as.IRIs(federation.Public)
 	case "private":
-		obj["to"] = []string{followers}
+		obj.To = as.IRIs(followers)
 	case "direct":
 		to := res.Recipients
 		if len(to) == 0 && d.replyTo != nil && d.replyTo.Author != h.Instance.ActorID(c.Actor.Name) {
@@ -352,31 +358,31 @@ func (h *Handler) object(c *Call, d *draft) (map[string]any, error) {
 		if len(to) == 0 {
 			return nil, invalid("A direct message needs someone to go to: mention them")
 		}
-		obj["to"] = to
+		obj.To = as.IRIs(to...)
 	}
-	attachments := []any{}
+	obj.Set("attachment", []any{})
 	for _, m := range d.media {
 		doc := outbox.AttachmentDocument(h.Instance, m)
 		if alt, ok := d.descriptions[m.ID]; ok {
-			doc["name"] = alt
+			doc.Name = alt
 		}
-		attachments = append(attachments, doc)
+		obj.Attachment = append(obj.Attachment, as.Embed(doc))
 	}
-	obj["attachment"] = attachments
 	if d.poll != nil {
-		obj["type"] = "Question"
-		var choices []any
+		obj.Type = as.Types{"Question"}
+		var choices as.Refs
 		for _, o := range d.poll.options {
-			choices = append(choices, map[string]any{"type": "Note", "name": strings.TrimSpace(o),
-				"replies": map[string]any{"type": "Collection", "totalItems": 0}})
+			choice := &as.Object{Type: as.Types{"Note"}, Name: strings.TrimSpace(o)}
+			choice.Set("replies", map[string]any{"type": "Collection", "totalItems": 0})
+			choices = append(choices, as.Embed(choice))
 		}
-		key := "oneOf"
 		if d.poll.multiple {
-			key = "anyOf"
+			obj.AnyOf = choices
+		} else {
+			obj.OneOf = choices
 		}
-		obj[key] = choices
-		obj["endTime"] = h.Now().Add(d.poll.expires).UTC().Format(time.RFC3339)
-		obj["votersCount"] = 0
+		obj.Set("endTime", h.Now().Add(d.poll.expires).UTC().Format(time.RFC3339))
+		obj.Set("votersCount", 0)
 	}
 	return obj, nil
 }
@@ -435,18 +441,18 @@ func (h *Handler) editStatus(c *Call) error {
 		return err
 	}
 	if d.poll == nil {
-		delete(obj, "type") // an existing poll stays as it is
+		obj.Delete("type") // an existing poll stays as it is
 	}
 	if !c.Params.HasList("media_ids") {
-		delete(obj, "attachment") // so do the attachments, unless given
+		obj.Delete("attachment") // so do the attachments, unless given
 	}
-	delete(obj, "to")
-	delete(obj, "cc")
+	obj.Delete("to")
+	obj.Delete("cc")
 	if d.replyTo == nil && s.InReplyTo != "" {
-		obj["inReplyTo"] = s.InReplyTo
+		obj.InReplyTo = as.IRI(s.InReplyTo)
 	}
-	obj["id"] = s.IRI
-	if _, err := h.Publisher.Publish(c.Ctx(), c.Actor, map[string]any{"type": "Update", "object": obj}, outbox.Options{}); err != nil {
+	obj.ID = s.IRI
+	if _, err := h.Publisher.Publish(c.Ctx(), c.Actor, as.NewActivity("Update", as.Embed(obj)), outbox.Options{}); err != nil {
 		return err
 	}
 	return h.answerPost(c, s.IRI)
@@ -466,7 +472,7 @@ func (h *Handler) deleteStatus(c *Call) error {
 	}
 	text := s.Source
 	st.Text = &text
-	if _, err := h.Publisher.Publish(c.Ctx(), c.Actor, map[string]any{"type": "Delete", "object": s.IRI}, outbox.Options{}); err != nil {
+	if _, err := h.Publisher.Publish(c.Ctx(), c.Actor, as.NewActivity("Delete", as.IRI(s.IRI)), outbox.Options{}); err != nil {
 		return err
 	}
 	return c.JSON(st)

@@ -41,10 +41,9 @@ func tokenCheckEvery() time.Duration {
 	return time.Minute
 }
 
-// mountStreamingAndPush adds the streaming endpoints and the push
-// subscription's (push.go).
-func (h *Handler) mountStreamingAndPush(r chi.Router) {
-	h.mountPush(r)
+// mountStreaming adds the streaming endpoints (the push
+// subscription's are in the route table).
+func (h *Handler) mountStreaming(r chi.Router) {
 	r.Get("/api/v1/streaming/health", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		w.Write([]byte("OK"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/federation/as"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
 	"herald/node"
@@ -47,11 +48,11 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 			t.Fatal(err)
 		}
 		pub := h.Srv.Publisher()
-		post, err := pub.Publish(ctx, h.Alice, map[string]any{"type": "Note", "content": "hello all"}, outbox.Options{})
+		post, err := pub.Publish(ctx, h.Alice, &as.Object{Type: as.Types{"Note"}, Content: "hello all"}, outbox.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		direct, err := pub.Publish(ctx, h.Alice, map[string]any{"type": "Note", "content": "psst", "to": []any{fine.URL + "/users/frank_private"}}, outbox.Options{})
+		direct, err := pub.Publish(ctx, h.Alice, &as.Object{Type: as.Types{"Note"}, Content: "psst", To: as.IRIs(fine.URL + "/users/frank_private")}, outbox.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
