@@ -19,12 +19,21 @@ type inboxFarm struct {
 	mu      sync.Mutex
 	arrived map[string]int // "activity inbox" -> count
 	total   int
+	// answered is when each pair was first answered (the farm wrote its
+	// 202): how long before a kill a repeated delivery had been answered.
+	answered map[string]time.Time
+	// The first held hosts hold every request open until Release; a held
+	// request whose sender went away meanwhile does not count as arrived
+	// (the sender never saw an answer).
+	held int
+	open int // requests held open now
+	gate chan struct{}
 }
 
 // newInboxFarm starts hosts servers at addr(i) (a loopback IP), each
 // answering 202 after delay, with the inbox path path.
 func newInboxFarm(t *testing.T, hosts int, addr func(i int) string, path string, delay time.Duration) *inboxFarm {
-	f := &inboxFarm{arrived: map[string]int{}}
+	f := &inboxFarm{arrived: map[string]int{}, answered: map[string]time.Time{}, gate: make(chan struct{})}
 	for i := range hosts {
 		ln, err := net.Listen("tcp", addr(i)+":0")
 		if err != nil {
@@ -35,9 +44,16 @@ func newInboxFarm(t *testing.T, hosts int, addr func(i int) string, path string,
 			var act struct{ ID string }
 			json.Unmarshal(body, &act)
 			time.Sleep(delay)
+			if f.hold(i) && r.Context().Err() != nil {
+				return
+			}
+			key := act.ID + " " + "http://" + r.Host + r.URL.Path
 			f.mu.Lock()
-			f.arrived[act.ID+" "+"http://"+r.Host+r.URL.Path]++
+			f.arrived[key]++
 			f.total++
+			if _, ok := f.answered[key]; !ok {
+				f.answered[key] = time.Now()
+			}
 			f.mu.Unlock()
 			w.WriteHeader(http.StatusAccepted)
 		}))
@@ -48,6 +64,50 @@ func newInboxFarm(t *testing.T, hosts int, addr func(i int) string, path string,
 		f.Inboxes = append(f.Inboxes, srv.URL+path)
 	}
 	return f
+}
+
+// Hold makes the first n hosts hold every request open until Release.
+// Call it before anything is sent.
+func (f *inboxFarm) Hold(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held = n
+}
+
+// hold waits for Release if host i is one of the held ones, and reports
+// whether it waited.
+func (f *inboxFarm) hold(i int) bool {
+	f.mu.Lock()
+	if i >= f.held {
+		f.mu.Unlock()
+		return false
+	}
+	f.open++
+	f.mu.Unlock()
+	<-f.gate
+	f.mu.Lock()
+	f.open--
+	f.mu.Unlock()
+	return true
+}
+
+// Open is how many requests the held hosts hold open now.
+func (f *inboxFarm) Open() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.open
+}
+
+// Release lets the held hosts answer, and answer at once from now on.
+func (f *inboxFarm) Release() { close(f.gate) }
+
+// Arrived is how many times the pair (activity id, inbox) arrived, and
+// when it was first answered.
+func (f *inboxFarm) Arrived(activity, inbox string) (int, time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key := activity + " " + inbox
+	return f.arrived[key], f.answered[key]
 }
 
 // Total is how many deliveries arrived, repeats included.

@@ -7,34 +7,59 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"herald/federation"
 	"herald/federation/signature"
+	"herald/host"
 	"herald/internal/fedtest"
 	"herald/internal/pgtest"
 	"herald/internal/storetest"
 	"herald/store"
 )
 
-// TestNodesShareOnePostgres runs three `herald serve` processes on one
-// PostgreSQL database and a farm of 300 loopback hosts, publishes 20
-// activities through the three nodes' outboxes, kills one node with
-// SIGKILL mid-fan-out and checks that every (activity, inbox) pair
-// arrives, that only what the dead node held at the kill arrives twice,
-// and that its leases are taken over long before the 5-minute lease
-// would have run out.
+// TestNodesShareOnePostgres runs two `herald serve` processes on one
+// PostgreSQL database and a farm of 200 loopback hosts, publishes 20
+// activities through both nodes' outboxes, and kills one node with SIGKILL
+// mid-fan-out. Nothing in it depends on timing:
+//
+//   - the node killed provably holds leases: 20 of the hosts hold every
+//     request open until the test lets them answer (after the kill), so
+//     what a node claimed for them cannot finish before it; the victim is a
+//     node that holds some;
+//   - no completed delivery goes out twice: every delivery the database
+//     shows done just before the kill arrives exactly once, however many
+//     the dead node had in flight;
+//   - the takeover happens, through the heartbeat: the dead node's leases
+//     go back to the queue long before they would expire (the lease is 5
+//     minutes, the test's deadline one), and the other node says so.
+//
+// How soon after the dead node's last heartbeat the takeover came, and how
+// long before the kill the repeated deliveries had been answered, are
+// logged (docs/PERFORMANCE.md); the bounds themselves are tested in
+// package queue with an injected clock.
 func TestNodesShareOnePostgres(t *testing.T) {
 	url := pgtest.URL(t)
 	bin := buildHerald(t)
-	const hosts, activities, nodes = 300, 20, 3
+	const hosts, held, activities, nodes = 200, 20, 20, 2
 
-	farm := newInboxFarm(t, hosts, loopback(20), "/users/u/inbox", 50*time.Millisecond)
-	inboxes := farm.Inboxes
+	farm := newInboxFarm(t, hosts, loopback(20), "/users/u/inbox", 20*time.Millisecond)
+	farm.Hold(held)
+	released := false
+	defer func() {
+		if !released {
+			farm.Release()
+		}
+	}()
+	heldHosts := map[string]bool{}
+	for _, in := range farm.Inboxes[:held] {
+		heldHosts[host.AuthorityOf(in)] = true
+	}
 
-	// The instance, its actor and its 300 followers, before any node runs.
+	// The instance, its actor and its followers, before any node runs.
 	mustCLI(t, "init", "--db", url, "--domain", "localhost:1", "--scheme", "http")
 	ctx := context.Background()
 	db, err := store.Open(ctx, url)
@@ -48,7 +73,7 @@ func TestNodesShareOnePostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Write(ctx, func(tx *store.Tx) error {
-		for _, in := range inboxes {
+		for _, in := range farm.Inboxes {
 			id := in[:len(in)-len("/inbox")]
 			if _, _, err := tx.UpsertFollower(ctx, store.Follower{ActorID: alice.ID, Follower: id, Inbox: in, State: store.StateAccepted}, time.Now()); err != nil {
 				return err
@@ -64,9 +89,109 @@ func TestNodesShareOnePostgres(t *testing.T) {
 	for range nodes {
 		procs = append(procs, startProcess(t, bin, "serve", "--db", url, "--listen", "127.0.0.1:0", "--allow-private-network"))
 	}
+	ids := publishThrough(t, procs, activities)
+	want := hosts * activities
+	iris := map[int64]string{} // activity row id -> id
+	for _, id := range ids {
+		a, err := db.ActivityByIRI(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		iris[a.ID] = id
+	}
+
+	// Once a good part of the fan-out has been answered, a node that holds
+	// deliveries to the held hosts (which it cannot finish) is the victim.
+	var victim *process
+	var owner string
+	for deadline := time.Now().Add(2 * time.Minute); victim == nil; time.Sleep(50 * time.Millisecond) {
+		if farm.Total() >= want/4 && farm.Open() > 0 {
+			victim, owner = heldBy(t, db, procs, heldHosts)
+		}
+		if victim == nil && time.Now().After(deadline) {
+			t.Fatalf("after 2 minutes, %d of %d arrived, %d requests held open and no node holds a lease to a held host", farm.Total(), want, farm.Open())
+		}
+	}
+	// What is done now was completed before the kill: it must never be
+	// sent again. The victim's leases to the held hosts are still its at
+	// the kill: their requests are still open.
+	all, err := db.AllDeliveries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done []store.DeliveryView
+	heldAtKill := 0
+	for _, d := range all {
+		switch {
+		case d.State == store.DeliveryDone:
+			done = append(done, d)
+		case d.State == store.DeliveryLeased && d.LeaseOwner == owner && heldHosts[d.Host]:
+			heldAtKill++
+		}
+	}
+	victim.kill()
+	killed, atKill := time.Now(), farm.Total()
+	lastBeat, beatKnown := heartbeatOf(t, db, owner)
+	released = true
+	farm.Release()
+	var survivor *process
+	for _, p := range procs {
+		if p != victim {
+			survivor = p
+		}
+	}
+
+	var takenOver time.Time
+	for deadline := killed.Add(time.Minute); takenOver.IsZero(); time.Sleep(20 * time.Millisecond) {
+		if leasesOf(t, db, owner) == 0 {
+			takenOver = time.Now()
+		} else if time.Now().After(deadline) {
+			t.Fatalf("%d leases of the dead node not taken over a minute after the kill (the lease is 5 minutes)", leasesOf(t, db, owner))
+		}
+	}
+	for deadline := time.Now().Add(2 * time.Minute); farm.Missing(ids) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d deliveries never arrived", farm.Missing(ids), want)
+		}
+	}
+
+	if heldAtKill == 0 {
+		t.Fatal("the victim held no lease at the kill") // cannot happen: it was chosen for holding some
+	}
+	if !strings.Contains(survivor.errs.String(), "took back what a stopped process held") {
+		t.Errorf("the surviving node never said it took the dead one's leases over:\n%s", survivor.errs.String())
+	}
+	for _, d := range done {
+		if n, _ := farm.Arrived(iris[d.ActivityID], d.Inbox); n != 1 {
+			t.Errorf("%s to %s, done before the kill, arrived %d times", iris[d.ActivityID], d.Inbox, n)
+		}
+	}
+	// The figures: repeats are what was in flight at the kill.
+	repeats, earliest := 0, time.Duration(0)
+	for _, id := range ids {
+		for _, in := range farm.Inboxes {
+			if n, answered := farm.Arrived(id, in); n > 1 {
+				repeats += n - 1
+				earliest = max(earliest, killed.Sub(answered))
+			}
+		}
+	}
+	takeover := "unknown"
+	if beatKnown {
+		takeover = takenOver.Sub(lastBeat).Round(10 * time.Millisecond).String()
+	}
+	t.Logf("%d deliveries through %d nodes; killed one after %d had arrived and %d were done, holding %d leases to held hosts; "+
+		"taken over %s after its last heartbeat; %d sent twice, the earliest answered %v before the kill",
+		want, nodes, atKill, len(done), heldAtKill, takeover, repeats, earliest.Round(time.Millisecond))
+}
+
+// publishThrough publishes n Notes by alice, round robin through procs'
+// outboxes, and returns their activity ids.
+func publishThrough(t *testing.T, procs []*process, n int) []string {
+	t.Helper()
 	var ids []string
-	for i := range activities {
-		req, _ := http.NewRequest("POST", "http://"+procs[i%nodes].Addr+"/users/alice/outbox",
+	for i := range n {
+		req, _ := http.NewRequest("POST", "http://"+procs[i%len(procs)].Addr+"/users/alice/outbox",
 			bytes.NewReader([]byte(fmt.Sprintf(`{"type": "Note", "content": "<p>post %d</p>"}`, i))))
 		req.Header.Set("Content-Type", "application/activity+json")
 		req.Header.Set("Authorization", "Bearer tok")
@@ -78,92 +203,73 @@ func TestNodesShareOnePostgres(t *testing.T) {
 		json.NewDecoder(res.Body).Decode(&doc)
 		res.Body.Close()
 		if res.StatusCode != 201 || doc.ID == "" {
-			t.Fatalf("publish through node %d: %d", i%nodes, res.StatusCode)
+			t.Fatalf("publish through node %d: %d", i%len(procs), res.StatusCode)
 		}
 		ids = append(ids, doc.ID)
 	}
-	want := hosts * activities
+	return ids
+}
 
-	// Mid-fan-out, kill the node that holds the most leases at the moment
-	// (at least a batch), noting what it held.
-	var victim *process
+// heldBy returns the node among procs that holds the most leased
+// deliveries to the held hosts (nil if none does), and its process id.
+func heldBy(t *testing.T, db *store.DB, procs []*process, heldHosts map[string]bool) (*process, string) {
+	t.Helper()
+	ctx := context.Background()
+	counts := map[string]int{}
+	all, err := db.AllDeliveries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range all {
+		if d.State == store.DeliveryLeased && heldHosts[d.Host] {
+			counts[d.LeaseOwner]++
+		}
+	}
+	registered, err := db.Processes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var best *process
 	var owner string
-	farm.waitArrivals(1)
-	for deadline := time.Now().Add(30 * time.Second); victim == nil && time.Now().Before(deadline); {
-		pid, o, n, err := mostLeases(ctx, db)
-		if err == nil && n >= 10 {
-			owner = o
-			for _, p := range procs {
-				if p.cmd.Process.Pid == pid {
-					victim = p
-				}
+	for _, r := range registered {
+		for _, p := range procs {
+			if p.cmd.Process.Pid == r.PID && counts[r.ID] > counts[owner] {
+				best, owner = p, r.ID
 			}
 		}
-		time.Sleep(time.Millisecond)
 	}
-	if victim == nil {
-		t.Fatal("no node ever held a batch of leases")
+	return best, owner
+}
+
+// heartbeatOf is when the registered process id last beat (ok false if it
+// is no longer registered).
+func heartbeatOf(t *testing.T, db *store.DB, id string) (time.Time, bool) {
+	t.Helper()
+	registered, err := db.Processes(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	held := func() int {
-		leases, err := db.LeasesByOwner(ctx)
-		if err != nil {
-			t.Fatal(err)
+	for _, r := range registered {
+		if r.ID == id {
+			return r.HeartbeatAt, true
 		}
-		return leases[owner]
 	}
-	victim.kill()
-	killed, atKill := time.Now(), farm.Total()
-	heldAtKill := held()
-	var takenOver time.Duration
-	for deadline := killed.Add(2 * time.Minute); ; {
-		if takenOver == 0 && held() == 0 {
-			takenOver = time.Since(killed)
-		}
-		missing := farm.Missing(ids)
-		if missing == 0 && takenOver > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d deliveries never arrived (%d still leased by the dead node)", missing, want, held())
-		}
-		time.Sleep(50 * time.Millisecond)
+	return time.Time{}, false
+}
+
+// leasesOf counts the leased deliveries process id holds.
+func leasesOf(t *testing.T, db *store.DB, id string) int {
+	t.Helper()
+	leases, err := db.LeasesByOwner(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	dup := farm.Total() - want
-	t.Logf("%d deliveries through %d nodes; killed one after %d had arrived, holding %d leases, taken over %v after the kill (lease 5m); %d delivered twice",
-		want, nodes, atKill, heldAtKill, takenOver.Round(100*time.Millisecond), dup)
-	if heldAtKill == 0 {
-		t.Error("the kill landed when the node held nothing: the takeover went untested")
-	}
-	if takenOver >= 5*time.Minute {
-		t.Errorf("leases taken over after %v: no sooner than their expiry", takenOver)
-	}
-	if dup > heldAtKill {
-		t.Errorf("%d deliveries twice, more than the %d in flight at the kill", dup, heldAtKill)
-	}
+	return leases[id]
 }
 
 // TestSameActivityToTwoNodes posts each of a remote actor's activities to
 // two nodes on one PostgreSQL database at the same moment: each is applied
 // once (one inbox item per Create, one follower and one Accept for the
-// mostLeases returns the registered process that holds the most leased
-// deliveries: its pid, its id and how many.
-func mostLeases(ctx context.Context, db *store.DB) (pid int, owner string, n int, err error) {
-	leases, err := db.LeasesByOwner(ctx)
-	if err != nil {
-		return 0, "", 0, err
-	}
-	procs, err := db.Processes(ctx)
-	if err != nil {
-		return 0, "", 0, err
-	}
-	for _, p := range procs {
-		if leases[p.ID] > n {
-			pid, owner, n = p.PID, p.ID, leases[p.ID]
-		}
-	}
-	return pid, owner, n, nil
-}
-
 // Follow), and both nodes answer 202.
 func TestSameActivityToTwoNodes(t *testing.T) {
 	url := pgtest.URL(t)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // systemdSection returns the commands of docs/operating.md's "Installing
@@ -246,7 +247,13 @@ func TestSystemdSection(t *testing.T) {
 		res.Body.Close()
 		return res.StatusCode == 200
 	})
-	if !strings.Contains(out.String(), "serving http://127.0.0.1:"+s.port) {
+	// The line was written before the server answered, but the pipe's
+	// copy into out may lag behind on a loaded machine.
+	startLine := "serving http://127.0.0.1:" + s.port
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), startLine) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), startLine) {
 		t.Errorf("no start line: %s", out)
 	}
 	res, err := http.Get("http://127.0.0.1:" + s.port + "/users/alice")

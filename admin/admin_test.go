@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"herald/federation/as"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
 	"herald/node"
@@ -58,7 +59,7 @@ func newConsole(t *testing.T) *console {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.Srv.Publisher().Publish(ctx, h.Alice, map[string]any{"type": "Note", "content": "hello"}, outbox.Options{})
+	res, err := h.Srv.Publisher().Publish(ctx, h.Alice, &as.Object{Type: as.Types{"Note"}, Content: "hello"}, outbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

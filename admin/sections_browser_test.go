@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"golang.org/x/crypto/bcrypt"
 
+	"herald/federation/as"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
 	"herald/jobs"
@@ -129,8 +130,8 @@ func TestSectionsInABrowser(t *testing.T) {
 	d := &driver{t: t, ctx: tab(t), base: c.URL, dir: screenshots(t)}
 	ctx := context.Background()
 	m := c.AddImage(t, c.Alice, 320, 180, "A gradient from blue to pink")
-	if _, err := c.Srv.Publisher().Publish(ctx, c.Alice, map[string]any{"type": "Note", "content": "<p>Spring is here, and the first swifts are back over the old town: a long post to see how the console wraps its text on a phone.</p>",
-		"attachment": []any{map[string]any{"type": "Image", "url": c.Inst.MediaURL(m.File)}}}, outbox.Options{}); err != nil {
+	if _, err := c.Srv.Publisher().Publish(ctx, c.Alice, &as.Object{Type: as.Types{"Note"}, Content: "<p>Spring is here, and the first swifts are back over the old town: a long post to see how the console wraps its text on a phone.</p>",
+		Attachment: as.Refs{as.Embed(&as.Object{Type: as.Types{"Image"}, URL: as.IRIs(c.Inst.MediaURL(m.File))})}}, outbox.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	c.Step(t)

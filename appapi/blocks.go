@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/federation/as"
 	"herald/host"
 	"herald/httpapi"
 	"herald/outbox"
@@ -63,7 +64,7 @@ func (h *Handler) block(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.publish(w, r, a, map[string]any{"type": "Block", "object": target}, http.StatusCreated)
+	h.publish(w, r, a, as.NewActivity("Block", as.IRI(target)), http.StatusCreated)
 }
 
 // unblock serves DELETE /actors/{name}/blocks?actor=ID: the Undo of the
@@ -87,12 +88,12 @@ func (h *Handler) unblock(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.publish(w, r, a, map[string]any{"type": "Undo", "object": iri}, http.StatusOK)
+	h.publish(w, r, a, as.NewActivity("Undo", as.IRI(iri)), http.StatusOK)
 }
 
 // publish publishes doc through the outbox and answers what it sent; a
 // refusal (the actor cannot be fetched, say) is a 400 with the reason.
-func (h *Handler) publish(w http.ResponseWriter, r *http.Request, a *store.Actor, doc map[string]any, code int) {
+func (h *Handler) publish(w http.ResponseWriter, r *http.Request, a *store.Actor, doc *as.Object, code int) {
 	res, err := h.Publisher.Publish(r.Context(), a, doc, outbox.Options{})
 	var in *outbox.InputError
 	if errors.As(err, &in) {
@@ -104,7 +105,7 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request, a *store.Actor
 		return
 	}
 	target := res.Activity.ObjectIRI
-	if doc["type"] == "Undo" {
+	if doc.Type.First() == "Undo" {
 		target = r.URL.Query().Get("actor")
 	}
 	httpapi.JSON(w, code, BlockResult{Actor: target, Activity: res.Activity.IRI})

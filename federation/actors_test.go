@@ -157,12 +157,6 @@ func TestFetcher(t *testing.T) {
 		if c, err := f.CachedActor(ctx, id); err != nil || c.Inbox != a.Inbox {
 			t.Errorf("CachedActor = %v, %v", c, err)
 		}
-		if inbox, shared, err := f.CachedInboxes(ctx, id+"#main-key"); err != nil || inbox != a.Inbox || shared != a.SharedInbox {
-			t.Errorf("CachedInboxes = %q, %q, %v", inbox, shared, err)
-		}
-		if _, _, err := f.CachedInboxes(ctx, srv.URL+"/users/nobody"); !errors.Is(err, ErrNotCached) {
-			t.Errorf("CachedInboxes of an actor never fetched: %v", err)
-		}
 		clock.Add(DefaultActorTTL + time.Second)
 		if _, err := f.Actor(ctx, id); err != nil {
 			t.Fatal(err)

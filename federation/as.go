@@ -1,27 +1,29 @@
 package federation
 
-import "strings"
+import (
+	"strings"
+
+	"herald/federation/as"
+)
 
 // ActivityStreams values arrive in several shapes for the same meaning: a
 // property may hold a string IRI, an embedded object with an "id", or an
 // array of either, and servers differ in which they send (Mastodon sends
 // single values, Fedify and JSON-LD compaction collapse one-element arrays,
-// others always send arrays). The helpers here read all of them, so the rest
-// of Herald never switches on the shape itself.
+// others always send arrays). The helpers here read all of them in
+// documents decoded into maps (actors, fetched documents); activities are
+// read typed, by package as, with the same rules.
 
-// Public is the special collection addressing everyone. Compaction against
-// the AS2 context turns it into "as:Public", and some servers write just
-// "Public"; IsPublic accepts all three.
-const Public = "https://www.w3.org/ns/activitystreams#Public"
+// Public is the special collection addressing everyone (as.Public).
+const Public = as.Public
 
 // ContextAS is the ActivityStreams JSON-LD context, the @context of every
-// activity Herald sends.
-const ContextAS = "https://www.w3.org/ns/activitystreams"
+// activity Herald sends (as.ContextAS).
+const ContextAS = as.ContextAS
 
-// IsPublic reports whether iri names the public collection.
-func IsPublic(iri string) bool {
-	return iri == Public || iri == "as:Public" || iri == "Public"
-}
+// IsPublic reports whether iri names the public collection, in any of its
+// three spellings (as.IsPublic).
+func IsPublic(iri string) bool { return as.IsPublic(iri) }
 
 // IDOf returns the IRI a value refers to: the string itself, an object's
 // "id" (or a Link's "href" when it has no id), or the first such IRI in an

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/piprate/json-gold/ld"
+
+	"herald/federation/as"
 )
 
 // JSON-LD policy. Almost every server sends compacted ActivityStreams whose
@@ -131,6 +133,57 @@ func ParseDocument(body []byte) (map[string]any, error) {
 		return doc, nil
 	}
 	return norm, err
+}
+
+// Compact is ParseDocument for an activity read already as plain JSON
+// (as.Parse, as the inbox reads a body before it knows the sender): o
+// itself when it is compact ActivityStreams, otherwise what JSON-LD
+// normalisation makes of it, by the same rules. body is what o was
+// parsed from; doc is the document's JSON as read: body, or the
+// normalised document's. It never performs network I/O.
+func Compact(o *as.Object, body []byte) (compact *as.Object, doc []byte, err error) {
+	if o.JSONLDContext == nil {
+		return nil, nil, fmt.Errorf("%w: no @context", ErrUnsupportedContext)
+	}
+	var ctx any
+	json.Unmarshal(o.JSONLDContext, &ctx)
+	asContext := hasASContext(ctx)
+	if asContext && !needsExpansionJSON(body) {
+		return o, body, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	norm, err := Normalize(m)
+	if asContext && errors.Is(err, ErrUnsupportedContext) {
+		return o, body, nil // as ParseDocument: read as plain JSON
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if doc, err = json.Marshal(norm); err != nil {
+		return nil, nil, err
+	}
+	compact, err = as.Parse(doc)
+	return compact, doc, err
+}
+
+// needsExpansionJSON is needsExpansion of a JSON text, read without
+// decoding it: the same keys at the same depths.
+func needsExpansionJSON(b []byte) bool {
+	found := false
+	as.EachKey(b, func(k string, depth int) bool {
+		switch {
+		case found || depth > 32 || k == "@context":
+			return false
+		case strings.HasPrefix(k, "@") || nonCompactKey(k):
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // hasASContext reports whether @context is the AS2 URL or a list containing

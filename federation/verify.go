@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"herald/federation/as"
 	"herald/federation/signature"
 )
 
@@ -44,4 +45,23 @@ func (f *Fetcher) VerifySignature(ctx context.Context, s *signature.Signed) (*Re
 // returns the document and the URL it finally came from.
 func (f *Fetcher) Get(ctx context.Context, iri string) (map[string]any, string, error) {
 	return f.get(ctx, iri)
+}
+
+// GetObject is Get for a document read typed: parsed once, and normalised
+// by the same JSON-LD rules (Compact) when it is not compact
+// ActivityStreams. It returns the document with its JSON (as read, or the
+// normalised document's) and the URL it finally came from.
+func (f *Fetcher) GetObject(ctx context.Context, iri string) (*as.Object, []byte, string, error) {
+	body, final, err := f.fetchBody(ctx, iri)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	o, err := as.Parse(body)
+	if err == nil {
+		o, body, err = Compact(o, body)
+	}
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("GET %s: %w", stripFragment(iri), err)
+	}
+	return o, body, final, nil
 }

@@ -15,6 +15,7 @@ import (
 	"herald/federation/signature"
 	"herald/httpapi"
 	"herald/outbox"
+	"herald/queue"
 	"herald/store"
 )
 
@@ -61,7 +62,7 @@ type Syncer struct {
 	Disabled bool
 
 	once sync.Once
-	jobs chan struct{} // a sync was queued; see wake
+	q    *queue.Queue // the syncs' queue (worker.go)
 }
 
 func (s *Syncer) now() time.Time {
@@ -188,13 +189,8 @@ func (s *Syncer) localDigest(ctx context.Context, q *store.Queries, remote strin
 	return d, follows, nil
 }
 
-// signal wakes the worker.
-func (s *Syncer) signal() {
-	select {
-	case s.wake() <- struct{}{}:
-	default:
-	}
-}
+// signal wakes the syncs' queue.
+func (s *Syncer) signal() { s.syncQueue().Wake() }
 
 // ServeHTTP serves GET /users/{name}/followers_synchronization: the
 // followers of {name} whose id is on the origin of the actor that signed

@@ -7,80 +7,85 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/queue"
 	"herald/store"
 )
 
-// Worker timing.
-const (
-	// pollInterval is how often the worker looks for jobs when nobody woke
-	// it: jobs queued by another process, or left by a crash.
-	pollInterval = time.Minute
-	// jobTimeout bounds one sync: up to MaxPages fetches.
-	jobTimeout = 2 * time.Minute
-)
+// jobTimeout bounds one sync: up to MaxPages fetches.
+const jobTimeout = 2 * time.Minute
 
-// Run works through queued syncs until ctx ends. The server starts it in
-// its own goroutine; a sync that a crash interrupted runs again at the next
-// start, as its row is only marked done after it ran.
-func (s *Syncer) Run(ctx context.Context) {
-	if s.Disabled {
-		return
-	}
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	for {
-		s.Step(ctx)
-		if _, err := s.DB.SweepFollowersSyncs(ctx, s.now().Add(-MinInterval)); err != nil && ctx.Err() == nil {
-			s.logger().Error("followers sync: sweep", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-s.wake():
-		}
-	}
+// The syncs are a queue of the queue runner (package queue): a sync is
+// claimed with a lease, run one at a time, and marked done whatever
+// happened, so a failure waits for the next mismatched header (an hour
+// later at the earliest) rather than retrying against a server that cannot
+// answer. A sync that a crash or a shutdown interrupted runs again.
+
+// syncOutcome is what became of a sync: done with a one-line summary, or
+// handed back to the queue (done false).
+type syncOutcome struct {
+	remote  string
+	done    bool
+	summary string
 }
 
-// wake returns the channel Check signals when it queued a sync.
-func (s *Syncer) wake() chan struct{} {
-	s.once.Do(func() { s.jobs = make(chan struct{}, 1) })
-	return s.jobs
+// Attach makes the syncs a queue of qr, the node's queue runner. Call it
+// once, before qr runs; a Syncer never attached runs on a queue runner of
+// its own when stepped.
+func (s *Syncer) Attach(qr *queue.Runner) { s.once.Do(func() { s.add(qr) }) }
+
+// add adds the syncs' queue to qr.
+func (s *Syncer) add(qr *queue.Runner) {
+	s.q = queue.Add(qr, queue.Spec[store.FollowersSyncJob, syncOutcome]{
+		Name:  "followers syncs",
+		Table: store.FollowersSyncLeases,
+		Claim: func(ctx context.Context, c queue.Claim) ([]store.FollowersSyncJob, error) {
+			if s.Disabled {
+				return nil, nil
+			}
+			return s.DB.ClaimFollowersSyncs(ctx, c.Owner, c.Limit, c.Now, c.Lease)
+		},
+		Work:    s.run,
+		Release: func(j store.FollowersSyncJob) syncOutcome { return syncOutcome{remote: j.RemoteActor} },
+		Record:  s.record,
+		Due: func(ctx context.Context, _ time.Time) (time.Time, bool, error) {
+			if s.Disabled {
+				return time.Time{}, false, nil
+			}
+			return s.DB.NextFollowersSync(ctx)
+		},
+		// Rows done more than MinInterval ago: their rate limit is over.
+		Sweep: func(ctx context.Context) (int64, error) {
+			return s.DB.SweepFollowersSyncs(ctx, s.now().Add(-MinInterval))
+		},
+		Cap: 1,
+	})
+}
+
+// syncQueue is the syncs' queue, on a queue runner of its own if none was
+// attached.
+func (s *Syncer) syncQueue() *queue.Queue {
+	s.once.Do(func() { s.add(queue.New(queue.Config{DB: s.DB, Logger: s.logger(), Now: s.now})) })
+	return s.q
 }
 
 // Step runs every queued sync and returns how many ran. Tests call it
-// instead of Run.
+// instead of running the node.
 func (s *Syncer) Step(ctx context.Context) int {
-	n := 0
-	for ctx.Err() == nil {
-		jobs, err := s.DB.DueFollowersSyncs(ctx, 20)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.logger().Error("followers sync: list jobs", "err", err)
-			}
-			return n
-		}
-		if len(jobs) == 0 {
-			return n
-		}
-		for _, j := range jobs {
-			s.run(ctx, j)
-			n++
-		}
+	n, err := s.syncQueue().Step(ctx)
+	if err != nil {
+		s.logger().Error("followers sync: finish", "err", err)
 	}
 	return n
 }
 
-// run does one sync and marks it done, whatever happened: a failure waits
-// for the next mismatched header (an hour later at the earliest) rather
-// than retrying against a server that cannot answer.
-func (s *Syncer) run(ctx context.Context, j store.FollowersSyncJob) {
+// run does one sync.
+func (s *Syncer) run(ctx context.Context, j store.FollowersSyncJob, _ <-chan struct{}) syncOutcome {
 	jctx, cancel := context.WithTimeout(ctx, jobTimeout)
 	defer cancel()
 	summary, result, err := s.sync(jctx, j)
 	if err != nil {
 		if ctx.Err() != nil {
-			return // shutting down: the row stays queued for the next start
+			return syncOutcome{remote: j.RemoteActor} // shutting down: it runs again
 		}
 		result, summary = ResultFailed, err.Error()
 		s.logger().Info("followers sync failed", "actor", j.RemoteActor, "url", j.URL, "err", err)
@@ -88,11 +93,25 @@ func (s *Syncer) run(ctx context.Context, j store.FollowersSyncJob) {
 		s.logger().Info("followers sync", "actor", j.RemoteActor, "result", summary)
 	}
 	s.count(result)
-	if err := s.DB.Write(ctx, func(tx *store.Tx) error {
-		return tx.FinishFollowersSync(ctx, j.RemoteActor, summary, s.now())
-	}); err != nil && ctx.Err() == nil {
-		s.logger().Error("followers sync: finish", "actor", j.RemoteActor, "err", err)
-	}
+	return syncOutcome{remote: j.RemoteActor, done: true, summary: summary}
+}
+
+// record marks the syncs of a batch done, or hands them back.
+func (s *Syncer) record(ctx context.Context, owner string, batch []syncOutcome) error {
+	return s.DB.Write(ctx, func(tx *store.Tx) error {
+		for _, o := range batch {
+			var err error
+			if o.done {
+				err = tx.FinishFollowersSync(ctx, o.remote, o.summary, s.now())
+			} else {
+				err = tx.ReleaseFollowersSync(ctx, owner, o.remote, s.now())
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // sync fetches the partial collection and reconciles our follows of the

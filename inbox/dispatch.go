@@ -2,13 +2,13 @@ package inbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 
-	"herald/federation"
+	"herald/federation/as"
 	"herald/store"
+	"herald/timeline"
 	"herald/webhook"
 )
 
@@ -17,6 +17,9 @@ import (
 func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
 	if reason := h.moderate(ctx, tx, a); reason != "" {
 		return reason, nil
+	}
+	if err := timeline.Received(ctx, tx, h.Instance, a.forTimeline()); err != nil {
+		return "", err
 	}
 	switch a.typ {
 	case "Follow":
@@ -112,12 +115,12 @@ func (h *Handler) updateItems(ctx context.Context, tx *store.Tx, a *activity) er
 		if it.Type != "Create" {
 			continue
 		}
-		var doc map[string]any
-		if err := json.Unmarshal([]byte(it.Body), &doc); err != nil {
+		doc, err := as.Parse([]byte(it.Body))
+		if err != nil {
 			return err
 		}
-		doc["object"] = a.object
-		b, err := json.Marshal(doc)
+		doc.Object = as.Embed(a.object)
+		b, err := as.Marshal(doc)
 		if err != nil {
 			return err
 		}
@@ -132,7 +135,7 @@ func (h *Handler) updateItems(ctx context.Context, tx *store.Tx, a *activity) er
 // referenced by id.
 func (h *Handler) innerType(a *activity) string {
 	if a.object != nil {
-		return federation.FirstString(a.object["type"])
+		return a.object.Type.First()
 	}
 	return ""
 }
@@ -183,9 +186,9 @@ func (h *Handler) recipients(ctx context.Context, tx *store.Tx, a *activity) ([]
 	}
 	names := map[string]bool{}
 	toFollowers := false
-	for _, field := range []string{"to", "cc", "bto", "bcc", "audience"} {
-		for _, iri := range federation.IDs(a.doc[field]) {
-			if federation.IsPublic(iri) || strings.HasSuffix(iri, "/followers") && strings.HasPrefix(iri, a.actor) {
+	for _, field := range []as.Refs{a.doc.To, a.doc.CC, a.doc.BTo, a.doc.BCC, a.doc.Audience} {
+		for _, iri := range field.IDs() {
+			if as.IsPublic(iri) || strings.HasSuffix(iri, "/followers") && strings.HasPrefix(iri, a.actor) {
 				toFollowers = true
 			}
 			if name, ok := h.Instance.LocalName(iri); ok {

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"herald/federation"
 	"herald/store"
 )
 
@@ -37,9 +36,9 @@ func (h *Handler) flag(ctx context.Context, tx *store.Tx, a *activity) (string, 
 	if m, _ := h.moderation(ctx, tx, a.actor); m.RejectReports {
 		return DropReportsRejected, nil
 	}
-	named := federation.IDs(a.doc["object"])
-	named = append(named, federation.IDs(a.doc["bto"])...)
-	comment := federation.FirstString(a.doc["content"])
+	named := a.doc.RefsOf("object").IDs()
+	named = append(named, a.doc.BTo.IDs()...)
+	comment := a.doc.Content
 	for _, u := range urlInText.FindAllString(comment, -1) {
 		named = append(named, strings.TrimRight(u, ".,;:)]"))
 	}

@@ -2,9 +2,11 @@ package inbox
 
 import (
 	"context"
+	"errors"
 
-	"herald/federation"
+	"herald/federation/signature"
 	"herald/store"
+	"herald/timeline"
 	"herald/webhook"
 )
 
@@ -19,12 +21,19 @@ func (h *Handler) follow(ctx context.Context, tx *store.Tx, a *activity) (string
 	if local == nil {
 		return DropUnaddressed, nil
 	}
-	inbox, sharedInbox, err := h.Keys.CachedInboxes(ctx, a.actor)
-	if err != nil {
+	// The inboxes are read through tx, not the Fetcher's cache on the
+	// pool: on PostgreSQL a pool read while this transaction holds a
+	// connection can wait on the other transactions holding the rest.
+	cached, err := tx.RemoteActorByID(ctx, signature.StripFragment(a.actor))
+	if errors.Is(err, store.ErrNotFound) {
 		// The key fetch just cached the signer; without its inbox there is
 		// nowhere to send the Accept.
 		return DropInvalid, nil
 	}
+	if err != nil {
+		return "", err
+	}
+	inbox, sharedInbox := cached.Inbox, cached.SharedInbox
 	blocked, err := tx.BlockedBy(ctx, local.ID, a.actor)
 	if err != nil {
 		return "", err
@@ -54,6 +63,9 @@ func (h *Handler) follow(ctx context.Context, tx *store.Tx, a *activity) (string
 	if !created {
 		return "", nil
 	}
+	if err := timeline.Followed(ctx, tx, h.Instance, local.ID, a.actor, a.id, state == store.StatePending, a.now); err != nil {
+		return "", err
+	}
 	event := store.EventFollowRequested
 	if state == store.StateAccepted {
 		event = store.EventFollowAccepted
@@ -67,11 +79,11 @@ func (h *Handler) follow(ctx context.Context, tx *store.Tx, a *activity) (string
 // Follow has no id of ours.
 func (h *Handler) undoFollow(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
 	// Only the follower can undo its own Follow.
-	if inner := federation.IDOf(a.object["actor"]); inner != "" && inner != a.actor {
+	if inner := a.embedded().Actor.ID; inner != "" && inner != a.actor {
 		return DropActorMismatch, nil
 	}
 	var localID int64
-	if local := h.localActor(ctx, tx, federation.IDOf(a.object["object"])); local != nil {
+	if local := h.localActor(ctx, tx, a.embedded().Object.ID); local != nil {
 		localID = local.ID
 	}
 	n, err := h.removeFollower(ctx, tx, a, localID)
@@ -92,6 +104,9 @@ func (h *Handler) removeFollower(ctx context.Context, tx *store.Tx, a *activity,
 	if err != nil || n == 0 {
 		return n, err
 	}
+	if err := timeline.Unfollowed(ctx, tx, a.actor, ids); err != nil {
+		return 0, err
+	}
 	return n, webhook.ItemEvents(ctx, tx, h.Instance, a.typ, 0, a.body, ids, a.now)
 }
 
@@ -101,11 +116,11 @@ func (h *Handler) removeFollower(ctx context.Context, tx *store.Tx, a *activity,
 // their own ids. It reports whether a Follow matched.
 func (h *Handler) answerFollow(ctx context.Context, tx *store.Tx, a *activity) (bool, error) {
 	var localID int64
-	if local := h.localActor(ctx, tx, federation.IDOf(a.object["actor"])); local != nil {
+	if local := h.localActor(ctx, tx, a.embedded().Actor.ID); local != nil {
 		localID = local.ID
 	}
 	// The answer must come from the actor that was followed.
-	if obj := federation.IDOf(a.object["object"]); obj != "" && obj != a.actor {
+	if obj := a.embedded().Object.ID; obj != "" && obj != a.actor {
 		return false, nil
 	}
 	accept := a.typ == "Accept"

@@ -2,10 +2,10 @@ package inbox
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 
+	"herald/federation/as"
 	"herald/policy"
 	"herald/store"
 )
@@ -43,7 +43,7 @@ func (h *Handler) moderate(ctx context.Context, tx *store.Tx, a *activity) strin
 		return DropBlocked
 	}
 	if m.RejectMedia && stripMedia(a) {
-		if b, err := json.Marshal(a.doc); err == nil {
+		if b, err := as.Marshal(a.doc); err == nil {
 			a.body = b
 		}
 	}
@@ -57,15 +57,18 @@ func stripMedia(a *activity) bool {
 	if a.object == nil {
 		return false
 	}
+	obj := a.object.Clone()
 	changed := false
 	for _, k := range []string{"attachment", "image", "icon"} {
-		if _, ok := a.object[k]; ok {
-			delete(a.object, k)
+		if obj.Has(k) {
+			obj.Delete(k)
 			changed = true
 		}
 	}
 	if changed {
-		a.doc["object"] = a.object
+		a.object = obj
+		a.doc = a.doc.Clone()
+		a.doc.Object = as.Embed(obj)
 	}
 	return changed
 }

@@ -2,9 +2,11 @@ package inbox
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"herald/federation"
+	"herald/federation/signature"
 	"herald/store"
 )
 
@@ -15,7 +17,7 @@ import (
 // a Move that concerns Herald is looked into: one of its actors follows
 // the moving actor, or nothing is fetched. The target becomes a.moved.
 func (h *Handler) checkMove(ctx context.Context, a *activity) (string, error) {
-	target := federation.IDOf(a.doc["target"])
+	target := a.doc.Target.ID
 	if a.objectID != a.actor || target == "" || target == a.actor || h.isLocal(target) {
 		// A target here would need local actors to follow each other,
 		// which Herald does not do.
@@ -36,7 +38,7 @@ func (h *Handler) checkMove(ctx context.Context, a *activity) (string, error) {
 			h.Logger.Info("inbox: a Move's target could not be fetched", "actor", a.actor, "target", target, "err", err)
 			return DropMoveUnverified
 		}
-		if !slices.Contains(federation.IDs(moved.Document["alsoKnownAs"]), a.actor) {
+		if !slices.Contains(moved.AlsoKnownAs, a.actor) {
 			return DropMoveUnverified
 		}
 		a.moved = moved
@@ -60,8 +62,11 @@ func (h *Handler) move(ctx context.Context, tx *store.Tx, a *activity) (string, 
 		return DropMoveNotFollowed, nil
 	}
 	var oldInbox string
-	if old, err := h.Keys.CachedActor(ctx, a.actor); err == nil {
+	// Read through tx, not the Fetcher's cache on the pool (see follow).
+	if old, err := tx.RemoteActorByID(ctx, signature.StripFragment(a.actor)); err == nil {
 		oldInbox = old.Inbox
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return "", err
 	}
 	var locals []int64
 	for _, g := range follows {

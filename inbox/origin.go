@@ -2,10 +2,10 @@ package inbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/host"
 )
 
@@ -54,19 +54,15 @@ func (h *Handler) fromOrigin(ctx context.Context, a *activity) (string, error) {
 		return DropForeignOrigin, nil // nothing to fetch it by
 	}
 	return h.withOrigin(ctx, a.id, func(t *ticket) string {
-		doc, reason := h.served(ctx, t, a.id)
+		doc, body, reason := h.served(ctx, t, a.id)
 		if reason != "" {
 			return reason
 		}
-		actor := federation.IDOf(doc["actor"])
-		if federation.FirstString(doc["type"]) == "" || !host.SameAuthority(actor, a.id) || h.isLocal(actor) {
+		actor := doc.Actor.ID
+		if doc.Type.First() == "" || !host.SameAuthority(actor, a.id) || h.isLocal(actor) {
 			return DropForeignOrigin
 		}
 		if _, err := fetchWith(h, ctx, t, func(ctx context.Context) (*federation.RemoteActor, error) { return h.Keys.Actor(ctx, actor) }); err != nil {
-			return DropForeignOrigin
-		}
-		body, err := json.Marshal(doc)
-		if err != nil {
 			return DropForeignOrigin
 		}
 		a.setDoc(doc, body)
@@ -92,7 +88,7 @@ func (h *Handler) checkObject(ctx context.Context, a *activity) (string, error) 
 	case a.objectID == "":
 		return DropMisattributed, nil // attributed elsewhere, and nothing to fetch it by
 	case h.isLocal(a.objectID):
-		return "", a.replaceObject(a.objectID)
+		return "", a.replaceObject(as.IRI(a.objectID))
 	}
 	return h.objectFromOrigin(ctx, a)
 }
@@ -103,14 +99,14 @@ func (h *Handler) checkObject(ctx context.Context, a *activity) (string, error) 
 func (h *Handler) objectFromOrigin(ctx context.Context, a *activity) (string, error) {
 	id := a.objectID
 	return h.withOrigin(ctx, id, func(t *ticket) string {
-		doc, reason := h.served(ctx, t, id)
+		doc, _, reason := h.served(ctx, t, id)
 		if reason != "" {
 			return reason
 		}
 		if !attributedWithin(doc, id) {
 			return DropMisattributed
 		}
-		if a.replaceObject(doc) != nil {
+		if a.replaceObject(as.Embed(doc)) != nil {
 			return DropForeignOrigin
 		}
 		return ""
@@ -119,12 +115,14 @@ func (h *Handler) objectFromOrigin(ctx context.Context, a *activity) (string, er
 
 // attributedWithin reports whether an object's id (if it has one) and every
 // author it names are on the same host as iri.
-func attributedWithin(obj map[string]any, iri string) bool {
-	if id, _ := obj["id"].(string); id != "" && !host.SameAuthority(id, iri) {
+func attributedWithin(obj *as.Object, iri string) bool {
+	if obj.ID != "" && !host.SameAuthority(obj.ID, iri) {
 		return false
 	}
-	for _, field := range []string{"attributedTo", "actor"} {
-		for _, author := range federation.IDs(obj[field]) {
+	// "actor" as a list: an object may name several, and each must be on
+	// the host.
+	for _, field := range []as.Refs{obj.AttributedTo, obj.RefsOf("actor")} {
+		for _, author := range field.IDs() {
 			if !host.SameAuthority(author, iri) {
 				return false
 			}
@@ -135,9 +133,9 @@ func attributedWithin(obj map[string]any, iri string) bool {
 
 // replaceObject sets the activity's object (a document or a reference) and
 // the body stored for apps to match.
-func (a *activity) replaceObject(object any) error {
-	a.doc["object"] = object
-	body, err := json.Marshal(a.doc)
+func (a *activity) replaceObject(object as.Ref) error {
+	a.doc.Object = object
+	body, err := as.Marshal(a.doc)
 	if err != nil {
 		return err
 	}
@@ -158,20 +156,22 @@ func (h *Handler) withOrigin(ctx context.Context, iri string, fn func(*ticket) s
 }
 
 // served fetches the document iri names from its host and returns it only
-// if it carries exactly that id; otherwise the drop reason.
-func (h *Handler) served(ctx context.Context, t *ticket, iri string) (map[string]any, string) {
-	doc, err := fetchWith(h, ctx, t, func(ctx context.Context) (map[string]any, error) {
-		doc, _, err := h.Keys.Get(ctx, iri)
+// if it carries exactly that id, with its JSON; otherwise the drop reason.
+func (h *Handler) served(ctx context.Context, t *ticket, iri string) (*as.Object, []byte, string) {
+	var body []byte
+	doc, err := fetchWith(h, ctx, t, func(ctx context.Context) (*as.Object, error) {
+		doc, b, _, err := h.Keys.GetObject(ctx, iri)
+		body = b
 		return doc, err
 	})
 	switch {
 	case errors.Is(err, federation.ErrBlocked):
-		return nil, DropBlocked
+		return nil, nil, DropBlocked
 	case err != nil:
 		h.Logger.Info("inbox: not served by its origin", "id", iri, "err", err)
-		return nil, DropForeignOrigin
-	case federation.IDOf(doc["id"]) != iri:
-		return nil, DropForeignOrigin
+		return nil, nil, DropForeignOrigin
+	case doc.ID != iri:
+		return nil, nil, DropForeignOrigin
 	}
-	return doc, ""
+	return doc, body, ""
 }

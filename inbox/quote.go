@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"herald/federation"
+	"herald/federation/signature"
 	"herald/host"
 	"herald/store"
 )
@@ -15,7 +15,7 @@ import (
 // requires (non_matching_uri_hosts?). A QuoteRequest for anything else
 // concerns nobody here.
 func (h *Handler) quoteRequest(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
-	quote := federation.IDOf(a.doc["instrument"])
+	quote := a.doc.RefsOf("instrument").First()
 	if quote == "" || !host.SameAuthority(quote, a.actor) || (a.id != "" && !host.SameAuthority(a.id, a.actor)) {
 		return DropInvalid, nil
 	}
@@ -30,10 +30,16 @@ func (h *Handler) quoteRequest(ctx context.Context, tx *store.Tx, a *activity) (
 	if err != nil {
 		return "", err
 	}
-	inbox, _, err := h.Keys.CachedInboxes(ctx, a.actor)
-	if err != nil {
+	// The inbox is read through tx, not the Fetcher's cache on the pool
+	// (follow.go says why).
+	cached, err := tx.RemoteActorByID(ctx, signature.StripFragment(a.actor))
+	if errors.Is(err, store.ErrNotFound) {
 		return DropInvalid, nil // verified a moment ago: nowhere to answer
 	}
+	if err != nil {
+		return "", err
+	}
+	inbox := cached.Inbox
 	_, err = h.Publisher.AnswerQuoteRequest(ctx, tx, local, o, a.doc, a.actor, quote, inbox, a.now)
 	return "", err
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"herald/federation"
 	"herald/host"
 	"herald/store"
 )
@@ -87,7 +86,7 @@ func (h *Handler) relayFeed(ctx context.Context, tx *store.Tx, a *activity, hist
 // It reports whether a subscription matched.
 func (h *Handler) answerRelay(ctx context.Context, tx *store.Tx, a *activity) (bool, error) {
 	instance := h.Instance.InstanceActorID()
-	inner := federation.IDOf(a.object["actor"])
+	inner := a.embedded().Actor.ID
 	followID := a.objectID
 	switch {
 	case inner != "" && inner != instance:

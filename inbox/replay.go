@@ -9,7 +9,8 @@ import (
 // replayKey is what the replay defence remembers of an accepted activity:
 // the authority that vouched for it (the verified signer's, or the origin
 // that served it), its id, and a digest of the document as it was parsed
-// (json.Marshal sorts the keys, so whitespace and key order do not count)
+// (decoded and written again by json.Marshal, which sorts the keys at
+// every level, so whitespace and key order do not count)
 // without what each sending adds: an Object Integrity Proof (FEP-8b32's
 // `proof`, which Fedify makes afresh for every delivery, the shared inbox's
 // and the personal one's) or a Linked Data `signature`.
@@ -23,19 +24,17 @@ import (
 // processed). A replay (the same document again, within the signature's
 // date window) still has the same key and is dropped, and the origin in
 // the key means no server can mark another's activities as seen.
-func replayKey(origin, id string, doc map[string]any, body []byte) string {
-	content := doc
-	if _, proof := doc["proof"]; proof || doc["signature"] != nil {
-		content = make(map[string]any, len(doc))
-		for k, v := range doc {
-			if k != "proof" && k != "signature" {
-				content[k] = v
-			}
+func replayKey(origin, id string, docJSON []byte) string {
+	canonical := docJSON
+	var content map[string]any
+	if json.Unmarshal(docJSON, &content) == nil {
+		if _, proof := content["proof"]; proof || content["signature"] != nil {
+			delete(content, "proof")
+			delete(content, "signature")
 		}
-	}
-	canonical, err := json.Marshal(content)
-	if err != nil {
-		canonical = body
+		if c, err := json.Marshal(content); err == nil {
+			canonical = c
+		}
 	}
 	sum := sha256.Sum256(canonical)
 	if id == "" {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +51,8 @@ func TestMastoJS(t *testing.T) {
 	peerAcct := "peer@" + strings.TrimPrefix(p.URL, "http://")
 	run := exec.Command(MastoNode(t), "flow.mjs")
 	run.Dir = MastoDir(t)
-	run.Env = append(os.Environ(), "HERALD_URL="+rec.URL, "HERALD_USER=alice", "HERALD_PASSWORD="+password, "PEER_ACCT="+peerAcct, "AVATAR="+avatar)
+	run.Env = append(os.Environ(), "HERALD_URL="+rec.URL, "HERALD_USER=alice", "HERALD_PASSWORD="+password, "PEER_ACCT="+peerAcct, "AVATAR="+avatar,
+		"PEER_URL="+p.URL, "HERALD_ACTOR="+h.ActorID("alice"))
 	var out bytes.Buffer
 	run.Stdout, run.Stderr = &out, &out
 	done := make(chan error, 1)
@@ -75,7 +78,7 @@ func TestMastoJS(t *testing.T) {
 		}
 		t.Log(sc.Text())
 	}
-	if !strings.Contains(flow, "\ndone") || steps < 15 {
+	if !strings.Contains(flow, "\ndone") || steps < 35 {
 		t.Errorf("the flow stopped after %d steps", steps)
 	}
 	if n := storetest.Count(t, h.DB(t).AllFollowing, func(g store.Following) bool { return g.Target == p.ActorID }); n != 1 {
@@ -90,11 +93,11 @@ func TestMastoJS(t *testing.T) {
 	if len(own.outside) > 0 && os.Getenv("HERALD_OPENAPI") == "require" {
 		t.Errorf("answers Herald's description does not cover (HERALD_OPENAPI=require): %v", own.outside)
 	}
-	if own.validated < 30 {
+	if own.validated < 80 {
 		t.Errorf("only %d answers were validated against Herald's description", own.validated)
 	}
 	if path := openapitest.UpstreamSchema(); path != "" {
-		up := validateAll(t, openapitest.Load(t, path, h.URL), exchanges)
+		up := validateAll(t, openapitest.Load(t, path, h.URL), exchanges, upstreamDifferences...)
 		if up.validated < 20 {
 			t.Errorf("only %d answers were validated against %s", up.validated, path)
 		}
@@ -109,15 +112,28 @@ type validation struct {
 	outside   []string // exchanges the description has no operation for
 }
 
+// upstreamDifferences are where abraham/mastodon-openapi and Herald
+// differ on purpose (docs/clients.md says why), each one what the
+// validator's error says: Mastodon writes a grouped notification's
+// most_recent_notification_id as a number (its notification ids are a
+// sequence); Herald's are snowflakes past JavaScript's 2^53, so it writes
+// the string, as every other id. And the upstream description lists no
+// 403 for posting, which an app gets from a token without write.
+var upstreamDifferences = []string{
+	`/most_recent_notification_id": value must be an integer`,
+	"POST /api/v1/statuses -> 403",
+}
+
 // validateAll holds every exchange against v: an answer that does not
-// match its operation fails t; one with no operation is counted apart.
-func validateAll(t *testing.T, v *openapitest.Validator, exchanges []Exchange) validation {
+// match its operation fails t; one with no operation, or whose exchange
+// or error has one of the known differences in it, is counted apart.
+func validateAll(t *testing.T, v *openapitest.Validator, exchanges []Exchange, known ...string) validation {
 	t.Helper()
 	var r validation
 	for _, e := range exchanges {
 		err := v.Validate(e)
 		switch {
-		case errors.Is(err, openapitest.ErrNotDescribed):
+		case errors.Is(err, openapitest.ErrNotDescribed) || (err != nil && knownDifference(e, err, known)):
 			r.outside = append(r.outside, e.String())
 		case err != nil:
 			t.Errorf("%s does not match %s:\n%v\n%s", e, v.Name, err, tail(e.Body, 1500))
@@ -128,6 +144,26 @@ func validateAll(t *testing.T, v *openapitest.Validator, exchanges []Exchange) v
 	t.Logf("%d of %d answers validated against %s; not in it: %v", r.validated, len(exchanges), v.Name, r.outside)
 	return r
 }
+
+// knownDifference says whether e is one of known, or every problem err
+// reports (each `Error at "/path": message` of kin-openapi's answer) is.
+func knownDifference(e Exchange, err error, known []string) bool {
+	for _, k := range known {
+		if strings.Contains(e.String(), k) {
+			return true
+		}
+	}
+	problems := schemaProblem.FindAllString(err.Error(), -1)
+	for _, p := range problems {
+		if !slices.ContainsFunc(known, func(k string) bool { return strings.Contains(p, k) }) {
+			return false
+		}
+	}
+	return len(problems) > 0
+}
+
+// schemaProblem is one problem in kin-openapi's message.
+var schemaProblem = regexp.MustCompile(`Error at "[^"]*": [^\n|]*`)
 
 func writePNG(t *testing.T, path string) {
 	t.Helper()

@@ -59,6 +59,7 @@ type Args struct {
 	Follower string  `json:"follower,omitempty"` // approve, reject: the follower's actor id
 	Style    string  `json:"style,omitempty"`    // relay-add: mastodon or litepub; "" to detect
 	Remove   bool    `json:"remove,omitempty"`   // actor-alias: take the alias away instead
+	Notice   int64   `json:"notice,omitempty"`   // push: the notification to push
 	// report: the reported account is Target, its posts Posts.
 	Posts   []string `json:"posts,omitempty"`
 	Comment string   `json:"comment,omitempty"`

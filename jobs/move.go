@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"herald/federation"
 	"herald/host"
 	"herald/outbox"
 	"herald/store"
@@ -30,7 +29,7 @@ func (r *Runner) move(ctx context.Context, actor *store.Actor, args Args, finish
 		return fmt.Errorf("could not fetch %s: %w", target, err)
 	}
 	self := r.Publisher.Instance.ActorID(actor.Name)
-	if !slices.Contains(federation.IDs(remote.Document["alsoKnownAs"]), self) {
+	if !slices.Contains(remote.AlsoKnownAs, self) {
 		return fmt.Errorf("%s does not list %s in alsoKnownAs: add it as an alias on the new account first", remote.ID, self)
 	}
 	_, err = r.Publisher.MoveActor(ctx, actor, remote.ID, finish)

@@ -6,26 +6,27 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
+	"herald/federation/as"
 	"herald/outbox"
 	"herald/policy"
+	"herald/queue"
 	"herald/store"
 )
 
-// Runner timing.
-const (
-	// PollInterval is how often the runner looks for jobs when nobody woke
-	// it: a fallback, since commands wake the server when they commit.
-	PollInterval = 5 * time.Second
-	// jobTimeout bounds one job (a WebFinger lookup and an actor fetch at
-	// most); the lease outlasts it.
-	jobTimeout = time.Minute
-	jobLease   = 5 * time.Minute
-)
+// jobTimeout bounds one job (a WebFinger lookup and an actor fetch at
+// most); the lease outlasts it (the queue runner's, renewed while the job
+// runs).
+const jobTimeout = time.Minute
 
-// Runner runs queued jobs inside the server.
+// Runner runs queued jobs inside the server: a queue of the queue runner
+// (package queue), which claims one job at a time, leases it to Owner and
+// hands it back if the server stops before it is done. A job's success is
+// committed with its effects; a failure, or a job handed back, is written
+// as the queue's result.
 type Runner struct {
 	DB        *store.DB
 	Publisher *outbox.Publisher
@@ -37,85 +38,116 @@ type Runner struct {
 	Resolve func(ctx context.Context, target string) (string, error)
 	Logger  *slog.Logger
 	Now     func() time.Time
-	// Owner is the registered process the job leases name.
+	// Owner is the registered process the job leases name, when the
+	// Runner has a queue runner of its own (no Attach).
 	Owner string
 
+	// Push sends a notification's Web Push messages (the client API's
+	// SendPush; nil: push jobs fail). push.go.
+	Push func(ctx context.Context, actorID, notificationID int64) error
+
 	once sync.Once
-	wake chan struct{}
+	q    *queue.Queue
 }
 
-func (r *Runner) wakes() chan struct{} {
-	r.once.Do(func() { r.wake = make(chan struct{}, 1) })
-	return r.wake
+// outcome is what became of a job: done (committed with its effects),
+// failed with a reason, or handed back to the queue.
+type outcome struct {
+	id     int64
+	state  string // store.JobDone, JobFailed or JobQueued
+	reason string
+}
+
+// Attach makes the jobs a queue of qr, the node's queue runner. Call it
+// once, before qr runs; a Runner never attached runs on a queue runner of
+// its own when stepped.
+func (r *Runner) Attach(qr *queue.Runner) { r.once.Do(func() { r.add(qr) }) }
+
+// add adds the jobs' queue to qr.
+func (r *Runner) add(qr *queue.Runner) {
+	r.q = queue.Add(qr, queue.Spec[*store.Job, outcome]{
+		Name:  "jobs",
+		Table: store.JobLeases,
+		Claim: func(ctx context.Context, c queue.Claim) ([]*store.Job, error) {
+			j, err := r.DB.ClaimJob(ctx, c.Owner, c.Now, c.Lease)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			return []*store.Job{j}, nil
+		},
+		Work:    r.run,
+		Release: func(j *store.Job) outcome { return outcome{id: j.ID, state: store.JobQueued} },
+		Record:  r.record,
+		Due:     func(ctx context.Context, _ time.Time) (time.Time, bool, error) { return r.DB.NextJob(ctx) },
+		Sweep:   r.DB.SweepJobs,
+		// One job at a time, in the order they came: a command's post
+		// and its delete, a follow and its unfollow.
+		Cap: 1,
+	})
+}
+
+// jobQueue is the jobs' queue, on a queue runner of its own if none was
+// attached.
+func (r *Runner) jobQueue() *queue.Queue {
+	r.once.Do(func() { r.add(queue.New(queue.Config{DB: r.DB, Owner: r.Owner, Logger: r.Logger, Now: r.Now})) })
+	return r.q
 }
 
 // Wake tells the runner that a job may be waiting. It never blocks.
-func (r *Runner) Wake() {
-	select {
-	case r.wakes() <- struct{}{}:
-	default:
-	}
-}
-
-// Run runs jobs as they come until ctx ends. A job cut off by the end is
-// handed back to the queue for the next start.
-func (r *Runner) Run(ctx context.Context) {
-	t := time.NewTicker(PollInterval)
-	defer t.Stop()
-	for {
-		r.Step(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-r.wakes():
-		}
-	}
-}
+func (r *Runner) Wake() { r.jobQueue().Wake() }
 
 // Step runs every queued job and returns how many ran. Tests call it
-// instead of Run.
+// instead of running the node.
 func (r *Runner) Step(ctx context.Context) int {
-	n := 0
-	for ctx.Err() == nil {
-		j, err := r.DB.ClaimJob(ctx, r.Owner, r.Now(), jobLease)
-		if errors.Is(err, store.ErrNotFound) {
-			break
-		}
-		if err != nil {
-			if ctx.Err() == nil {
-				r.Logger.Error("jobs: claim", "err", err)
-			}
-			break
-		}
-		r.run(ctx, j)
-		n++
+	n, err := r.jobQueue().Step(ctx)
+	if err != nil {
+		r.Logger.Error("jobs: record outcomes", "err", err)
 	}
 	return n
 }
 
 // run does one job. Its success is committed with its effects (by do);
 // a failure is recorded for the command and `herald jobs` to show.
-func (r *Runner) run(ctx context.Context, j *store.Job) {
+func (r *Runner) run(ctx context.Context, j *store.Job, _ <-chan struct{}) outcome {
 	jctx, cancel := context.WithTimeout(ctx, jobTimeout)
 	defer cancel()
 	err := r.do(jctx, j)
-	if err == nil {
+	switch {
+	case err == nil:
 		r.Logger.Info("job done", "job", j.ID, "kind", j.Kind)
-		return
-	}
-	bg := context.WithoutCancel(ctx)
-	if ctx.Err() != nil {
+		return outcome{id: j.ID, state: store.JobDone}
+	case ctx.Err() != nil:
 		// Shutting down: the job runs again at the next start.
-		if err := r.DB.ReleaseJob(bg, j.ID, r.Now()); err != nil {
-			r.Logger.Error("jobs: release", "job", j.ID, "err", err)
-		}
-		return
+		return outcome{id: j.ID, state: store.JobQueued}
 	}
 	r.Logger.Info("job failed", "job", j.ID, "kind", j.Kind, "err", err)
-	if err := r.DB.FailJob(bg, j.ID, err.Error(), r.Now()); err != nil {
-		r.Logger.Error("jobs: record failure", "job", j.ID, "err", err)
+	return outcome{id: j.ID, state: store.JobFailed, reason: err.Error()}
+}
+
+// record writes the jobs' failures and hand-backs; their successes were
+// committed with their effects.
+func (r *Runner) record(ctx context.Context, _ string, batch []outcome) error {
+	if !slices.ContainsFunc(batch, func(o outcome) bool { return o.state != store.JobDone }) {
+		return nil
 	}
+	return r.DB.Write(ctx, func(tx *store.Tx) error {
+		for _, o := range batch {
+			var err error
+			switch o.state {
+			case store.JobFailed:
+				err = tx.FailJob(ctx, o.id, o.reason, r.Now())
+			case store.JobQueued:
+				err = tx.ReleaseJob(ctx, o.id, r.Now())
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // do runs a job's kind.
@@ -129,6 +161,8 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 		return r.relayAdd(ctx, j, args)
 	case KindRelayRemove:
 		return r.relayRemove(ctx, j, args)
+	case store.KindPush:
+		return r.push(ctx, j, args)
 	}
 	actor, err := r.DB.ActorByID(ctx, j.ActorID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -153,8 +187,8 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 		return err
 	case KindPin, KindUnpin:
 		typ := map[string]string{KindPin: "Add", KindUnpin: "Remove"}[j.Kind]
-		_, err := r.Publisher.Publish(ctx, actor, map[string]any{"type": typ, "object": args.Object,
-			"target": r.Publisher.Instance.FeaturedURL(actor.Name)}, finish)
+		_, err := r.Publisher.Publish(ctx, actor, &as.Object{Type: as.Types{typ}, Object: as.IRI(args.Object),
+			Target: as.IRI(r.Publisher.Instance.FeaturedURL(actor.Name))}, finish)
 		return err
 	case KindUpdateActor:
 		_, err := r.Publisher.UpdateActor(ctx, actor, finish)
@@ -170,14 +204,14 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 		if err != nil {
 			return err
 		}
-		_, err = r.Publisher.Publish(ctx, actor, map[string]any{"type": "Delete", "object": o.IRI}, finish)
+		_, err = r.Publisher.Publish(ctx, actor, as.NewActivity("Delete", as.IRI(o.IRI)), finish)
 		return err
 	case KindFollow:
 		target, err := r.resolve(ctx, args.Target)
 		if err != nil {
 			return err
 		}
-		_, err = r.Publisher.Publish(ctx, actor, map[string]any{"type": "Follow", "object": target}, finish)
+		_, err = r.Publisher.Publish(ctx, actor, as.NewActivity("Follow", as.IRI(target)), finish)
 		return err
 	case KindUnfollow:
 		return r.unfollow(ctx, actor, args, finish)
@@ -216,7 +250,7 @@ func (r *Runner) resolve(ctx context.Context, target string) (string, error) {
 
 // note builds the Note a post job publishes (outbox.TextNoteDocument,
 // which the app API's notes route uses too).
-func (r *Runner) note(ctx context.Context, actor *store.Actor, args Args) (map[string]any, error) {
+func (r *Runner) note(ctx context.Context, actor *store.Actor, args Args) (*as.Object, error) {
 	to := args.To
 	if to != "" && to != "public" && to != "followers" {
 		id, err := r.resolve(ctx, to)
@@ -241,7 +275,7 @@ func (r *Runner) unfollow(ctx context.Context, actor *store.Actor, args Args, fi
 	}
 	for _, g := range list {
 		if g.Target == target {
-			_, err := r.Publisher.Publish(ctx, actor, map[string]any{"type": "Undo", "object": g.FollowID}, finish)
+			_, err := r.Publisher.Publish(ctx, actor, as.NewActivity("Undo", as.IRI(g.FollowID)), finish)
 			return err
 		}
 	}

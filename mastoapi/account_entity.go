@@ -174,7 +174,15 @@ func (h *Handler) account(ctx context.Context, ref *accountRef) (Account, error)
 	if ref.Local != nil {
 		return h.localAccount(ctx, id, ref.Local)
 	}
-	return h.remoteAccount(id, ref.Remote), nil
+	acc := h.remoteAccount(id, ref.Remote)
+	// The counts its collections gave when an app first opened it
+	// (timeline.ReadOutbox).
+	if known, err := h.DB.RemoteAccountByIRI(ctx, ref.IRI); err == nil {
+		acc.StatusesCount, acc.FollowersCount, acc.FollowingCount = known.StatusesCount, known.FollowersCount, known.FollowingCount
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return Account{}, err
+	}
+	return acc, nil
 }
 
 // accounts is the Account entities of a list of actor ids, in order;

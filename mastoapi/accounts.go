@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/federation/as"
+	"herald/host"
 	"herald/outbox"
 	"herald/store"
 )
@@ -82,13 +84,13 @@ func (h *Handler) resolveAcct(ctx context.Context, acct string, webfinger bool) 
 	return h.refByIRI(ctx, iri, true)
 }
 
-// accountHost is the host an account's acct shows.
+// accountHost is the host an account's acct shows: the authority, with
+// its port when it has one, as remoteAccount writes acct.
 func accountHost(ref *accountRef) string {
 	if ref.Remote == nil {
 		return ""
 	}
-	host, _ := store.HostOf(ref.IRI)
-	return host
+	return host.AuthorityOf(ref.IRI)
 }
 
 // searchAccounts serves GET /api/v1/accounts/search?q=&resolve=&limit=&offset=.
@@ -173,7 +175,10 @@ func (h *Handler) relationshipOf(c *Call, ref *accountRef) (Relationship, error)
 	if err != nil {
 		return Relationship{}, err
 	}
-	return relationship(id, rels[ref.IRI]), nil
+	rel := relationship(id, rels[ref.IRI])
+	notified, err := h.DB.NotifiedAmong(c.Ctx(), c.Actor.ID, []string{ref.IRI})
+	rel.Notifying = notified[ref.IRI] && (rel.Following || rel.Requested)
+	return rel, err
 }
 
 // relationships serves GET /api/v1/accounts/relationships?id[]=: one
@@ -203,9 +208,15 @@ func (h *Handler) relationships(c *Call) error {
 	if err != nil {
 		return err
 	}
+	notified, err := h.DB.NotifiedAmong(c.Ctx(), c.Actor.ID, iris)
+	if err != nil {
+		return err
+	}
 	out := []Relationship{}
 	for _, k := range list {
-		out = append(out, relationship(k.id, rels[k.iri]))
+		rel := relationship(k.id, rels[k.iri])
+		rel.Notifying = notified[k.iri] && (rel.Following || rel.Requested)
+		out = append(out, rel)
 	}
 	return c.JSON(out)
 }
@@ -235,7 +246,7 @@ func (h *Handler) action(do func(c *Call, ref *accountRef) error) func(*Call) er
 }
 
 // publish sends an activity of the caller's through the outbox.
-func (h *Handler) publish(c *Call, doc map[string]any) error {
+func (h *Handler) publish(c *Call, doc *as.Object) error {
 	_, err := h.Publisher.Publish(c.Ctx(), c.Actor, doc, outbox.Options{})
 	return err
 }
@@ -244,6 +255,13 @@ func (h *Handler) publish(c *Call, doc map[string]any) error {
 // outbox, pending until the account accepts. Following an account
 // already followed (or asked) changes nothing, as in Mastodon.
 func (h *Handler) follow(c *Call, ref *accountRef) error {
+	if notify, set := c.Params.Bool("notify"); set {
+		// Whether the caller hears of the account's new posts (a
+		// "status" notification): private, nothing is sent.
+		if err := h.DB.SetFollowNotify(c.Ctx(), c.Actor.ID, ref.IRI, notify); err != nil {
+			return err
+		}
+	}
 	rel, err := h.relationshipOf(c, ref)
 	switch {
 	case err != nil || rel.Following || rel.Requested:
@@ -251,7 +269,7 @@ func (h *Handler) follow(c *Call, ref *accountRef) error {
 	case rel.Blocking:
 		return ErrNotPermitted
 	}
-	return h.publish(c, map[string]any{"type": "Follow", "object": ref.IRI})
+	return h.publish(c, as.NewActivity("Follow", as.IRI(ref.IRI)))
 }
 
 // unfollow is POST /api/v1/accounts/:id/unfollow: the Undo of the
@@ -261,9 +279,12 @@ func (h *Handler) unfollow(c *Call, ref *accountRef) error {
 	if err != nil {
 		return err
 	}
+	if err := h.DB.SetFollowNotify(c.Ctx(), c.Actor.ID, ref.IRI, false); err != nil {
+		return err
+	}
 	for _, f := range follows {
 		if f.Target == ref.IRI {
-			return h.publish(c, map[string]any{"type": "Undo", "object": f.FollowID})
+			return h.publish(c, as.NewActivity("Undo", as.IRI(f.FollowID)))
 		}
 	}
 	return nil
@@ -274,7 +295,7 @@ func (h *Handler) unfollow(c *Call, ref *accountRef) error {
 func (h *Handler) block(c *Call, ref *accountRef) error {
 	_, err := h.DB.LatestBlock(c.Ctx(), c.Actor.ID, ref.IRI)
 	if errors.Is(err, store.ErrNotFound) {
-		return h.publish(c, map[string]any{"type": "Block", "object": ref.IRI})
+		return h.publish(c, as.NewActivity("Block", as.IRI(ref.IRI)))
 	}
 	return err
 }
@@ -288,7 +309,7 @@ func (h *Handler) unblock(c *Call, ref *accountRef) error {
 	if err != nil {
 		return err
 	}
-	return h.publish(c, map[string]any{"type": "Undo", "object": iri})
+	return h.publish(c, as.NewActivity("Undo", as.IRI(iri)))
 }
 
 // mute is POST /api/v1/accounts/:id/mute (notifications, default true;
@@ -328,6 +349,10 @@ func (h *Handler) answerRequest(approve bool) func(*Call) error {
 		}
 		if errors.Is(err, errNoRequest) {
 			return ErrNotFound
+		}
+		// Answered: the request's notification has done its work.
+		if err := h.DB.RemoveNotificationsFrom(c.Ctx(), c.Actor.ID, "follow_request", ref.IRI); err != nil {
+			return err
 		}
 		rel, err := h.relationshipOf(c, ref)
 		if err != nil {

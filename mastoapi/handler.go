@@ -15,6 +15,7 @@ import (
 	"herald/httpapi"
 	"herald/login"
 	"herald/outbox"
+	"herald/policy"
 	"herald/store"
 	"herald/web/templates"
 )
@@ -25,9 +26,12 @@ type Config struct {
 	Instance  federation.Instance
 	Publisher *outbox.Publisher // the one way out: follows, blocks, profile Updates
 	Fetcher   *federation.Fetcher
-	Logger    *slog.Logger
-	Now       func() time.Time
-	Version   string
+	// Policy is the operator's moderation, applied to the statuses pages
+	// show (moderated.go); nil applies none.
+	Policy  *policy.Live
+	Logger  *slog.Logger
+	Now     func() time.Time
+	Version string
 	// HideSocialGraph hides followers and following lists from everyone
 	// but the actor itself (serve --hide-social-graph).
 	HideSocialGraph bool
@@ -36,8 +40,10 @@ type Config struct {
 // Handler serves the client API.
 type Handler struct {
 	Config
-	pages templates.Pages
-	limit *login.Limiter
+	pages    templates.Pages
+	limit    *login.Limiter
+	rendered accountCache
+	streams  hub // the streaming API's connections and the VAPID key (stream_hub.go, push.go)
 }
 
 // New builds the client API's handler.
@@ -106,6 +112,7 @@ func (h *Handler) Mount(r chi.Router) {
 	for _, p := range imagePaths {
 		r.Get(p, missing)
 	}
+	h.mountStreaming(r)
 }
 
 // serve wraps a route's handler: cache headers, the token and its scope,

@@ -8,9 +8,8 @@ import (
 // APIVersion is what /api/v2/instance says in api_versions.mastodon.
 // Mastodon 4.3 says 2, and apps that see 2 switch to grouped
 // notifications (/api/v2/notifications) and other 4.3 behaviour; Herald
-// says 1 until it serves them (docs/clients.md lists what raising it
-// takes).
-const APIVersion = 1
+// serves grouped notifications (notifications_v2.go), so it says 2 too.
+const APIVersion = 2
 
 // compatVersion is the Mastodon version Herald's API matches, as apps
 // read the version field: "4.2.0 (compatible; Herald X)", the form other
@@ -77,7 +76,7 @@ func (h *Handler) instanceV2(c *Call) error {
 		"api_versions": map[string]any{"mastodon": APIVersion},
 		"configuration": map[string]any{
 			"urls":              map[string]any{"streaming": streamingURL(base), "status": nil, "about": base + "/status", "privacy_policy": nil, "terms_of_service": nil},
-			"vapid":             map[string]any{"public_key": ""},
+			"vapid":             map[string]any{"public_key": h.vapidPublicKey(c.Ctx())},
 			"accounts":          map[string]any{"max_featured_tags": 0, "max_pinned_statuses": outbox.MaxPinned, "max_profile_fields": maxFields, "profile_field_name_limit": maxFieldChars, "profile_field_value_limit": maxFieldChars},
 			"statuses":          statusesConfig(),
 			"media_attachments": mediaConfig(),
@@ -128,7 +127,7 @@ func (h *Handler) instanceV1(c *Call) error {
 }
 
 // streamingURL is where apps are told the streaming API is: the same
-// host, ws(s) (served by the later wave; until then it answers 404).
+// host, ws(s) (stream_http.go serves it).
 func streamingURL(base string) string {
 	if len(base) > 5 && base[:5] == "https" {
 		return "wss" + base[5:]

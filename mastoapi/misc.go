@@ -83,9 +83,6 @@ func (h *Handler) notificationPolicy(c *Call) error {
 	})
 }
 
-// unreadCount serves GET /api/v1/notifications/unread_count.
-func unreadCount(c *Call) error { return c.JSON(map[string]any{"count": 0}) }
-
 // domainBlocks serves GET /api/v1/domain_blocks: the domains the actor
 // blocks (herald actor block-domain, the app API), as a list of names.
 func (h *Handler) domainBlocks(c *Call) error {

@@ -60,6 +60,7 @@ func (h *Handler) createApp(c *Call) error {
 		return err
 	}
 	out := appEntity(app)
+	out.VapidKey = h.vapidPublicKey(c.Ctx())
 	out.ClientID, out.ClientSecret, out.SecretExpiresAt = clientID, secret, new(int64)
 	return c.JSON(out)
 }
@@ -70,7 +71,9 @@ func (h *Handler) verifyApp(c *Call) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(appEntity(app))
+	out := appEntity(app)
+	out.VapidKey = h.vapidPublicKey(c.Ctx())
+	return c.JSON(out)
 }
 
 // Application is Mastodon's Application entity; CredentialApplication

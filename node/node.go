@@ -4,8 +4,10 @@
 // the job runner that does the operator's commands. New is the one place
 // the object graph is built: `herald serve` builds a node and server/ mounts
 // its HTTP handlers on it; tests and benchmarks build the same one. Run does
-// the node's background work: it registers the process, reclaims what a
-// dead predecessor held, and runs the scheduler and the workers.
+// the node's background work, all of it in the node's one queue runner
+// (package queue): it registers the process, and runs the runner, whose
+// queues are the deliveries, the webhooks, the jobs and the followers
+// syncs, and whose periodic work is the node's sweeps and samples.
 package node
 
 import (
@@ -31,6 +33,7 @@ import (
 	"herald/outbox"
 	"herald/outbox/delivery"
 	"herald/policy"
+	"herald/queue"
 	"herald/store"
 	"herald/webfinger"
 	"herald/webhook"
@@ -57,9 +60,10 @@ type Config struct {
 	InsecureSkipVerify bool
 	// RetryScale multiplies delivery retry delays (tests only; default 1).
 	RetryScale float64
-	// DeliveryLease is how long a claimed delivery stays with this process
-	// while it lives (default 5 minutes); a dead process's leases are
-	// reclaimed at once by the next one to start.
+	// DeliveryLease is how long a claimed row of any queue stays with
+	// this process without renewal (default 5 minutes; renewed while it
+	// lives): the last resort. A dead process's leases are taken over at
+	// the next start, or within StaleAfter of its last heartbeat.
 	DeliveryLease time.Duration
 	// NoFollowersSync turns FEP-8fcf followers synchronization off, both
 	// directions.
@@ -91,7 +95,10 @@ type Node struct {
 	Client      *federation.Client
 	Fetcher     *federation.Fetcher
 	// Policy is the federation policy every part of the node consults.
-	Policy    *policy.Live
+	Policy *policy.Live
+	// Queues is the queue runner that owns every background pool: the
+	// queues of Runner, Jobs and Syncer are its.
+	Queues    *queue.Runner
 	Runner    *delivery.Runner
 	Syncer    *followersync.Syncer
 	Publisher *outbox.Publisher
@@ -132,10 +139,12 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 		DB: db, Instance: cfg.Instance, Fetcher: n.Fetcher, Metrics: followersync.NewMetrics(n.Registry),
 		Logger: cfg.Logger, Now: cfg.Now, Disabled: cfg.NoFollowersSync,
 	}
+	n.Queues = queue.New(queue.Config{DB: db, Owner: n.ProcessID, Logger: cfg.Logger, Now: cfg.Now, Lease: cfg.DeliveryLease,
+		Heartbeat: HeartbeatInterval, StaleAfter: StaleAfter, Register: n.register})
 	dcfg := delivery.Config{
 		DB: db, Policy: n.Policy, Client: n.Client, Instance: cfg.Instance, Logger: cfg.Logger,
-		Metrics: delivery.NewMetrics(n.Registry, db), Now: cfg.Now, Lease: cfg.DeliveryLease,
-		RetryScale: cfg.RetryScale, Owner: n.ProcessID, Signatures: n.Signatures,
+		Metrics: delivery.NewMetrics(n.Registry, db), Now: cfg.Now, Queues: n.Queues,
+		RetryScale: cfg.RetryScale, Signatures: n.Signatures,
 		Webhooks: delivery.WebhookConfig{
 			Client:  webhook.NewClient(cfg.WebhooksAllowPrivateNetwork, federation.UserAgent(cfg.Version, cfg.Instance.Base())),
 			Metrics: delivery.NewWebhookMetrics(n.Registry),
@@ -148,7 +157,9 @@ func New(ctx context.Context, cfg Config, db *store.DB) (*Node, error) {
 	n.Syncer.Wake = n.Runner.Wake
 	n.Publisher = &outbox.Publisher{DB: db, Instance: cfg.Instance, Fetcher: n.Fetcher, Runner: n.Runner, Now: cfg.Now, Lookup: n.lookup}
 	n.Syncer.Publisher = n.Publisher
-	n.Jobs = &jobs.Runner{DB: db, Policy: n.Policy, Publisher: n.Publisher, Resolve: n.resolve, Logger: cfg.Logger, Now: cfg.Now, Owner: n.ProcessID}
+	n.Syncer.Attach(n.Queues)
+	n.Jobs = &jobs.Runner{DB: db, Policy: n.Policy, Publisher: n.Publisher, Resolve: n.resolve, Logger: cfg.Logger, Now: cfg.Now}
+	n.Jobs.Attach(n.Queues)
 	return n, nil
 }
 

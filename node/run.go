@@ -6,21 +6,25 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"herald/outbox"
 	"herald/policy"
+	"herald/queue"
 	"herald/store"
 )
 
-// Ownership timing. A process beats every HeartbeatInterval; one whose
-// last beat is older than StaleAfter is gone, and the leases it held go
-// back to the queue. On SQLite the serve lock says so at once; the
-// heartbeat is what several processes on one PostgreSQL database go by.
+// Ownership timing (queue.Config's Heartbeat and StaleAfter). A process
+// beats every HeartbeatInterval; one whose last beat is older than
+// StaleAfter is gone, and the leases it held go back to the queue at the
+// next beat of another process: a dead node's deliveries are taken over
+// within StaleAfter+HeartbeatInterval of its last beat. On SQLite the
+// serve lock says so at once; the heartbeat is what several processes on
+// one PostgreSQL database go by, whose clocks must agree to well within a
+// second (NTP).
 const (
-	HeartbeatInterval = 5 * time.Second
-	StaleAfter        = 20 * time.Second
+	HeartbeatInterval = time.Second
+	StaleAfter        = 3 * time.Second
 )
 
 // sweepInterval is how often housekeeping runs. Everything it deletes has
@@ -28,15 +32,16 @@ const (
 const sweepInterval = time.Hour
 
 // Run does the node's background work until ctx ends: it registers the
-// process, hands back at once every lease whose owner is gone, and runs the
-// delivery scheduler, the job runner, the followers synchronization and
-// the sweeps, waking them when another process commits work (wakes, from
-// the database's serve lock or its PostgreSQL listener; nil polls).
-// exclusive says that this process holds the database's serve lock, so
-// every other registered process is dead, however fresh its heartbeat. A
-// node of RoleWeb only registers, beats and reclaims: the others do the
-// work. Run returns once the scheduler has drained and the process is
-// unregistered.
+// process, forgets the processes it knows are dead, and runs the node's
+// queue runner, which hands back at once every lease whose owner is gone,
+// beats, runs the deliveries, the webhooks, the jobs and the followers
+// syncs and the periodic work (sweeps, media removal, the queue-depth
+// sample), and follows wakes (from the database's serve lock or its
+// PostgreSQL listener; nil polls). exclusive says that this process holds
+// the database's serve lock, so every other registered process is dead,
+// however fresh its heartbeat. A node of RoleWeb only registers, beats,
+// reclaims and watches for workers: the others do the work. Run returns
+// once the queues have drained and the process is unregistered.
 func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) error {
 	bg := context.WithoutCancel(ctx)
 	if err := n.register(bg); err != nil {
@@ -58,28 +63,23 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 			n.Logger.Info("a previous herald process on this machine stopped without unregistering", "processes", gone)
 		}
 	}
-	n.reclaim(bg)
 	n.applyLogLevel(bg)
 
-	var wg sync.WaitGroup
-	goRun := func(f func()) {
-		wg.Add(1)
-		go func() { defer wg.Done(); f() }()
-	}
-	goRun(func() { n.heartbeat(ctx) })
-	goRun(func() { n.fanOutWakes(ctx, wakes) })
-	var err error
+	qr := n.Queues
 	if n.works() {
-		goRun(func() { n.Syncer.Run(ctx) })
-		goRun(func() { n.Jobs.Run(ctx) })
-		goRun(func() { n.runSweeps(ctx) })
-		goRun(func() { n.removeMedia(ctx) })
-		goRun(func() { n.sampleQueue(ctx) })
-		err = n.Runner.Run(ctx)
+		qr.Every("sweeps", sweepInterval, n.sweep)
+		qr.Every("media removal", mediaInterval, n.removeMedia)
+		qr.Every("queue depth sample", time.Minute, n.sampleQueue)
+		go n.wakeJobsOnEvents(ctx) // ends with ctx
 	} else {
-		<-ctx.Done()
+		// The queues are the workers': this runner only beats, reclaims
+		// and watches that a worker is there.
+		qr = queue.New(queue.Config{DB: n.DB, Owner: n.ProcessID, Logger: n.Logger, Now: n.Now,
+			Heartbeat: HeartbeatInterval, StaleAfter: StaleAfter, Register: n.register})
+		qr.Every("worker watch", HeartbeatInterval, n.watchWorkers)
 	}
-	wg.Wait()
+	qr.Listen(wakes, n.onWake)
+	err := qr.Run(ctx)
 	if uerr := n.DB.UnregisterProcess(bg, n.ProcessID); uerr != nil {
 		n.Logger.Error("unregister process", "err", uerr)
 	}
@@ -97,54 +97,6 @@ func (n *Node) register(ctx context.Context) error {
 		return fmt.Errorf("register process: %w", err)
 	}
 	return nil
-}
-
-// reclaim hands back the leases of owners that are gone.
-func (n *Node) reclaim(ctx context.Context) {
-	now := n.Now()
-	r, err := n.DB.ReclaimLeases(ctx, now.Add(-StaleAfter), now)
-	if err != nil {
-		if ctx.Err() == nil {
-			n.Logger.Error("reclaim leases", "err", err)
-		}
-		return
-	}
-	if r.Deliveries+r.Jobs+r.Webhooks > 0 {
-		n.Logger.Info("took back what a stopped process held", "deliveries", r.Deliveries, "jobs", r.Jobs, "webhooks", r.Webhooks)
-		n.Runner.Wake()
-		n.Jobs.Wake()
-	}
-}
-
-// heartbeat beats until ctx ends, registering again if another process
-// judged this one gone, and reclaims the leases of processes that stopped
-// beating.
-func (n *Node) heartbeat(ctx context.Context) {
-	t := time.NewTicker(HeartbeatInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		alive, err := n.DB.Heartbeat(ctx, n.ProcessID, n.Now())
-		switch {
-		case err != nil:
-			if ctx.Err() == nil {
-				n.Logger.Error("heartbeat", "err", err)
-			}
-			continue
-		case !alive:
-			n.Logger.Warn("this process was taken for gone (no heartbeat for a while); registering again")
-			if err := n.register(ctx); err != nil {
-				n.Logger.Error("heartbeat", "err", err)
-				continue
-			}
-		}
-		n.reclaim(ctx)
-		n.watchWorkers(ctx)
-	}
 }
 
 // watchWorkers logs, on a node that does not do the background work, when
@@ -167,25 +119,14 @@ func (n *Node) watchWorkers(ctx context.Context) {
 	n.noWorker = alive == 0
 }
 
-// fanOutWakes passes each wake-up from another process on to everything
-// that may have work or state to reread: the federation policy (a block,
-// an allow, a pause), the scheduler (a post's deliveries), the job runner
-// (a command's job) and the log level.
-func (n *Node) fanOutWakes(ctx context.Context, wakes <-chan struct{}) {
-	if wakes == nil {
-		return
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-wakes:
-			n.Policy.Invalidate()
-			n.Runner.Wake()
-			n.Jobs.Wake()
-			n.applyLogLevel(ctx)
-		}
-	}
+// onWake passes a wake-up from another process on to the state it may
+// have changed (besides the queues, which the runner looks at): the
+// federation policy (a block, an allow, a pause), the streaming API's
+// events and the log level.
+func (n *Node) onWake(ctx context.Context) {
+	n.Policy.Invalidate()
+	n.DB.WakeAPIEvents() // the streaming API's events (mastoapi/stream_hub.go)
+	n.applyLogLevel(ctx)
 }
 
 // ReloadLogLevel applies the log level the database holds (SIGHUP).
@@ -230,44 +171,31 @@ func ParseLogLevel(s string) (slog.Level, error) {
 	return 0, fmt.Errorf("want %s", LogLevels)
 }
 
-// runSweeps recomputes the follower digests (correcting what a change
-// made outside Herald left stale) and deletes expired rows (processed
-// activity ids older than 30 days, done deliveries older than 7 days,
-// failed ones older than 30, finished jobs older than 30, delivery history
-// older than 2) once at start and then every sweepInterval, until ctx ends.
-func (n *Node) runSweeps(ctx context.Context) {
-	t := time.NewTicker(sweepInterval)
-	defer t.Stop()
-	for {
-		if c, err := n.DB.RecomputeFollowerDigests(ctx); err != nil {
+// sweep recomputes the follower digests (correcting what a change made
+// outside Herald left stale) and deletes expired rows (processed activity
+// ids older than 30 days, delivery history older than 2; the queues sweep
+// their own finished rows).
+func (n *Node) sweep(ctx context.Context) {
+	if c, err := n.DB.RecomputeFollowerDigests(ctx); err != nil {
+		if ctx.Err() == nil {
+			n.Logger.Error("recompute follower digests", "err", err)
+		}
+	} else if c > 0 {
+		n.Logger.Info("corrected follower digests that a change outside Herald left stale", "digests", c)
+	}
+	for _, sweep := range []struct {
+		what string
+		fn   func(context.Context) (int64, error)
+	}{
+		{"processed activity ids", n.DB.SweepProcessed},
+		{"delivery history", n.DB.SweepHistory},
+	} {
+		if c, err := sweep.fn(ctx); err != nil {
 			if ctx.Err() == nil {
-				n.Logger.Error("recompute follower digests", "err", err)
+				n.Logger.Error("sweep "+sweep.what, "err", err)
 			}
 		} else if c > 0 {
-			n.Logger.Info("corrected follower digests that a change outside Herald left stale", "digests", c)
-		}
-		for _, sweep := range []struct {
-			what string
-			fn   func(context.Context) (int64, error)
-		}{
-			{"processed activity ids", n.DB.SweepProcessed},
-			{"finished deliveries", n.DB.SweepDeliveries},
-			{"finished webhook deliveries", n.DB.SweepWebhookDeliveries},
-			{"finished jobs", n.DB.SweepJobs},
-			{"delivery history", n.DB.SweepHistory},
-		} {
-			if c, err := sweep.fn(ctx); err != nil {
-				if ctx.Err() == nil {
-					n.Logger.Error("sweep "+sweep.what, "err", err)
-				}
-			} else if c > 0 {
-				n.Logger.Info("swept "+sweep.what, "rows", c)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+			n.Logger.Info("swept "+sweep.what, "rows", c)
 		}
 	}
 }
@@ -276,39 +204,20 @@ func (n *Node) runSweeps(ctx context.Context) {
 // post's files go soon after its Delete has reached every server.
 const mediaInterval = time.Minute
 
-// removeMedia deletes those files until ctx ends.
+// removeMedia deletes those files.
 func (n *Node) removeMedia(ctx context.Context) {
-	t := time.NewTicker(mediaInterval)
-	defer t.Stop()
-	for {
-		if c, err := outbox.RemoveMediaFiles(ctx, n.DB); err != nil {
-			if ctx.Err() == nil {
-				n.Logger.Error("remove media files", "err", err)
-			}
-		} else if c > 0 {
-			n.Logger.Info("removed media files no post needs", "files", c)
+	if c, err := outbox.RemoveMediaFiles(ctx, n.DB); err != nil {
+		if ctx.Err() == nil {
+			n.Logger.Error("remove media files", "err", err)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	} else if c > 0 {
+		n.Logger.Info("removed media files no post needs", "files", c)
 	}
 }
 
-// sampleQueue records the queue depth for the console's history each
-// minute until ctx ends.
+// sampleQueue records the queue depth for the console's history.
 func (n *Node) sampleQueue(ctx context.Context) {
-	t := time.NewTicker(time.Minute)
-	defer t.Stop()
-	for {
-		if err := n.DB.SampleQueueDepth(ctx, n.Now()); err != nil && ctx.Err() == nil {
-			n.Logger.Error("sample queue depth", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	if err := n.DB.SampleQueueDepth(ctx, n.Now()); err != nil && ctx.Err() == nil {
+		n.Logger.Error("sample queue depth", "err", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -26,8 +27,8 @@ func (p *Publisher) DeleteActor(ctx context.Context, actor *store.Actor, opts Op
 		}
 		iri, q, err := p.Queue(ctx, tx, Outbound{
 			Actor: actor,
-			Activity: map[string]any{"type": "Delete", "object": id, "to": []string{federation.Public},
-				"published": now.Format(time.RFC3339)},
+			Activity: &as.Object{Type: as.Types{"Delete"}, Object: as.IRI(id), To: as.IRIs(federation.Public),
+				Published: now.Format(time.RFC3339)},
 			Audience: delivery.Audience{Inboxes: inboxes}, ObjectIRI: id, Public: true, Lane: store.LaneLow,
 		}, now)
 		if err != nil {

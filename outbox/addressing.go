@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -12,13 +13,28 @@ import (
 // addressFields are the ActivityStreams audience properties.
 var addressFields = []string{"to", "cc", "bto", "bcc", "audience"}
 
+// audienceField is the field of an audience property.
+func audienceField(o *as.Object, f string) *as.Refs {
+	switch f {
+	case "to":
+		return &o.To
+	case "cc":
+		return &o.CC
+	case "bto":
+		return &o.BTo
+	case "bcc":
+		return &o.BCC
+	}
+	return &o.Audience
+}
+
 // addressing is an activity's audience, merged from the activity and its
 // object.
 type addressing map[string][]string
 
 // readAddressing merges the audience properties of the given documents.
 // present reports whether any of them had one at all (even empty).
-func readAddressing(docs ...map[string]any) (a addressing, present bool) {
+func readAddressing(docs ...*as.Object) (a addressing, present bool) {
 	a = addressing{}
 	seen := map[string]map[string]bool{}
 	for _, d := range docs {
@@ -26,15 +42,14 @@ func readAddressing(docs ...map[string]any) (a addressing, present bool) {
 			continue
 		}
 		for _, f := range addressFields {
-			v, ok := d[f]
-			if !ok {
+			if !d.Has(f) {
 				continue
 			}
 			present = true
 			if seen[f] == nil {
 				seen[f] = map[string]bool{}
 			}
-			for _, iri := range federation.IDs(v) {
+			for _, iri := range audienceField(d, f).IDs() {
 				if !seen[f][iri] {
 					seen[f][iri] = true
 					a[f] = append(a[f], iri)
@@ -56,15 +71,12 @@ func (a addressing) empty() bool {
 
 // set writes the audience onto each document (fields without recipients
 // are left out).
-func (a addressing) set(docs ...map[string]any) {
+func (a addressing) set(docs ...*as.Object) {
 	for _, d := range docs {
-		if d == nil {
-			continue
-		}
 		for _, f := range addressFields {
-			delete(d, f)
+			*audienceField(d, f) = nil
 			if len(a[f]) > 0 {
-				d[f] = append([]string(nil), a[f]...)
+				*audienceField(d, f) = as.IRIs(a[f]...)
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/compose"
 	"herald/store"
 )
@@ -44,7 +44,7 @@ func (p *Publisher) resolveMention(ctx context.Context, handle string) (compose.
 	if err != nil {
 		return compose.Mention{}, err
 	}
-	return compose.Mention{ID: a.ID, URL: federation.FirstString(a.Document["url"]), Username: a.PreferredUsername, Host: host}, nil
+	return compose.Mention{ID: a.ID, URL: a.URL, Username: a.PreferredUsername, Host: host}, nil
 }
 
 // author prepares an object's text for delivery and returns whom it must
@@ -54,17 +54,16 @@ func (p *Publisher) resolveMention(ctx context.Context, handle string) (compose.
 // the author of the object it answers (inReplyTo) gets a Mention tag; every
 // actor a Mention tag names is a recipient, as Mastodon delivers to the
 // mentioned, and so is the author of a post it quotes.
-func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj map[string]any) ([]string, error) {
-	if src, ok := obj["source"].(map[string]any); ok && federation.FirstString(obj["content"]) == "" {
-		if mt := federation.FirstString(src["mediaType"]); mt != "text/plain" {
+func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj *as.Object) ([]string, error) {
+	if src := obj.Source.Embedded; src != nil && obj.Content == "" {
+		if mt := src.MediaType; mt != "text/plain" {
 			return nil, inputErr("source.mediaType %q: Herald composes text/plain only (send HTML in content)", mt)
 		}
 		text, lang, err := sourceText(src)
 		if err != nil {
 			return nil, err
 		}
-		res, err := p.Compose(ctx, compose.Draft{Text: text, Language: lang,
-			Summary: federation.FirstString(obj["summary"]), InReplyTo: federation.IDOf(obj["inReplyTo"])})
+		res, err := p.Compose(ctx, compose.Draft{Text: text, Language: lang, Summary: obj.Summary, InReplyTo: obj.InReplyTo.ID})
 		if errors.Is(err, compose.ErrLanguage) {
 			return nil, inputErr("source.contentMap: %q is not a language tag such as en or pt-BR", lang)
 		}
@@ -76,18 +75,18 @@ func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj map[stri
 	} else {
 		sanitizeContent(obj)
 	}
-	if reply := federation.IDOf(obj["inReplyTo"]); reply != "" {
+	if reply := obj.InReplyTo.ID; reply != "" {
 		author, mention, parent, err := p.objectOf(ctx, "inReplyTo", reply)
 		if err != nil {
 			return nil, err
 		}
-		obj["context"] = parentContext(parent) // setThreadContext settles it
+		obj.Context = as.IRI(parentContext(parent)) // setThreadContext settles it
 		if author != p.Instance.ActorID(actor.Name) && !slices.Contains(mentioned(obj), author) {
-			obj["tag"] = append(asTagList(obj["tag"]), map[string]any{"type": "Mention", "href": author, "name": mention})
+			obj.Tag = append(obj.Tag, as.Embed(&as.Object{Type: as.Types{"Mention"}, Href: author, Name: mention}))
 		}
 	}
 	recipients := mentioned(obj)
-	if q := quoted(obj); q != "" {
+	if q := obj.Quoted(); q != "" {
 		// The quoted post's author is a recipient, as Mastodon reaches
 		// the quoted account (app/lib/status_reach_finder.rb,
 		// quoted_account_id among reached_account_ids).
@@ -107,66 +106,48 @@ func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj map[stri
 // source.contentMap ({"pt-BR": "Olá"}), as AS2 gives any content in a
 // language; Herald writes contentMap from it, which is where Mastodon
 // reads a post's language.
-func sourceText(src map[string]any) (text, lang string, err error) {
-	cm, ok := src["contentMap"].(map[string]any)
-	if !ok {
-		if _, has := src["contentMap"]; has {
-			return "", "", inputErr("source.contentMap must be an object: {\"LANGUAGE\": \"TEXT\"}")
-		}
-		return federation.FirstString(src["content"]), "", nil
+func sourceText(src *as.Object) (text, lang string, err error) {
+	var cm map[string]any
+	if has, err := src.Decode("contentMap", &cm); !has {
+		return src.Content, "", nil
+	} else if err != nil || cm == nil {
+		return "", "", inputErr("source.contentMap must be an object: {\"LANGUAGE\": \"TEXT\"}")
 	}
-	if _, has := src["content"]; has {
+	if src.Has("content") {
 		return "", "", inputErr("give the text in source.content or, with its language, in source.contentMap; not both")
 	}
 	if len(cm) != 1 {
 		return "", "", inputErr("source.contentMap holds the text in one language: {\"LANGUAGE\": \"TEXT\"}")
 	}
 	for lang, v := range cm {
-		if text, ok = v.(string); !ok {
-			return "", "", inputErr("source.contentMap[%q] must be the text", lang)
+		if text, ok := v.(string); ok {
+			return text, lang, nil
 		}
-		return text, lang, nil
+		return "", "", inputErr("source.contentMap[%q] must be the text", lang)
 	}
 	return "", "", nil
 }
 
 // sanitizeContent keeps only the markup Mastodon accepts in content and in
 // each language of contentMap.
-func sanitizeContent(obj map[string]any) {
-	if c, ok := obj["content"].(string); ok {
-		obj["content"] = compose.Sanitize(c)
+func sanitizeContent(obj *as.Object) {
+	if obj.Content != "" {
+		obj.Content = compose.Sanitize(obj.Content)
 	}
-	if m, ok := obj["contentMap"].(map[string]any); ok {
-		for lang, v := range m {
-			if c, ok := v.(string); ok {
-				m[lang] = compose.Sanitize(c)
-			}
-		}
+	for lang, c := range obj.ContentMap {
+		obj.ContentMap[lang] = compose.Sanitize(c)
 	}
 }
 
 // mentioned lists the actors obj's Mention tags name.
-func mentioned(obj map[string]any) []string {
+func mentioned(obj *as.Object) []string {
 	var ids []string
-	for _, t := range asTagList(obj["tag"]) {
-		if m, ok := t.(map[string]any); ok && m["type"] == "Mention" {
-			if id := federation.IDOf(m["href"]); id != "" && !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
+	for _, m := range obj.Tag.OfType("Mention") {
+		if id := m.Href; id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
 		}
 	}
 	return ids
-}
-
-// asTagList is tag as a list: one tag object may stand alone.
-func asTagList(v any) []any {
-	switch t := v.(type) {
-	case []any:
-		return t
-	case map[string]any:
-		return []any{t}
-	}
-	return nil
 }
 
 // objectAuthor finds who wrote the object a post answers, quotes or
@@ -179,8 +160,9 @@ func (p *Publisher) objectAuthor(ctx context.Context, what, iri string) (author,
 	return author, mention, err
 }
 
-// objectOf is objectAuthor that also returns the object's document.
-func (p *Publisher) objectOf(ctx context.Context, what, iri string) (author, mention string, doc map[string]any, err error) {
+// objectOf is objectAuthor that also returns the object's document (nil
+// when it could not be read).
+func (p *Publisher) objectOf(ctx context.Context, what, iri string) (author, mention string, doc *as.Object, err error) {
 	inst := p.Instance
 	if p.ours(iri) {
 		o, err := p.DB.ObjectByIRI(ctx, iri)
@@ -194,16 +176,24 @@ func (p *Publisher) objectOf(ctx context.Context, what, iri string) (author, men
 		if err != nil {
 			return "", "", nil, err
 		}
-		json.Unmarshal([]byte(o.Body), &doc)
+		doc, _ = as.Parse([]byte(o.Body))
 		return inst.ActorID(a.Name), "@" + a.Name + "@" + inst.Domain, doc, nil
 	}
-	doc, _, err = p.Fetcher.Get(ctx, iri)
-	if err != nil {
-		return "", "", nil, inputErr("%s: could not fetch %s: %v", what, iri, err)
-	}
-	author = federation.IDOf(doc["attributedTo"])
-	if author == "" || !sameHost(author, iri) || federation.IDOf(doc["id"]) != iri {
-		return "", "", nil, inputErr("%s: %s is not an object with an author on its own server", what, iri)
+	// A status the signed inbox took in (the timeline's statuses, whose
+	// author was checked against the host that signed it) needs no fetch:
+	// a vote on a poll or a reply from an app answers what it shows.
+	if s, err := p.DB.StatusByIRI(ctx, iri); err == nil && s.DeletedAt.IsZero() && s.Author != "" && sameHost(s.Author, iri) {
+		author = s.Author
+		doc, _ = as.Parse([]byte(s.Body))
+	} else {
+		doc, _, _, err = p.Fetcher.GetObject(ctx, iri)
+		if err != nil {
+			return "", "", nil, inputErr("%s: could not fetch %s: %v", what, iri, err)
+		}
+		author = doc.AttributedTo.First()
+		if author == "" || !sameHost(author, iri) || doc.ID != iri {
+			return "", "", nil, inputErr("%s: %s is not an object with an author on its own server", what, iri)
+		}
 	}
 	a, err := p.Fetcher.Actor(ctx, author)
 	if err != nil {
@@ -255,13 +245,11 @@ func (a addressing) has(iri string) bool {
 
 // hashtags are the normalized names of obj's Hashtag tags, for the tag
 // pages.
-func hashtags(obj map[string]any) []string {
+func hashtags(obj *as.Object) []string {
 	var names []string
-	for _, t := range asTagList(obj["tag"]) {
-		if m, ok := t.(map[string]any); ok && m["type"] == "Hashtag" {
-			if n := compose.NormalizeHashtag(strings.TrimPrefix(federation.FirstString(m["name"]), "#")); n != "" && !slices.Contains(names, n) {
-				names = append(names, n)
-			}
+	for _, t := range obj.Tag.OfType("Hashtag") {
+		if n := compose.NormalizeHashtag(strings.TrimPrefix(t.Name, "#")); n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
 		}
 	}
 	return names

@@ -1,25 +1,12 @@
 package outbox
 
 import (
+	"encoding/json"
 	"net/url"
 	"strings"
 
+	"herald/federation/as"
 	"herald/outbox/compose"
-)
-
-// What federates of a local activity and its object, read by
-// cleanFederated. Text is every property a receiver may render as HTML;
-// links are every property that names a URL a receiver may fetch or show
-// as a link.
-var (
-	textProps    = map[string]bool{"content": true, "summary": true, "name": true}
-	textMapProps = map[string]bool{"contentMap": true, "summaryMap": true, "nameMap": true}
-	linkProps    = map[string]bool{"url": true, "href": true}
-	// nested are the properties whose values are objects (or lists of
-	// them) of the same post: an attachment, a tag, an icon, a poll's
-	// options, the object a Create carries.
-	nested = map[string]bool{"object": true, "attachment": true, "tag": true, "icon": true, "image": true,
-		"oneOf": true, "anyOf": true, "preview": true}
 )
 
 // cleanFederated sanitises, in place, everything of a local activity (and
@@ -37,64 +24,44 @@ var (
 // The content of the object a Create or an Update carries is left as it
 // is: Publisher.author composed it (Herald's own markup) or sanitised it
 // already.
-func cleanFederated(v map[string]any) error {
-	if obj, ok := v["object"].(map[string]any); ok && (v["type"] == "Create" || v["type"] == "Update") {
-		if err := cleanProps(obj, 1, true); err != nil {
+func cleanFederated(v *as.Object) error {
+	if obj := v.Object.Embedded; obj != nil && (v.Type.First() == "Create" || v.Type.First() == "Update") {
+		if err := cleanObject(obj, 1, true, false); err != nil {
 			return err
 		}
-		for k, val := range v {
-			if k != "object" {
-				if err := cleanProp(v, k, val, 0); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return cleanObject(v, 0, false, true)
 	}
-	return cleanNode(v, 0)
+	return cleanObject(v, 0, false, false)
 }
 
-func cleanNode(v map[string]any, depth int) error { return cleanProps(v, depth, false) }
-
-// cleanProps cleans the properties of v; keepContent leaves content and
-// contentMap alone.
-func cleanProps(v map[string]any, depth int, keepContent bool) error {
+// cleanObject cleans o's text and links and the objects nested in it:
+// an attachment, a tag, an icon, a poll's options, the object an activity
+// carries (unless skipObject), the Link objects of its url. keepContent
+// leaves content and contentMap alone.
+func cleanObject(o *as.Object, depth int, keepContent, skipObject bool) error {
 	if depth > MaxDepth {
 		return nil // Publish refused deeper documents already
 	}
-	for k, val := range v {
-		if keepContent && (k == "content" || k == "contentMap") {
-			continue
-		}
-		if err := cleanProp(v, k, val, depth); err != nil {
+	if !keepContent {
+		o.Content = cleanText(o.Content)
+		cleanTexts(o.ContentMap)
+	}
+	o.Summary = cleanText(o.Summary)
+	cleanTexts(o.SummaryMap)
+	o.Name = cleanText(o.Name)
+	cleanTexts(o.NameMap)
+	for _, link := range []string{"url", "href"} {
+		if err := checkLinks(o, link); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// cleanProp cleans one property of v.
-func cleanProp(v map[string]any, k string, val any, depth int) error {
-	{
-		switch {
-		case textProps[k]:
-			if s, ok := val.(string); ok {
-				v[k] = cleanText(s)
-			}
-		case textMapProps[k]:
-			if m, ok := val.(map[string]any); ok {
-				for lang, t := range m {
-					if s, ok := t.(string); ok {
-						m[lang] = cleanText(s)
-					}
-				}
-			}
-		case linkProps[k]:
-			if err := checkLinks(k, val, depth); err != nil {
-				return err
-			}
-		case nested[k]:
-			if err := cleanValues(val, depth); err != nil {
+	nested := []as.Refs{o.URL, o.Attachment, o.Tag, o.Icon, o.Image, o.Preview, o.OneOf, o.AnyOf}
+	if !skipObject {
+		nested = append(nested, as.Refs{o.Object})
+	}
+	for _, refs := range nested {
+		for _, e := range refs.Objects() {
+			if err := cleanObject(e, depth+1, false, false); err != nil {
 				return err
 			}
 		}
@@ -102,38 +69,39 @@ func cleanProp(v map[string]any, k string, val any, depth int) error {
 	return nil
 }
 
-// cleanValues cleans an object, or each object of a list.
-func cleanValues(val any, depth int) error {
-	switch t := val.(type) {
-	case map[string]any:
-		return cleanNode(t, depth+1)
-	case []any:
-		for _, e := range t {
-			if m, ok := e.(map[string]any); ok {
-				if err := cleanNode(m, depth+1); err != nil {
-					return err
-				}
-			}
-		}
+// cleanTexts cleans each language of a natural-language map.
+func cleanTexts(m as.LangMap) {
+	for lang, s := range m {
+		m[lang] = cleanText(s)
 	}
-	return nil
 }
 
-// checkLinks requires a link property's value (a URL, a Link object with
-// an href, or a list of them) to be absolute http(s) URLs.
-func checkLinks(prop string, val any, depth int) error {
-	switch t := val.(type) {
-	case string:
-		if !httpURL(t) {
-			return inputErr("%s %q: only absolute http(s) URLs federate", prop, t)
-		}
-	case map[string]any:
-		return cleanNode(t, depth+1)
-	case []any:
-		for _, e := range t {
-			if err := checkLinks(prop, e, depth); err != nil {
-				return err
+// checkLinks requires what a link property gives (a URL, a Link object,
+// or a list of them), as it will be written, to be absolute http(s) URLs;
+// a Link object is cleaned as an object of its own (cleanObject), and
+// anything else that could hide a URL (a list in a list, an object in
+// href) is refused.
+func checkLinks(o *as.Object, prop string) error {
+	var v any
+	if raw := o.Get(prop); raw == nil || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		list = []any{v}
+	}
+	for _, e := range list {
+		switch t := e.(type) {
+		case string:
+			if !httpURL(t) {
+				return inputErr("%s %q: only absolute http(s) URLs federate", prop, t)
 			}
+		case map[string]any:
+			if prop != "url" {
+				return inputErr("%s: give a URL", prop)
+			}
+		case []any:
+			return inputErr("%s: a list inside a list is not a link", prop)
 		}
 	}
 	return nil

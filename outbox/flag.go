@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"herald/federation/as"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -75,7 +76,14 @@ func (p *Publisher) Report(ctx context.Context, reporter *store.Actor, in Report
 		if !in.Forward {
 			return finishReport(ctx, tx, in, r)
 		}
-		flag := map[string]any{"type": "Flag", "object": append([]string{in.Account}, in.Posts...), "content": in.Comment}
+		// content always, empty or not, as Mastodon's serializer writes it.
+		flag := &as.Object{Type: as.Types{"Flag"}}
+		if err := flag.Set("object", append([]string{in.Account}, in.Posts...)); err != nil {
+			return err
+		}
+		if err := flag.Set("content", in.Comment); err != nil {
+			return err
+		}
 		id, _, err := p.Queue(ctx, tx, Outbound{Activity: flag, Audience: delivery.Audience{Inboxes: inboxes}, ObjectIRI: in.Account}, now)
 		if err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/httpapi"
 	"herald/outbox/media"
 	"herald/store"
@@ -54,13 +55,12 @@ func (h *Handler) Post(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(body, &doc); err != nil || doc == nil {
-		httpapi.Error(w, http.StatusBadRequest, "body is not a JSON object")
-		return
-	}
-	res, err := h.Publisher.Publish(r.Context(), actor, doc, Options{IdempotencyKey: r.Header.Get("Idempotency-Key")})
 	var in *InputError
+	var res *Result
+	doc, err := ReadDocument(body)
+	if err == nil {
+		res, err = h.Publisher.Publish(r.Context(), actor, doc, Options{IdempotencyKey: r.Header.Get("Idempotency-Key")})
+	}
 	if errors.As(err, &in) {
 		httpapi.Error(w, http.StatusBadRequest, in.Msg)
 		return
@@ -408,7 +408,7 @@ func (h *Handler) Upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc := AttachmentDocument(h.Instance, m)
-	doc["@context"] = contextFor(map[string]any{"attachment": []any{doc}}, nil)
+	doc.JSONLDContext = contextFor(&as.Object{Attachment: as.Refs{as.Embed(doc)}}, nil)
 	w.Header().Set("Location", h.Instance.MediaURL(m.File))
 	httpapi.Activity(w, http.StatusCreated, doc)
 }

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/store"
 )
 
@@ -22,8 +22,8 @@ import (
 // actor; an author that cannot be found is reported as unresolved. A Like may carry an
 // emoji in content, with an Emoji tag for a custom one (what Misskey sends
 // for a reaction); an EmojiReact must (FEP-c0e0, Pleroma and Akkoma).
-func (p *Publisher) planReaction(ctx context.Context, pl *plan, doc map[string]any) error {
-	objID := federation.IDOf(doc["object"])
+func (p *Publisher) planReaction(ctx context.Context, pl *plan, doc *as.Object) error {
+	objID := doc.Object.ID
 	if objID == "" {
 		return inputErr("%s needs an object (its id)", pl.typ)
 	}
@@ -34,8 +34,8 @@ func (p *Publisher) planReaction(ctx context.Context, pl *plan, doc map[string]a
 		return inputErr("the object must be an http(s) URL: %v", err)
 	}
 	author := ""
-	if obj, ok := doc["object"].(map[string]any); ok {
-		author = federation.IDOf(obj["attributedTo"])
+	if obj := doc.Object.Embedded; obj != nil {
+		author = obj.AttributedTo.First()
 	}
 	if author == "" {
 		// The object's author must get it, whoever follows the actor:
@@ -74,7 +74,7 @@ func (p *Publisher) planReaction(ctx context.Context, pl *plan, doc map[string]a
 		return err
 	}
 	pl.objIRI = objID
-	pl.activity["object"] = objID
+	pl.activity.Object = as.IRI(objID)
 	return nil
 }
 
@@ -83,8 +83,8 @@ func (p *Publisher) planReaction(ctx context.Context, pl *plan, doc map[string]a
 // that inbox only. A Follow is recorded as pending until the actor accepts;
 // a Block removes the follows between the two and refuses the actor's
 // future Follows.
-func (p *Publisher) planActorTarget(ctx context.Context, pl *plan, doc map[string]any, now time.Time) error {
-	target := federation.IDOf(doc["object"])
+func (p *Publisher) planActorTarget(ctx context.Context, pl *plan, doc *as.Object, now time.Time) error {
+	target := doc.Object.ID
 	if target == "" {
 		return inputErr("%s needs an object: the actor's id", pl.typ)
 	}
@@ -96,13 +96,13 @@ func (p *Publisher) planActorTarget(ctx context.Context, pl *plan, doc map[strin
 		return inputErr("could not fetch the actor %q: %v", target, err)
 	}
 	pl.objIRI = remote.ID
-	pl.activity["object"] = remote.ID
-	pl.activity["to"] = []string{remote.ID}
+	pl.activity.Object = as.IRI(remote.ID)
+	pl.activity.To = as.IRIs(remote.ID)
 	pl.aud.Inboxes = []string{remote.Inbox}
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
 		if pl.typ == "Follow" {
 			return tx.AddFollowing(ctx, store.Following{ActorID: pl.actor.ID, Target: remote.ID,
-				FollowID: pl.activity["id"].(string), State: store.StatePending}, now)
+				FollowID: pl.activity.ID, State: store.StatePending}, now)
 		}
 		if _, err := tx.RemoveRelations(ctx, remote.ID, pl.actor.ID); err != nil {
 			return err
@@ -115,8 +115,8 @@ func (p *Publisher) planActorTarget(ctx context.Context, pl *plan, doc map[strin
 // planUndo takes back one of the actor's own Follows, Likes, Announces or
 // Blocks. The Undo embeds the original and goes to every inbox the original
 // was sent to.
-func (p *Publisher) planUndo(ctx context.Context, pl *plan, doc map[string]any) error {
-	origID := federation.IDOf(doc["object"])
+func (p *Publisher) planUndo(ctx context.Context, pl *plan, doc *as.Object) error {
+	origID := doc.Object.ID
 	if origID == "" {
 		return inputErr("an Undo needs an object: the id of the activity to undo")
 	}
@@ -142,7 +142,7 @@ func (p *Publisher) planUndo(ctx context.Context, pl *plan, doc map[string]any) 
 	addr.set(pl.activity)
 	pl.public = orig.Public
 	pl.objIRI = origID
-	pl.activity["object"] = embedded
+	pl.activity.Object = as.Embed(embedded)
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
 		inboxes, err := tx.InboxesOfActivity(ctx, orig.ID)
 		if err != nil {
@@ -162,12 +162,12 @@ func (p *Publisher) planUndo(ctx context.Context, pl *plan, doc map[string]any) 
 
 // embedOriginal is a stored activity as an Undo embeds it: without its
 // @context.
-func embedOriginal(orig *store.Activity) (map[string]any, error) {
-	var embedded map[string]any
-	if err := json.Unmarshal([]byte(orig.Body), &embedded); err != nil {
+func embedOriginal(orig *store.Activity) (*as.Object, error) {
+	embedded, err := as.Parse([]byte(orig.Body))
+	if err != nil {
 		return nil, err
 	}
-	delete(embedded, "@context")
+	embedded.JSONLDContext = nil
 	return embedded, nil
 }
 
@@ -183,8 +183,8 @@ func contains(ss []string, s string) bool {
 // reactionEmoji carries a Like's or EmojiReact's emoji into the activity:
 // content (a Unicode emoji, or :name: for a custom one) and, for a custom
 // one, its Emoji tag with an http(s) icon.
-func (p *Publisher) reactionEmoji(pl *plan, doc map[string]any) error {
-	content := strings.TrimSpace(federation.FirstString(doc["content"]))
+func (p *Publisher) reactionEmoji(pl *plan, doc *as.Object) error {
+	content := strings.TrimSpace(doc.Content)
 	switch {
 	case content == "" && pl.typ == "EmojiReact":
 		return inputErr("an EmojiReact needs its emoji in content")
@@ -195,7 +195,7 @@ func (p *Publisher) reactionEmoji(pl *plan, doc map[string]any) error {
 	case utf8.RuneCountInString(content) > 64:
 		return inputErr("the reaction in content is longer than an emoji")
 	}
-	pl.activity["content"] = content
+	pl.activity.Content = content
 	terms := map[string]any{}
 	if pl.typ == "EmojiReact" {
 		// Pleroma's term (litepub.social/ns), which FEP-c0e0 documents.
@@ -203,25 +203,27 @@ func (p *Publisher) reactionEmoji(pl *plan, doc map[string]any) error {
 	}
 	defer func() {
 		if len(terms) > 0 {
-			pl.activity["@context"] = []any{federation.ContextAS, terms}
+			pl.activity.JSONLDContext = contextJSON([]any{federation.ContextAS, terms})
 		}
 	}()
 	if !strings.HasPrefix(content, ":") {
 		return nil
 	}
-	for _, t := range asTagList(doc["tag"]) {
-		tag, ok := t.(map[string]any)
-		if !ok || tag["type"] != "Emoji" || federation.FirstString(tag["name"]) != content {
+	for _, tag := range doc.Tag.OfType("Emoji") {
+		if tag.Name != content {
 			continue
 		}
-		icon, _ := tag["icon"].(map[string]any)
-		u, err := url.Parse(federation.IDOf(icon["url"]))
+		icon := &as.Object{}
+		if icons := tag.Icon.Objects(); len(icons) > 0 {
+			icon = icons[0]
+		}
+		u, err := url.Parse(icon.URL.First())
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return inputErr("the Emoji tag %s needs an icon with an http(s) url", content)
 		}
 		terms["toot"], terms["Emoji"] = "http://joinmastodon.org/ns#", "toot:Emoji"
-		pl.activity["tag"] = []any{map[string]any{"type": "Emoji", "name": content, "id": federation.IDOf(tag["id"]),
-			"icon": map[string]any{"type": "Image", "url": u.String(), "mediaType": federation.FirstString(icon["mediaType"])}}}
+		image := &as.Object{Type: as.Types{"Image"}, URL: as.IRIs(u.String()), MediaType: icon.MediaType}
+		pl.activity.Tag = as.Refs{as.Embed(&as.Object{ID: tag.ID, Type: as.Types{"Emoji"}, Name: content, Icon: as.Refs{as.Embed(image)}})}
 		return nil
 	}
 	return inputErr("the custom emoji %s needs an Emoji tag of that name with its icon", content)

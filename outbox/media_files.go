@@ -10,10 +10,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/media"
 	"herald/store"
 )
@@ -90,16 +92,14 @@ func StoreMedia(ctx context.Context, db *store.DB, actor *store.Actor, r io.Read
 // Mastodon sends (app/serializers/activitypub/note_serializer.rb's
 // MediaAttachmentSerializer): a Document with its type, alt text (name),
 // size and BlurHash.
-func AttachmentDocument(inst federation.Instance, m *store.Media) map[string]any {
-	doc := map[string]any{"type": "Document", "mediaType": m.MediaType, "url": inst.MediaURL(m.File)}
-	if m.Description != "" {
-		doc["name"] = m.Description
-	}
+func AttachmentDocument(inst federation.Instance, m *store.Media) *as.Object {
+	doc := &as.Object{Type: as.Types{"Document"}, MediaType: m.MediaType, URL: as.IRIs(inst.MediaURL(m.File)), Name: m.Description}
 	if m.Width > 0 && m.Height > 0 {
-		doc["width"], doc["height"] = m.Width, m.Height
+		doc.Set("width", m.Width)
+		doc.Set("height", m.Height)
 	}
 	if m.Blurhash != "" {
-		doc["blurhash"] = m.Blurhash
+		doc.Set("blurhash", m.Blurhash)
 	}
 	return doc
 }
@@ -107,9 +107,10 @@ func AttachmentDocument(inst federation.Instance, m *store.Media) map[string]any
 // attachments fills in the attachments of a post that name files uploaded
 // here (by their /media/ URL): each must be the actor's own and not yet
 // attached to another post. It returns their ids, for the post's
-// transaction to attach them. Attachments elsewhere are kept as sent.
-func (p *Publisher) attachments(ctx context.Context, pl *plan, obj map[string]any, objectID int64) ([]int64, error) {
-	list := asTagList(obj["attachment"])
+// transaction to attach them. Attachments elsewhere are kept as sent, and
+// the list is written as a list.
+func (p *Publisher) attachments(ctx context.Context, pl *plan, obj *as.Object, objectID int64) ([]int64, error) {
+	list := slices.Clone(obj.Attachment)
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -119,11 +120,9 @@ func (p *Publisher) attachments(ctx context.Context, pl *plan, obj map[string]an
 	prefix := p.Instance.MediaURL("")
 	var ids []int64
 	for i, a := range list {
-		var u string
-		if m, ok := a.(map[string]any); ok {
-			u = federation.IDOf(m["url"])
-		} else {
-			u = federation.IDOf(a)
+		u := a.ID
+		if a.Embedded != nil {
+			u = a.Embedded.URL.First()
 		}
 		file, ok := strings.CutPrefix(u, prefix)
 		if !ok {
@@ -139,15 +138,14 @@ func (p *Publisher) attachments(ctx context.Context, pl *plan, obj map[string]an
 			return nil, inputErr("attachment %s is not an upload of %s that can be attached", u, pl.actor.Name)
 		}
 		doc := AttachmentDocument(p.Instance, m)
-		if given, ok := a.(map[string]any); ok {
-			if alt := federation.FirstString(given["name"]); alt != "" {
-				doc["name"] = alt // alt text given with the post wins
-			}
+		if a.Embedded != nil && a.Embedded.Name != "" {
+			doc.Name = a.Embedded.Name // alt text given with the post wins
 		}
-		list[i] = doc
+		list[i] = as.Embed(doc)
 		ids = append(ids, m.ID)
 	}
-	obj["attachment"] = list
+	obj.Delete("attachment") // written from the list, as a list
+	obj.Attachment = list
 	return ids, nil
 }
 

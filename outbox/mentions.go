@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/compose"
 	"herald/store"
 )
@@ -26,7 +27,7 @@ import (
 // that begins "@bob " is composed. Collections (the public, followers
 // collections) and recipients that could not be resolved are left alone.
 // It runs after resolveAudience, whose fetches the actor cache now holds.
-func (p *Publisher) tagRecipients(ctx context.Context, pl *plan, obj map[string]any, a addressing) error {
+func (p *Publisher) tagRecipients(ctx context.Context, pl *plan, obj *as.Object, a addressing) error {
 	self := p.Instance.ActorID(pl.actor.Name)
 	tagged := mentioned(obj)
 	var links []string
@@ -45,7 +46,7 @@ func (p *Publisher) tagRecipients(ctx context.Context, pl *plan, obj map[string]
 				continue
 			}
 			if !slices.Contains(tagged, m.ID) {
-				obj["tag"] = append(asTagList(obj["tag"]), map[string]any{"type": "Mention", "href": m.ID, "name": "@" + m.Username + "@" + m.Host})
+				obj.Tag = append(obj.Tag, as.Embed(&as.Object{Type: as.Types{"Mention"}, Href: m.ID, Name: "@" + m.Username + "@" + m.Host}))
 				tagged = append(tagged, m.ID)
 			}
 			if !linksTo(obj, m) {
@@ -56,30 +57,23 @@ func (p *Publisher) tagRecipients(ctx context.Context, pl *plan, obj map[string]
 	if len(links) == 0 {
 		return nil
 	}
-	if c, ok := obj["content"].(string); ok {
-		obj["content"] = compose.PrependMentions(c, links)
+	if obj.Has("content") {
+		obj.Content = compose.PrependMentions(obj.Content, links)
 	}
-	if cm, ok := obj["contentMap"].(map[string]any); ok {
-		for lang, v := range cm {
-			if c, ok := v.(string); ok {
-				cm[lang] = compose.PrependMentions(c, links)
-			}
-		}
+	for lang, c := range obj.ContentMap {
+		obj.ContentMap[lang] = compose.PrependMentions(c, links)
 	}
 	return nil
 }
 
 // linksTo reports whether obj's content (or any language of contentMap)
 // already links to the account, by its id or its profile page.
-func linksTo(obj map[string]any, m compose.Mention) bool {
-	texts := []any{obj["content"]}
-	if cm, ok := obj["contentMap"].(map[string]any); ok {
-		for _, v := range cm {
-			texts = append(texts, v)
-		}
+func linksTo(obj *as.Object, m compose.Mention) bool {
+	texts := []string{obj.Content}
+	for _, c := range obj.ContentMap {
+		texts = append(texts, c)
 	}
-	for _, t := range texts {
-		c, _ := t.(string)
+	for _, c := range texts {
 		for _, href := range compose.Links(c) {
 			if href == m.ID || href == m.URL {
 				return true
@@ -117,23 +111,8 @@ func (p *Publisher) recipientMention(ctx context.Context, pl *plan, iri string) 
 	}
 	u, _ := url.Parse(a.ID)
 	m = compose.Mention{ID: a.ID, URL: a.ID, Username: a.PreferredUsername, Host: u.Host}
-	if page, err := url.Parse(federation.FirstString(a.Document["url"])); err == nil && (page.Scheme == "https" || page.Scheme == "http") && page.Host != "" {
+	if page, err := url.Parse(a.URL); err == nil && (page.Scheme == "https" || page.Scheme == "http") && page.Host != "" {
 		m.URL = page.String()
 	}
 	return m, true, nil
-}
-
-// quoteProperties are where a quote post names the post it quotes:
-// FEP-044f's quote, Misskey's _misskey_quote, and the quoteUrl and
-// quoteUri of Pleroma, Akkoma and Fedibird.
-var quoteProperties = []string{"quote", "quoteUrl", "quoteUri", "_misskey_quote"}
-
-// quoted returns the id of the post obj quotes, or "".
-func quoted(obj map[string]any) string {
-	for _, k := range quoteProperties {
-		if id := federation.IDOf(obj[k]); id != "" {
-			return id
-		}
-	}
-	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -33,8 +34,8 @@ func (p *Publisher) MoveActor(ctx context.Context, actor *store.Actor, target st
 		self := p.Instance.ActorID(actor.Name)
 		return p.Queue(ctx, tx, Outbound{
 			Actor: &moved,
-			Activity: map[string]any{"type": "Move", "object": self, "target": target,
-				"to": []string{federation.Public}, "cc": []string{p.Instance.FollowersURL(actor.Name)}, "published": now.Format(time.RFC3339)},
+			Activity: &as.Object{Type: as.Types{"Move"}, Object: as.IRI(self), Target: as.IRI(target),
+				To: as.IRIs(federation.Public), CC: as.IRIs(p.Instance.FollowersURL(actor.Name)), Published: now.Format(time.RFC3339)},
 			Audience:  delivery.Audience{FollowersOf: actor.ID, Relays: true},
 			ObjectIRI: self, Public: true, InOutbox: true,
 		}, now)
@@ -57,8 +58,8 @@ func (p *Publisher) Refollow(ctx context.Context, tx *store.Tx, local *store.Act
 		}
 		if _, _, err := p.Queue(ctx, tx, Outbound{
 			Actor: local,
-			Activity: map[string]any{"id": id, "type": "Follow", "object": target.ID, "to": []string{target.ID},
-				"published": now.Format(time.RFC3339)},
+			Activity: &as.Object{ID: id, Type: as.Types{"Follow"}, Object: as.IRI(target.ID), To: as.IRIs(target.ID),
+				Published: now.Format(time.RFC3339)},
 			Audience: delivery.Audience{Inboxes: []string{target.Inbox}}, ObjectIRI: target.ID, InOutbox: true,
 		}, now); err != nil {
 			return err
@@ -93,7 +94,7 @@ func (p *Publisher) Refollow(ctx context.Context, tx *store.Tx, local *store.Act
 	}
 	_, _, err = p.Queue(ctx, tx, Outbound{
 		Actor:    local,
-		Activity: map[string]any{"type": "Undo", "object": embedded, "to": []string{old.Target}, "published": now.Format(time.RFC3339)},
+		Activity: &as.Object{Type: as.Types{"Undo"}, Object: as.Embed(embedded), To: as.IRIs(old.Target), Published: now.Format(time.RFC3339)},
 		Audience: delivery.Audience{Inboxes: inboxes}, ObjectIRI: old.FollowID, InOutbox: true,
 	}, now)
 	return err

@@ -10,36 +10,37 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/store"
 )
 
 // planCreate publishes a new object: Herald assigns its id, attributedTo and
 // published, and addresses it publicly (to as:Public, cc the followers)
 // unless the client addressed it.
-func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any, now time.Time) error {
-	obj, ok := doc["object"].(map[string]any)
-	if !ok {
+func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, now time.Time) error {
+	obj := doc.Object.Embedded
+	if obj == nil {
 		return inputErr("a Create needs an embedded object (a Note, Article, ...), not a reference")
 	}
-	otype := federation.FirstString(obj["type"])
+	otype := obj.Type.First()
 	if otype == "" || asActivityTypes[otype] {
 		return inputErr("a Create needs an object, not %q", otype)
 	}
-	if id := federation.IDOf(obj["id"]); id != "" && !p.ours(id) {
+	if id := obj.ID; id != "" && !p.ours(id) {
 		return inputErr("the object's id %q is not on this server; leave ids out and Herald assigns them", id)
 	}
-	if by := federation.IDOf(obj["attributedTo"]); by != "" && by != p.Instance.ActorID(pl.actor.Name) {
+	if by := obj.AttributedTo.First(); by != "" && by != p.Instance.ActorID(pl.actor.Name) {
 		return inputErr("the object must be attributed to %s, not %q", p.Instance.ActorID(pl.actor.Name), by)
 	}
-	obj = clone(obj)
+	obj = obj.Clone()
 	// The client's context (an app's own terms) goes with the object
 	// wherever it is stored, served and delivered; Herald never fetches it.
-	pl.context = clientContext(doc["@context"], obj["@context"])
-	delete(obj, "@context")
-	obj["id"] = p.Instance.NewID(pl.actor.Name, "statuses", now)
-	obj["attributedTo"] = p.Instance.ActorID(pl.actor.Name)
-	if _, ok := obj["published"]; !ok {
-		obj["published"] = now.Format(time.RFC3339)
+	pl.context = clientContext(doc.JSONLDContext, obj.JSONLDContext)
+	obj.JSONLDContext = nil
+	obj.ID = p.Instance.NewID(pl.actor.Name, "statuses", now)
+	obj.AttributedTo = as.IRIs(p.Instance.ActorID(pl.actor.Name))
+	if !obj.Has("published") {
+		obj.Published = now.Format(time.RFC3339)
 	}
 	addr, present := readAddressing(doc, obj)
 	if addr.empty() {
@@ -48,7 +49,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 		}
 		addr = p.publicDefault(pl.actor)
 	}
-	delete(obj, "context") // Herald's to assign (thread_context.go)
+	obj.Context = as.Ref{} // Herald's to assign (thread_context.go)
 	extra, err := p.author(ctx, pl.actor, obj)
 	if err != nil {
 		return err
@@ -58,7 +59,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	if err != nil {
 		return err
 	}
-	pl.activity["@context"] = contextFor(obj, pl.context)
+	pl.activity.JSONLDContext = contextFor(obj, pl.context)
 	addr.set(pl.activity, obj)
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
 		return err
@@ -66,13 +67,19 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 	if err := p.tagRecipients(ctx, pl, obj, addr); err != nil {
 		return err
 	}
-	setThreadContext(obj, federation.IDOf(obj["inReplyTo"]) != "", federation.IDOf(obj["context"]), pl.public)
-	obj["interactionPolicy"] = InteractionPolicy(pl.public, p.Instance.ActorID(pl.actor.Name))
-	pl.activity["@context"] = contextFor(obj, pl.context) // with the policy's terms
-	pl.objIRI = obj["id"].(string)
-	pl.activity["object"] = obj
+	setThreadContext(obj, obj.InReplyTo.ID != "", obj.Context.ID, pl.public)
+	if err := obj.Set("interactionPolicy", InteractionPolicy(pl.public, p.Instance.ActorID(pl.actor.Name))); err != nil {
+		return err
+	}
+	pl.activity.JSONLDContext = contextFor(obj, pl.context) // with the policy's terms
+	pl.objIRI = obj.ID
+	pl.activity.Object = as.Embed(obj)
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
-		o := &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: objectBody(obj, pl.context), Public: pl.public}
+		body, err := objectBody(obj, pl.context)
+		if err != nil {
+			return err
+		}
+		o := &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: body, Public: pl.public}
 		if err := tx.InsertObject(ctx, o, now); err != nil {
 			return err
 		}
@@ -90,40 +97,33 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc map[string]any
 // planUpdate replaces an object the actor owns with the client's version,
 // keeping what Herald assigned (id, type, attributedTo, published), and
 // sends the Update to its audience and every server that got the object.
-func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any, now time.Time) error {
-	patch, ok := doc["object"].(map[string]any)
-	if !ok {
+func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc *as.Object, now time.Time) error {
+	patch := doc.Object.Embedded
+	if patch == nil {
 		return inputErr("an Update needs the whole updated object embedded")
 	}
-	current, err := p.ownObject(ctx, pl, federation.IDOf(patch))
+	current, err := p.ownObject(ctx, pl, doc.Object.ID)
 	if err != nil {
 		return err
 	}
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(current.Body), &obj); err != nil {
+	obj, err := as.Parse([]byte(current.Body))
+	if err != nil {
 		return err
 	}
 	// The object keeps the client's context it was created with, and gains
 	// what the Update's adds.
-	pl.context = clientContext(withoutOwnTerms(obj["@context"]), doc["@context"], patch["@context"])
-	delete(obj, "@context")
-	for k, v := range patch {
-		switch k {
-		case "id", "type", "attributedTo", "published", "@context", "context", "interactionPolicy":
-		default:
-			obj[k] = v
-		}
-	}
-	obj["updated"] = now.Format(time.RFC3339)
-	_, content := patch["content"]
-	if _, contentMap := patch["contentMap"]; content || contentMap {
+	pl.context = clientContext(withoutOwnTerms(obj.JSONLDContext), doc.JSONLDContext, patch.JSONLDContext)
+	obj.JSONLDContext = nil
+	obj.Merge(patch, "id", "type", "attributedTo", "published", "@context", "context", "interactionPolicy")
+	obj.Updated = now.Format(time.RFC3339)
+	if patch.Has("content") || patch.Has("contentMap") {
 		sanitizeContent(obj)
 	}
 	mediaIDs, err := p.attachments(ctx, pl, obj, current.ID)
 	if err != nil {
 		return err
 	}
-	pl.activity["@context"] = contextFor(obj, pl.context)
+	pl.activity.JSONLDContext = contextFor(obj, pl.context)
 	addr, _ := readAddressing(obj)
 	addr.set(pl.activity, obj)
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
@@ -133,12 +133,16 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 		return err
 	}
 	pl.objIRI = current.IRI
-	pl.activity["object"] = obj
+	pl.activity.Object = as.Embed(obj)
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
 		if err := p.addEarlierRecipients(ctx, tx, pl); err != nil {
 			return err
 		}
-		err := tx.UpdateObject(ctx, pl.objIRI, objectBody(obj, pl.context), pl.public, now)
+		body, err := objectBody(obj, pl.context)
+		if err != nil {
+			return err
+		}
+		err = tx.UpdateObject(ctx, pl.objIRI, body, pl.public, now)
 		if errors.Is(err, store.ErrNotFound) {
 			return inputErr("%s was deleted", pl.objIRI)
 		}
@@ -155,13 +159,13 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc map[string]any
 
 // planDelete turns an object the actor owns into a Tombstone and sends the
 // Delete to every server that got the object.
-func (p *Publisher) planDelete(ctx context.Context, pl *plan, doc map[string]any, now time.Time) error {
-	current, err := p.ownObject(ctx, pl, federation.IDOf(doc["object"]))
+func (p *Publisher) planDelete(ctx context.Context, pl *plan, doc *as.Object, now time.Time) error {
+	current, err := p.ownObject(ctx, pl, doc.Object.ID)
 	if err != nil {
 		return err
 	}
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(current.Body), &obj); err != nil {
+	obj, err := as.Parse([]byte(current.Body))
+	if err != nil {
 		return err
 	}
 	addr, _ := readAddressing(obj)
@@ -169,20 +173,19 @@ func (p *Publisher) planDelete(ctx context.Context, pl *plan, doc map[string]any
 	if err := p.resolveAudience(ctx, pl, addr); err != nil {
 		return err
 	}
-	tombstone := map[string]any{
-		"id":         current.IRI,
-		"type":       "Tombstone",
-		"formerType": current.Type,
-		"deleted":    now.Format(time.RFC3339),
-	}
+	tombstone := &as.Object{ID: current.IRI, Type: as.Types{"Tombstone"}, FormerType: current.Type, Deleted: now.Format(time.RFC3339)}
 	pl.objIRI = current.IRI
-	pl.activity["object"] = tombstone
+	pl.activity.Object = as.Embed(tombstone)
 	pl.locals = nil // a Delete tells servers, not local inboxes
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
 		if err := p.addEarlierRecipients(ctx, tx, pl); err != nil {
 			return err
 		}
-		err := tx.TombstoneObject(ctx, pl.objIRI, objectBody(tombstone, nil), now)
+		body, err := objectBody(tombstone, nil)
+		if err != nil {
+			return err
+		}
+		err = tx.TombstoneObject(ctx, pl.objIRI, body, now)
 		if errors.Is(err, store.ErrNotFound) {
 			return inputErr("%s is already deleted", pl.objIRI)
 		}
@@ -227,24 +230,28 @@ func (p *Publisher) addEarlierRecipients(ctx context.Context, tx *store.Tx, pl *
 
 // objectBody is the JSON an object is served as: with its own @context, and
 // without bto and bcc.
-func objectBody(obj map[string]any, client []any) string {
-	o := clone(obj)
-	delete(o, "bto")
-	delete(o, "bcc")
-	o["@context"] = contextFor(obj, client)
-	b, _ := marshal(o)
-	return string(b)
+func objectBody(obj *as.Object, client []any) (string, error) {
+	o := obj.Clone()
+	o.BTo, o.BCC = nil, nil
+	o.JSONLDContext = contextFor(obj, client)
+	b, err := as.Marshal(o)
+	return string(b), err
 }
 
 // clientContext gathers what a client's @context (of the activity and of
 // the object) adds to ActivityStreams: context URLs other than the AS2 one
 // (passed on as given, never fetched) and embedded term definitions.
-func clientContext(contexts ...any) []any {
+func clientContext(contexts ...json.RawMessage) []any {
 	var out []any
-	for _, c := range contexts {
-		list := asTagList(c)
-		if s, ok := c.(string); ok {
-			list = []any{s}
+	for _, raw := range contexts {
+		var c any
+		if raw != nil && json.Unmarshal(raw, &c) != nil {
+			continue
+		}
+		list, _ := c.([]any)
+		switch c.(type) {
+		case string, map[string]any:
+			list = []any{c}
 		}
 		for _, e := range list {
 			if e == federation.ContextAS || slices.ContainsFunc(out, func(o any) bool { return reflect.DeepEqual(o, e) }) {
@@ -256,12 +263,19 @@ func clientContext(contexts ...any) []any {
 	return out
 }
 
-// withoutOwnTerms drops from a stored @context the term definitions
+// withoutOwnTerms is a stored @context without the term definitions
 // contextFor adds, which are added again as the object needs them.
-func withoutOwnTerms(c any) any {
-	list := asTagList(c)
-	if s, ok := c.(string); ok {
-		return s
+func withoutOwnTerms(raw json.RawMessage) json.RawMessage {
+	var c any
+	if json.Unmarshal(raw, &c) != nil {
+		return nil
+	}
+	if _, ok := c.(string); ok {
+		return raw
+	}
+	list, _ := c.([]any)
+	if m, ok := c.(map[string]any); ok {
+		list = []any{m}
 	}
 	var out []any
 	for _, e := range list {
@@ -270,7 +284,7 @@ func withoutOwnTerms(c any) any {
 		}
 		out = append(out, e)
 	}
-	return out
+	return contextJSON(out)
 }
 
 // ownTerms reports whether m defines only terms contextFor adds.
@@ -288,21 +302,21 @@ func ownTerms(m map[string]any) bool {
 // Mastodon's terms for what Herald uses beyond AS2 (the sensitive flag and
 // the BlurHash of attachments), so that a JSON-LD processor such as Fedify
 // keeps them.
-func contextFor(obj map[string]any, client []any) any {
-	_, sensitive := obj["sensitive"]
+func contextFor(obj *as.Object, client []any) json.RawMessage {
+	sensitive := obj.Has("sensitive")
 	hasBlurhash := false
-	for _, a := range asTagList(obj["attachment"]) {
-		if m, ok := a.(map[string]any); ok && m["blurhash"] != nil {
+	for _, a := range obj.Attachment.Objects() {
+		if b := a.Get("blurhash"); b != nil && string(b) != "null" {
 			hasBlurhash = true
 		}
 	}
-	_, policy := obj["interactionPolicy"]
+	policy := obj.Has("interactionPolicy")
 	ctx := append([]any{federation.ContextAS}, client...)
 	if !sensitive && !hasBlurhash && !policy {
 		if len(ctx) == 1 {
-			return federation.ContextAS
+			return contextJSON(federation.ContextAS)
 		}
-		return ctx
+		return contextJSON(ctx)
 	}
 	terms := map[string]any{}
 	if sensitive {
@@ -317,7 +331,13 @@ func contextFor(obj map[string]any, client []any) any {
 			terms[k] = v
 		}
 	}
-	return append(ctx, terms)
+	return contextJSON(append(ctx, terms))
+}
+
+// contextJSON is an @context as JSON.
+func contextJSON(c any) json.RawMessage {
+	b, _ := marshal(c) // strings, lists and maps of them
+	return b
 }
 
 // marshal encodes JSON without escaping <, > and & (content is HTML, and
@@ -330,13 +350,4 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
-// clone copies a document's top level.
-func clone(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

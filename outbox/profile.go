@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -17,12 +18,12 @@ const MaxPinned = 5
 // own public objects to or from its featured collection, the only
 // collection Herald lets a client change. Like Mastodon's, it goes to the
 // followers; the collection itself is served at Instance.FeaturedURL.
-func (p *Publisher) planPin(ctx context.Context, pl *plan, doc map[string]any, now time.Time) error {
+func (p *Publisher) planPin(ctx context.Context, pl *plan, doc *as.Object, now time.Time) error {
 	featured := p.Instance.FeaturedURL(pl.actor.Name)
-	if federation.IDOf(doc["target"]) != featured {
+	if doc.Target.ID != featured {
 		return inputErr("%s is supported with the target %s only (pinned posts)", pl.typ, featured)
 	}
-	o, err := p.ownObject(ctx, pl, federation.IDOf(doc["object"]))
+	o, err := p.ownObject(ctx, pl, doc.Object.ID)
 	if err != nil {
 		return err
 	}
@@ -50,8 +51,8 @@ func (p *Publisher) planPin(ctx context.Context, pl *plan, doc map[string]any, n
 		return err
 	}
 	pl.objIRI = o.IRI
-	pl.activity["object"] = o.IRI
-	pl.activity["target"] = featured
+	pl.activity.Object = as.IRI(o.IRI)
+	pl.activity.Target = as.IRI(featured)
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
 		return tx.SetPinned(ctx, o.ID, pin, now)
 	}
@@ -71,17 +72,34 @@ func (p *Publisher) UpdateActor(ctx context.Context, actor *store.Actor, opts Op
 // queueActorUpdate queues the Update of actor's document, as it is in
 // memory, to its followers inside tx.
 func (p *Publisher) queueActorUpdate(ctx context.Context, tx *store.Tx, actor *store.Actor, now time.Time) (string, store.EnqueueResult, error) {
-	return p.Queue(ctx, tx, p.actorUpdate(actor, delivery.Audience{FollowersOf: actor.ID}, now), now)
+	update, err := p.actorUpdate(actor, delivery.Audience{FollowersOf: actor.ID}, now)
+	if err != nil {
+		return "", store.EnqueueResult{}, err
+	}
+	return p.Queue(ctx, tx, update, now)
 }
 
 // actorUpdate is an Update of the actor's current document to aud.
-func (p *Publisher) actorUpdate(actor *store.Actor, aud delivery.Audience, now time.Time) Outbound {
-	doc := ActorDocument(p.Instance, actor)
-	delete(doc, "@context")
+func (p *Publisher) actorUpdate(actor *store.Actor, aud delivery.Audience, now time.Time) (Outbound, error) {
+	doc, err := document(ActorDocument(p.Instance, actor))
+	if err != nil {
+		return Outbound{}, err
+	}
+	doc.JSONLDContext = nil
 	return Outbound{
 		Actor: actor,
-		Activity: map[string]any{"type": "Update", "object": doc, "to": []string{federation.Public},
-			"cc": []string{p.Instance.FollowersURL(actor.Name)}, "published": now.Format(time.RFC3339)},
+		Activity: &as.Object{Type: as.Types{"Update"}, Object: as.Embed(doc), To: as.IRIs(federation.Public),
+			CC: as.IRIs(p.Instance.FollowersURL(actor.Name)), Published: now.Format(time.RFC3339)},
 		Audience: aud, ObjectIRI: p.Instance.ActorID(actor.Name), Public: true,
+	}, nil
+}
+
+// document is a document Herald built as a map (an actor's) as an
+// Object, to send in an activity.
+func document(m map[string]any) (*as.Object, error) {
+	b, err := marshal(m)
+	if err != nil {
+		return nil, err
 	}
+	return as.Parse(b)
 }

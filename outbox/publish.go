@@ -15,8 +15,10 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/delivery"
 	"herald/store"
+	"herald/timeline"
 	"herald/webhook"
 )
 
@@ -74,22 +76,17 @@ var asActivityTypes = map[string]bool{
 // parsers of every receiver.
 const MaxDepth = 32
 
-// depth is how deeply v nests maps and arrays.
-func depth(v any) int {
-	d := 0
-	switch t := v.(type) {
-	case map[string]any:
-		for _, e := range t {
-			d = max(d, depth(e))
-		}
-		return d + 1
-	case []any:
-		for _, e := range t {
-			d = max(d, depth(e))
-		}
-		return d + 1
+// ReadDocument reads what a client posts: one JSON object, nesting at most
+// MaxDepth deep. What it refuses is an *InputError.
+func ReadDocument(body []byte) (*as.Object, error) {
+	if as.Depth(body) > MaxDepth {
+		return nil, inputErr("the document nests more than %d levels deep", MaxDepth)
 	}
-	return 0
+	doc, err := as.Parse(body)
+	if err != nil {
+		return nil, inputErr("body is not a JSON object")
+	}
+	return doc, nil
 }
 
 // relayedTypes are the public activities that also go to the accepted
@@ -109,7 +106,7 @@ var activityTypes = map[string]bool{
 type plan struct {
 	actor    *store.Actor
 	context  []any // what the client's @context adds to ActivityStreams
-	activity map[string]any
+	activity *as.Object
 	typ      string
 	objIRI   string
 	public   bool
@@ -135,8 +132,9 @@ type Options struct {
 // Publish validates doc (an activity, or a bare object to wrap in Create)
 // from actor, stores it and queues its deliveries in one transaction, and
 // wakes the scheduler. An *InputError means the request was refused and
-// nothing changed.
-func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[string]any, opts Options) (*Result, error) {
+// nothing changed. A client's document is read with ReadDocument; doc is
+// not changed.
+func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc *as.Object, opts Options) (*Result, error) {
 	if err := p.refuseSuspended(ctx, actor); err != nil {
 		return nil, err
 	}
@@ -146,33 +144,31 @@ func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc map[str
 			return &Result{Activity: a, Replayed: a != nil}, err
 		}
 	}
-	typ := federation.FirstString(doc["type"])
+	typ := doc.Type.First()
 	switch {
-	case depth(doc) > MaxDepth:
-		return nil, inputErr("the document nests more than %d levels deep", MaxDepth)
 	case typ == "":
 		return nil, inputErr("the document has no type")
 	case !asActivityTypes[typ]:
 		// An object: the Create carries the client's @context with it.
-		doc = map[string]any{"type": "Create", "object": doc, "@context": doc["@context"]}
+		doc = &as.Object{Type: as.Types{"Create"}, Object: as.Embed(doc), JSONLDContext: doc.JSONLDContext}
 		typ = "Create"
 	case !activityTypes[typ]:
 		return nil, inputErr("unsupported type %q: post an object (Note, Article, ...) or one of Create, Update, Delete, Announce, Like, Follow, Undo, Block, Add, Remove, EmojiReact", typ)
 	}
-	if id := federation.IDOf(doc["id"]); id != "" && !p.ours(id) {
+	if id := doc.ID; id != "" && !p.ours(id) {
 		return nil, inputErr("the activity's id %q is not on this server; leave ids out and Herald assigns them", id)
 	}
-	if a := federation.IDOf(doc["actor"]); a != "" && a != p.Instance.ActorID(actor.Name) {
+	if a := doc.Actor.ID; a != "" && a != p.Instance.ActorID(actor.Name) {
 		return nil, inputErr("the actor must be %s (the token's actor), not %q", p.Instance.ActorID(actor.Name), a)
 	}
 	now := p.Now().UTC()
 	pl := &plan{actor: actor, typ: typ, unresolved: map[string]string{}}
 	// The id is minted now, not by Queue: a Follow's row refers to it in
 	// the same transaction.
-	pl.activity = map[string]any{
-		"id":        p.Instance.NewID(actor.Name, "activities", now),
-		"type":      typ,
-		"published": now.Format(time.RFC3339),
+	pl.activity = &as.Object{
+		ID:        p.Instance.NewID(actor.Name, "activities", now),
+		Type:      as.Types{typ},
+		Published: now.Format(time.RFC3339),
 	}
 	var err error
 	switch typ {
@@ -249,6 +245,9 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 		}
 		res.Queued = q
 		if res.Activity, err = tx.ActivityByIRI(ctx, iri); err != nil {
+			return err
+		}
+		if err := timeline.Published(ctx, tx, p.Instance, timeline.Outbound{Actor: pl.actor, Activity: as.Untyped(pl.activity), Now: now}); err != nil {
 			return err
 		}
 		if len(pl.locals) > 0 {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -18,11 +18,12 @@ type Outbound struct {
 	// Actor is the sender; nil is the instance actor (a relay's Follow,
 	// the Accept of a relay's Follow).
 	Actor *store.Actor
-	// Activity is the document without @context, id and actor, which
-	// Queue sets; an "id" already in it (minted earlier with
-	// Instance.NewID, because something in the same transaction refers to
-	// it) is kept.
-	Activity map[string]any
+	// Activity is the document without id and actor, which Queue sets,
+	// and without @context unless it needs more than ActivityStreams'; an
+	// id already in it (minted earlier with Instance.NewID, because
+	// something in the same transaction refers to it) is kept. Queue does
+	// not change it.
+	Activity *as.Object
 	Audience delivery.Audience
 	// ObjectIRI is the object the activity acts on, for the delivery
 	// report and for Undo and Delete to find what the object reached.
@@ -38,37 +39,33 @@ type Outbound struct {
 // audience, inside tx, and returns the activity's id with what was queued.
 // The caller wakes the scheduler (p.Runner.Wake) once tx commits.
 func (p *Publisher) Queue(ctx context.Context, tx *store.Tx, o Outbound, now time.Time) (string, store.EnqueueResult, error) {
-	doc := make(map[string]any, len(o.Activity)+3)
-	doc["@context"] = federation.ContextAS
-	for k, v := range o.Activity {
-		doc[k] = v
+	doc := o.Activity.Clone()
+	if doc.JSONLDContext == nil {
+		doc.JSONLDContext = contextJSON(as.ContextAS)
 	}
 	var name string
 	var actorID int64
 	if o.Actor != nil {
 		name, actorID = o.Actor.Name, o.Actor.ID
 	}
-	id, _ := doc["id"].(string)
-	if id == "" {
-		id = p.Instance.NewID(name, "activities", now)
-		doc["id"] = id
+	if doc.ID == "" {
+		doc.ID = p.Instance.NewID(name, "activities", now)
 	}
-	doc["actor"] = p.actorIRI(o.Actor)
-	if o.Audience.Relays && o.Actor != nil {
-		var err error
-		if doc, err = p.signForRelays(ctx, tx, o.Actor, doc, now); err != nil {
-			return "", store.EnqueueResult{}, err
-		}
-	}
-	body, err := marshal(doc)
+	doc.Actor = as.IRI(p.actorIRI(o.Actor))
+	body, err := as.Marshal(doc)
 	if err != nil {
 		return "", store.EnqueueResult{}, err
 	}
+	if o.Audience.Relays && o.Actor != nil {
+		if body, err = p.signForRelays(ctx, tx, o.Actor, body, now); err != nil {
+			return "", store.EnqueueResult{}, err
+		}
+	}
 	res, err := p.Runner.Enqueue(ctx, tx, store.OutActivity{
-		IRI: id, Type: federation.FirstString(doc["type"]), ActorID: actorID, Body: body,
+		IRI: doc.ID, Type: doc.Type.First(), ActorID: actorID, Body: body,
 		ObjectIRI: o.ObjectIRI, Public: o.Public, InOutbox: o.InOutbox, Lane: o.Lane, IdempotencyKey: o.IdempotencyKey,
 	}, o.Audience, now)
-	return id, res, err
+	return doc.ID, res, err
 }
 
 // actorIRI is the id of a sender: a local actor, or the instance actor
@@ -86,17 +83,14 @@ func (p *Publisher) actorIRI(a *store.Actor) string {
 // Follow (id, type, actor, object) as Mastodon does; followID may be empty
 // when the Follow had none.
 func (p *Publisher) AnswerFollow(ctx context.Context, tx *store.Tx, local *store.Actor, accept bool, followID, follower, inbox string, now time.Time) (string, store.EnqueueResult, error) {
-	follow := map[string]any{"type": "Follow", "actor": follower, "object": p.actorIRI(local)}
-	if followID != "" {
-		follow["id"] = followID
-	}
+	follow := &as.Object{ID: followID, Type: as.Types{"Follow"}, Actor: as.IRI(follower), Object: as.IRI(p.actorIRI(local))}
 	typ := "Reject"
 	if accept {
 		typ = "Accept"
 	}
 	return p.Queue(ctx, tx, Outbound{
 		Actor:    local,
-		Activity: map[string]any{"type": typ, "object": follow, "to": []string{follower}},
+		Activity: &as.Object{Type: as.Types{typ}, Object: as.Embed(follow), To: as.IRIs(follower)},
 		Audience: delivery.Audience{Inboxes: []string{inbox}},
 	}, now)
 }
@@ -106,10 +100,10 @@ func (p *Publisher) AnswerFollow(ctx context.Context, tx *store.Tx, local *store
 // Mastodon's followers synchronization does: it is for a follow the remote
 // recorded and we do not have, so we do not know its id.
 func (p *Publisher) UndoFollow(ctx context.Context, tx *store.Tx, local *store.Actor, remoteID, remoteInbox string, now time.Time) error {
+	follow := &as.Object{Type: as.Types{"Follow"}, Actor: as.IRI(p.Instance.ActorID(local.Name)), Object: as.IRI(remoteID)}
 	_, _, err := p.Queue(ctx, tx, Outbound{
-		Actor: local,
-		Activity: map[string]any{"type": "Undo", "to": []string{remoteID},
-			"object": map[string]any{"type": "Follow", "actor": p.Instance.ActorID(local.Name), "object": remoteID}},
+		Actor:    local,
+		Activity: &as.Object{Type: as.Types{"Undo"}, To: as.IRIs(remoteID), Object: as.Embed(follow)},
 		Audience: delivery.Audience{Inboxes: []string{remoteInbox}},
 	}, now)
 	return err

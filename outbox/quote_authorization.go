@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/httpapi"
 	"herald/outbox/delivery"
 	"herald/store"
@@ -64,24 +65,26 @@ func (p *Publisher) StampURL(local *store.Actor, id int64) string {
 // the local post o of local, from requester (whose inbox is inbox), for
 // the quoting post quote, inside tx: an Accept with the stamp when o is
 // public, a Reject otherwise.
-func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local *store.Actor, o *store.Object, request map[string]any, requester, quote, inbox string, now time.Time) (bool, error) {
-	req := map[string]any{"type": "QuoteRequest", "actor": requester, "object": o.IRI, "instrument": quote}
-	if id := federation.IDOf(request["id"]); id != "" {
-		req["id"] = id
+func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local *store.Actor, o *store.Object, request *as.Object, requester, quote, inbox string, now time.Time) (bool, error) {
+	req := &as.Object{ID: request.ID, Type: as.Types{"QuoteRequest"}, Actor: as.IRI(requester), Object: as.IRI(o.IRI)}
+	if err := req.Set("instrument", quote); err != nil {
+		return false, err
 	}
-	act := map[string]any{"@context": quoteContext, "object": req, "to": []string{requester}}
+	act := &as.Object{JSONLDContext: contextJSON(quoteContext), Object: as.Embed(req), To: as.IRIs(requester)}
 	accept := o.Public && !o.Deleted
 	if accept {
-		stamp, err := tx.AuthorizeQuote(ctx, o.ID, quote, requester, federation.IDOf(request["id"]))
+		stamp, err := tx.AuthorizeQuote(ctx, o.ID, quote, requester, request.ID)
 		if err != nil {
 			return false, err
 		}
 		// A fresh id each time (Queue assigns it): a repeated request is
 		// answered again, with the same stamp.
-		act["type"] = "Accept"
-		act["result"] = p.StampURL(local, stamp.ID)
+		act.Type = as.Types{"Accept"}
+		if err := act.Set("result", p.StampURL(local, stamp.ID)); err != nil {
+			return false, err
+		}
 	} else {
-		act["type"] = "Reject"
+		act.Type = as.Types{"Reject"}
 	}
 	_, _, err := p.Queue(ctx, tx, Outbound{Actor: local, Activity: act, Audience: delivery.Audience{Inboxes: []string{inbox}}, ObjectIRI: o.IRI}, now)
 	return accept, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -18,12 +19,12 @@ import (
 func (p *Publisher) FollowRelay(ctx context.Context, tx *store.Tx, r *store.Relay, now time.Time) (string, store.EnqueueResult, error) {
 	follow := relayFollow(r)
 	if r.Style == store.RelayLitePub {
-		follow["to"] = []string{r.Actor}
+		follow.To = as.IRIs(r.Actor)
 	}
 	return p.Queue(ctx, tx, Outbound{
 		Activity:  follow,
 		Audience:  delivery.Audience{Inboxes: []string{r.Inbox}},
-		ObjectIRI: federation.IDOf(follow["object"]),
+		ObjectIRI: follow.Object.ID,
 	}, now)
 }
 
@@ -31,9 +32,9 @@ func (p *Publisher) FollowRelay(ctx context.Context, tx *store.Tx, r *store.Rela
 // the Follow embedded (app/models/relay.rb, unfollow_activity), inside tx.
 func (p *Publisher) UnfollowRelay(ctx context.Context, tx *store.Tx, r *store.Relay, now time.Time) (string, store.EnqueueResult, error) {
 	follow := relayFollow(r)
-	follow["actor"] = p.Instance.InstanceActorID()
+	follow.Actor = as.IRI(p.Instance.InstanceActorID())
 	return p.Queue(ctx, tx, Outbound{
-		Activity:  map[string]any{"type": "Undo", "object": follow},
+		Activity:  &as.Object{Type: as.Types{"Undo"}, Object: as.Embed(follow)},
 		Audience:  delivery.Audience{Inboxes: []string{r.Inbox}},
 		ObjectIRI: r.FollowID,
 	}, now)
@@ -41,31 +42,28 @@ func (p *Publisher) UnfollowRelay(ctx context.Context, tx *store.Tx, r *store.Re
 
 // relayFollow is the instance actor's Follow of r, without its actor
 // (Queue adds it to the activity it sends).
-func relayFollow(r *store.Relay) map[string]any {
+func relayFollow(r *store.Relay) *as.Object {
 	object := federation.Public
 	if r.Style == store.RelayLitePub {
 		object = r.Actor
 	}
-	return map[string]any{"id": r.FollowID, "type": "Follow", "object": object}
+	return &as.Object{ID: r.FollowID, Type: as.Types{"Follow"}, Object: as.IRI(object)}
 }
 
-// signForRelays adds the author's LD signature (federation.SignLD) to a
-// public activity when an accepted relay will get it: a Mastodon-style
+// signForRelays is a public activity's JSON (body) with the author's LD
+// signature (federation.SignLD) when an accepted relay will get it: a Mastodon-style
 // relay forwards it as it is, and Mastodon accepts a relayed activity only
 // with its author's signature. bto and bcc go first, as Enqueue would take
 // them out of the body afterwards, breaking the signature. An activity
 // that cannot be signed (an app's own @context, which Herald does not
 // hold) goes unsigned: servers that fetch it from Herald still get it.
-func (p *Publisher) signForRelays(ctx context.Context, tx *store.Tx, actor *store.Actor, doc map[string]any, now time.Time) (map[string]any, error) {
+func (p *Publisher) signForRelays(ctx context.Context, tx *store.Tx, actor *store.Actor, body []byte, now time.Time) ([]byte, error) {
 	relays, err := tx.RelayInboxes(ctx)
 	if err != nil || len(relays) == 0 {
-		return doc, err
+		return body, err
 	}
-	b, err := marshal(doc)
+	b, err := delivery.StripBlindRecipients(body)
 	if err != nil {
-		return nil, err
-	}
-	if b, err = delivery.StripBlindRecipients(b); err != nil {
 		return nil, err
 	}
 	var stripped map[string]any
@@ -78,7 +76,7 @@ func (p *Publisher) signForRelays(ctx context.Context, tx *store.Tx, actor *stor
 	}
 	signed, err := federation.SignLD(stripped, p.Instance.KeyID(actor.Name), key, now)
 	if err != nil {
-		return doc, nil
+		return body, nil
 	}
-	return signed, nil
+	return marshal(signed)
 }

@@ -36,7 +36,10 @@ func (p *Publisher) RotateKey(ctx context.Context, actor *store.Actor, opts Opti
 		if err != nil {
 			return "", store.EnqueueResult{}, err
 		}
-		update := p.actorUpdate(&rotated, delivery.Audience{Inboxes: inboxes}, now)
+		update, err := p.actorUpdate(&rotated, delivery.Audience{Inboxes: inboxes}, now)
+		if err != nil {
+			return "", store.EnqueueResult{}, err
+		}
 		update.Lane = store.LaneLow
 		return p.Queue(ctx, tx, update, now)
 	})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/compose"
 	"herald/store"
 )
@@ -35,14 +36,14 @@ var ErrUnresolved = errors.New("could not find")
 // the direct recipient. A mention or recipient that cannot be found is an
 // error wrapping ErrUnresolved (a post that silently reaches fewer people
 // than written would be worse); a bad language is an *InputError.
-func (p *Publisher) TextNoteDocument(ctx context.Context, actor *store.Actor, n TextNote) (map[string]any, error) {
+func (p *Publisher) TextNoteDocument(ctx context.Context, actor *store.Actor, n TextNote) (*as.Object, error) {
 	inst := p.Instance
-	note := map[string]any{"type": "Note"}
+	note := &as.Object{Type: as.Types{"Note"}}
 	switch n.To {
 	case "", "public":
-		note["to"], note["cc"] = []string{federation.Public}, []string{inst.FollowersURL(actor.Name)}
+		note.To, note.CC = as.IRIs(federation.Public), as.IRIs(inst.FollowersURL(actor.Name))
 	case "followers":
-		note["to"] = []string{inst.FollowersURL(actor.Name)}
+		note.To = as.IRIs(inst.FollowersURL(actor.Name))
 	default:
 		id := n.To
 		if !strings.HasPrefix(id, "https://") && !strings.HasPrefix(id, "http://") {
@@ -54,7 +55,7 @@ func (p *Publisher) TextNoteDocument(ctx context.Context, actor *store.Actor, n 
 				return nil, fmt.Errorf("%w %s: %w", ErrUnresolved, n.To, err)
 			}
 		}
-		note["to"] = []string{id}
+		note.To = as.IRIs(id)
 	}
 	res, err := p.Compose(ctx, compose.Draft{Text: n.Text, Summary: n.CW, InReplyTo: n.InReplyTo, Language: n.Language})
 	if errors.Is(err, compose.ErrLanguage) {
@@ -68,16 +69,12 @@ func (p *Publisher) TextNoteDocument(ctx context.Context, actor *store.Actor, n 
 		return nil, fmt.Errorf("%w @%s: %w", ErrUnresolved, u.Handle, u.Err)
 	}
 	res.Apply(note)
-	var attachments []any
 	for _, id := range n.Media {
 		m, err := p.DB.MediaByID(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("attachment %d: %w", id, err)
 		}
-		attachments = append(attachments, map[string]any{"type": "Document", "url": inst.MediaURL(m.File)})
-	}
-	if attachments != nil {
-		note["attachment"] = attachments
+		note.Attachment = append(note.Attachment, as.Embed(&as.Object{Type: as.Types{"Document"}, URL: as.IRIs(inst.MediaURL(m.File))}))
 	}
 	return note, nil
 }

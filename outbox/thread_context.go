@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/httpapi"
 	"herald/store"
 )
@@ -35,12 +35,12 @@ const ThreadContextSuffix = "/context"
 
 // parentContext is the context a reply inherits from the document of the
 // post it answers: an http(s) IRI, or "".
-func parentContext(parent map[string]any) string {
-	c := federation.IDOf(parent["context"])
-	if c == "" {
+func parentContext(parent *as.Object) string {
+	if parent == nil {
 		return ""
 	}
-	if !httpURL(c) {
+	c := parent.Context.ID
+	if c == "" || !httpURL(c) {
 		return ""
 	}
 	return c
@@ -49,20 +49,20 @@ func parentContext(parent map[string]any) string {
 // setThreadContext writes obj's context: inherited (parent, "" if the
 // parent names none or there is no parent) for a reply, {obj}/context for
 // a public post that starts a thread, none otherwise.
-func setThreadContext(obj map[string]any, reply bool, inherited string, public bool) {
-	delete(obj, "context")
+func setThreadContext(obj *as.Object, reply bool, inherited string, public bool) {
+	obj.Context = as.Ref{}
 	switch {
 	case reply && inherited != "":
-		obj["context"] = inherited
+		obj.Context = as.IRI(inherited)
 	case !reply && public:
-		obj["context"] = obj["id"].(string) + ThreadContextSuffix
+		obj.Context = as.IRI(obj.ID + ThreadContextSuffix)
 	}
 }
 
 // storeThreadContext records a new object's context with it, so that the
 // context's collection can list it.
-func storeThreadContext(ctx context.Context, tx *store.Tx, o *store.Object, obj map[string]any) error {
-	c := federation.IDOf(obj["context"])
+func storeThreadContext(ctx context.Context, tx *store.Tx, o *store.Object, obj *as.Object) error {
+	c := obj.Context.ID
 	if c == "" {
 		return nil
 	}
@@ -81,8 +81,8 @@ func (h *Handler) ThreadContext(w http.ResponseWriter, r *http.Request) {
 	id := root + ThreadContextSuffix
 	o, err := h.DB.ObjectByIRI(r.Context(), root)
 	if err == nil {
-		var doc map[string]any
-		if json.Unmarshal([]byte(o.Body), &doc) != nil || federation.IDOf(doc["context"]) != id || !o.Public || o.Deleted {
+		doc, perr := as.Parse([]byte(o.Body))
+		if perr != nil || doc.Context.ID != id || !o.Public || o.Deleted {
 			err = store.ErrNotFound
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"herald/federation/as"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
 	"herald/node"
@@ -47,11 +48,11 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 			t.Fatal(err)
 		}
 		pub := h.Srv.Publisher()
-		post, err := pub.Publish(ctx, h.Alice, map[string]any{"type": "Note", "content": "hello all"}, outbox.Options{})
+		post, err := pub.Publish(ctx, h.Alice, &as.Object{Type: as.Types{"Note"}, Content: "hello all"}, outbox.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		direct, err := pub.Publish(ctx, h.Alice, map[string]any{"type": "Note", "content": "psst", "to": []any{fine.URL + "/users/frank_private"}}, outbox.Options{})
+		direct, err := pub.Publish(ctx, h.Alice, &as.Object{Type: as.Types{"Note"}, Content: "psst", To: as.IRIs(fine.URL + "/users/frank_private")}, outbox.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,8 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 			// A file no upload has, and the likes collection.
 			"file":       "0123456789abcdef0123456789abcdef.png",
 			"collection": "likes",
-			"tag":        "herald", // a hashtag timeline
+			"tag":        "herald",        // a hashtag timeline
+			"group_key":  "favourite-1-1", // a grouped notification
 		}
 		var paths []string
 		chi.Walk(h.Srv.Routes(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"herald/federation/as"
 	"herald/internal/fedtest"
 	"herald/node"
 	"herald/outbox"
@@ -25,10 +26,10 @@ func browse(t *testing.T, h *fedtest.Herald, path string) (*http.Response, strin
 func TestPublicPagesShowAttachments(t *testing.T) {
 	h := fedtest.NewHerald(t)
 	m := h.AddImage(t, h.Alice, 40, 30, "a blue strip")
-	res, err := h.Srv.Publisher().Publish(context.Background(), h.Alice, map[string]any{"type": "Note", "content": "look #strips", "tag": []any{map[string]any{"type": "Hashtag", "name": "#strips"}},
-		"attachment": []any{
-			map[string]any{"type": "Image", "url": h.Inst.MediaURL(m.File)},
-			map[string]any{"type": "Document", "mediaType": "video/mp4", "url": "http://127.0.0.1:9/clip.mp4", "name": "a short clip"},
+	res, err := h.Srv.Publisher().Publish(context.Background(), h.Alice, &as.Object{Type: as.Types{"Note"}, Content: "look #strips", Tag: as.Refs{as.Embed(&as.Object{Type: as.Types{"Hashtag"}, Name: "#strips"})},
+		Attachment: as.Refs{
+			as.Embed(&as.Object{Type: as.Types{"Image"}, URL: as.IRIs(h.Inst.MediaURL(m.File))}),
+			as.Embed(&as.Object{Type: as.Types{"Document"}, MediaType: "video/mp4", URL: as.IRIs("http://127.0.0.1:9/clip.mp4"), Name: "a short clip"}),
 		}}, outbox.Options{})
 	if err != nil {
 		t.Fatal(err)

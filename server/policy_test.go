@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/federation/signature"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
@@ -25,7 +26,7 @@ func follow(t *testing.T, h *fedtest.Herald, a *fedtest.RemoteActor) {
 // post publishes a public Note as alice.
 func post(t *testing.T, h *fedtest.Herald, text string) *outbox.Result {
 	t.Helper()
-	res, err := h.Node.Publisher.Publish(context.Background(), h.Alice, map[string]any{"type": "Note", "content": text}, outbox.Options{})
+	res, err := h.Node.Publisher.Publish(context.Background(), h.Alice, &as.Object{Type: as.Types{"Note"}, Content: text}, outbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

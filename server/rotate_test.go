@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/federation/signature"
 	"herald/internal/fedtest"
 	"herald/jobs"
@@ -26,7 +27,7 @@ func TestRotateKey(t *testing.T) {
 	r2 := fedtest.NewRemote(t, "127.0.2.11")
 	dave := r2.Actor(t, "dave")
 	follow(t, h, bob)
-	if _, err := h.Node.Publisher.Publish(ctx, h.Alice, map[string]any{"type": "Note", "content": "hi", "to": []string{dave.ID}}, outbox.Options{}); err != nil {
+	if _, err := h.Node.Publisher.Publish(ctx, h.Alice, &as.Object{Type: as.Types{"Note"}, Content: "hi", To: as.IRIs(dave.ID)}, outbox.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	h.Step(t)

@@ -244,6 +244,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	hs.RegisterOnShutdown(s.clients.CloseStreams) // streams do not end by themselves
 	if s.cfg.TLS != nil {
 		ln = tls.NewListener(ln, s.cfg.TLS.TLSConfig())
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/internal/storetest"
 	"herald/node"
 	"herald/outbox"
@@ -453,11 +454,11 @@ func TestStatusPageShowsOnlyPublicActivities(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := context.Background()
 	pub := ts.server.Publisher()
-	public, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "hello all"}, outbox.Options{})
+	public, err := pub.Publish(ctx, ts.alice, &as.Object{Type: as.Types{"Note"}, Content: "hello all"}, outbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "psst", "to": []any{ts.inst.ActorID("alice")}}, outbox.Options{})
+	direct, err := pub.Publish(ctx, ts.alice, &as.Object{Type: as.Types{"Note"}, Content: "psst", To: as.IRIs(ts.inst.ActorID("alice"))}, outbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,7 +493,7 @@ func TestReportPageRendersTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := ts.server.Publisher().Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "hi"}, outbox.Options{})
+	res, err := ts.server.Publisher().Publish(ctx, ts.alice, &as.Object{Type: as.Types{"Note"}, Content: "hi"}, outbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,10 +521,10 @@ func TestProfileListsPublicPostsAndDeletedActorsHaveAPage(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := context.Background()
 	pub := ts.server.Publisher()
-	if _, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "<p>hello <b>all</b></p>"}, outbox.Options{}); err != nil {
+	if _, err := pub.Publish(ctx, ts.alice, &as.Object{Type: as.Types{"Note"}, Content: "<p>hello <b>all</b></p>"}, outbox.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pub.Publish(ctx, ts.alice, map[string]any{"type": "Note", "content": "psst", "to": []any{ts.inst.ActorID("alice")}}, outbox.Options{}); err != nil {
+	if _, err := pub.Publish(ctx, ts.alice, &as.Object{Type: as.Types{"Note"}, Content: "psst", To: as.IRIs(ts.inst.ActorID("alice"))}, outbox.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	_, page := ts.get(t, "/@alice", "text/html")

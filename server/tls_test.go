@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/federation/signature"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
@@ -148,7 +149,7 @@ func TestSignedDeliveryBetweenTwoHeraldsOverTLS(t *testing.T) {
 	b := startTLSHerald(t, "bob", ca, certFile, keyFile)
 	ctx := context.Background()
 	bob, _ := b.db.ActorByName(ctx, "bob")
-	if _, err := b.srv.Publisher().Publish(ctx, bob, map[string]any{"type": "Follow", "object": a.inst.ActorID("alice")}, outbox.Options{}); err != nil {
+	if _, err := b.srv.Publisher().Publish(ctx, bob, as.NewActivity("Follow", as.IRI(a.inst.ActorID("alice"))), outbox.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)

@@ -72,6 +72,8 @@ type DB struct {
 	onCommit func()
 	// space tracks writes refused for lack of space (space.go).
 	space space
+	// apiWakes tells the streaming API of committed events (api_event_wakes.go).
+	apiWakes apiWakes
 	// commits counts committed Writes (Commits, policy_rows.go).
 	commits atomic.Uint64
 	// identity is the SQLite file held open for the serve lock's flock

@@ -65,28 +65,6 @@ func (q *Queries) ClaimDeliveries(ctx context.Context, owner string, lane, limit
 	return out, rows.Err()
 }
 
-// ExpireLeases returns deliveries whose lease ran out (their runner died)
-// to the queue, due at once. It returns how many came back.
-func (q *Queries) ExpireLeases(ctx context.Context, now time.Time) (int64, error) {
-	r, err := q.w.ExecContext(ctx, `UPDATE deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
-		WHERE state = 'leased' AND lease_until < $1`, now.UnixMilli())
-	if err != nil {
-		return 0, err
-	}
-	return r.RowsAffected()
-}
-
-// RenewLeases extends the leases owner still holds on the rows ids. A row
-// another process reclaimed meanwhile is left alone.
-func (q *Queries) RenewLeases(ctx context.Context, owner string, ids []int64, until time.Time) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	_, err := q.w.ExecContext(ctx, `UPDATE deliveries SET lease_until = $1 WHERE state = 'leased' AND lease_owner = $2 AND `+q.db.inList("id", "$3"),
-		until.UnixMilli(), owner, q.db.listArg(ids))
-	return err
-}
-
 // HoldHost moves every queued delivery to host that is due before until to
 // until, without spending an attempt: what an open circuit breaker does.
 // It returns how many rows it moved.

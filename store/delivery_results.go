@@ -29,82 +29,89 @@ type DeliveryResult struct {
 	Gone bool
 }
 
+// resultRow is a DeliveryResult as ApplyDeliveryResults binds it.
+type resultRow struct {
+	ID        int64  `json:"id"`
+	State     string `json:"state"`
+	Attempts  int    `json:"attempts"`
+	NextAt    int64  `json:"next_at"`
+	Status    int    `json:"status"`
+	Err       string `json:"err"`
+	Attempted bool   `json:"attempted"`
+}
+
 // ApplyDeliveryResults writes a batch of owner's results in one transaction
 // (group commit): the delivery rows, the per-host failure days and
-// unavailability, follower removals for 410s, and the per-minute history. A row whose lease owner no
-// longer holds (another process reclaimed it) keeps its new state: the other
-// process sends it again, which receivers dedupe. It returns the hosts that
-// became unavailable in this batch.
+// unavailability, follower removals for 410s, and the per-minute history.
+// A row whose lease owner no longer holds (another process reclaimed it)
+// keeps its new state: the other process sends it again, which receivers
+// dedupe. It returns the hosts that became unavailable in this batch.
+//
+// A batch is a few statements whatever its size (the rows are one UPDATE,
+// the hosts' evidence two or three): on PostgreSQL each statement is a
+// round trip, and a runner that signs on every core waits for the CPU at
+// each one, so a statement per row made a batch of a few hundred take
+// seconds, and a killed node's finished deliveries were sent again.
 func (q *Queries) ApplyDeliveryResults(ctx context.Context, owner string, results []DeliveryResult, now time.Time) (newlyUnavailable []string, err error) {
+	rows := make([]resultRow, len(results))
+	for i, r := range results {
+		rows[i] = resultRow{ID: r.ID, State: r.State, Attempts: r.Attempts, NextAt: r.NextAt.UnixMilli(), Status: r.Status, Err: r.Error, Attempted: r.Attempted}
+	}
+	batch, err := jsonRows(rows)
+	if err != nil {
+		return nil, err
+	}
 	err = q.write(ctx, func(tx *Tx) error {
-		newlyUnavailable = newlyUnavailable[:0]
-		upd, err := tx.w.PrepareContext(ctx, `UPDATE deliveries SET state = $1, attempts = $2, next_at = $3, lease_until = NULL, lease_owner = NULL,
-			last_status = $4, last_error = $5, updated_at = $6,
-			first_attempt_at = CASE WHEN $7 THEN coalesce(first_attempt_at, $8) ELSE first_attempt_at END
-			WHERE id = $9 AND state = 'leased' AND lease_owner = $10`)
-		if err != nil {
+		ms := now.UnixMilli()
+		if _, err := tx.w.execPrepared(ctx, `UPDATE deliveries SET state = r.state, attempts = r.attempts, next_at = r.next_at,
+			lease_until = NULL, lease_owner = NULL, last_status = NULLIF(r.status, 0), last_error = NULLIF(r.err, ''), updated_at = $2,
+			first_attempt_at = CASE WHEN r.attempted THEN coalesce(first_attempt_at, $2) ELSE first_attempt_at END
+			FROM `+q.db.rowsOf("$1", "r", "id BIGINT, state TEXT, attempts INTEGER, next_at BIGINT, status INTEGER, err TEXT, attempted BOOLEAN")+`
+			WHERE deliveries.id = r.id AND `+q.db.noIndex("deliveries.state")+` = 'leased' AND deliveries.lease_owner = $3`, batch, ms, owner); err != nil {
 			return err
 		}
-		defer upd.Close()
-		ms := now.UnixMilli()
-		type evidence struct {
-			succeeded bool
-			lastError string // of a retryable failure; "" if none
-		}
-		hosts := map[string]*evidence{}
 		for _, r := range results {
-			var status any
-			if r.Status != 0 {
-				status = r.Status
-			}
-			if _, err := upd.ExecContext(ctx, r.State, r.Attempts, r.NextAt.UnixMilli(), status, nullString(r.Error), ms, r.Attempted, ms, r.ID, owner); err != nil {
-				return err
-			}
 			if r.Gone {
 				if err := tx.RemoveFollowersByInbox(ctx, r.Inbox); err != nil {
 					return err
 				}
 			}
-			if r.HostOutcome == "" {
-				continue
-			}
-			e := hosts[r.Host]
-			if e == nil {
-				e = &evidence{}
-				hosts[r.Host] = e
-			}
-			if r.HostOutcome == "success" {
-				e.succeeded = true
-			} else {
-				e.lastError = r.Error
-			}
-		}
-		if err := tx.recordHistory(ctx, results, now); err != nil {
-			return err
 		}
 		if err := tx.recordDeliveryFailures(ctx, results, now); err != nil {
 			return err
 		}
-		// Hosts in order: two processes writing batches that share hosts
-		// lock their rows in the same order, so they never deadlock.
-		for _, host := range slices.Sorted(maps.Keys(hosts)) {
-			e := hosts[host]
-			// One success in a batch outweighs failures to the same host.
-			if e.succeeded {
-				if err := tx.hostSucceeded(ctx, host); err != nil {
-					return err
-				}
-				continue
-			}
-			became, err := tx.hostFailed(ctx, host, e.lastError, now)
-			if err != nil {
-				return err
-			}
-			if became {
-				newlyUnavailable = append(newlyUnavailable, host)
-			}
+		if newlyUnavailable, err = tx.recordHostEvidence(ctx, results, now); err != nil {
+			return err
 		}
-		return nil
+		// Last: every batch of every process adds to the same row of the
+		// minute, which stays locked until the commit.
+		return tx.recordHistory(ctx, results, now)
 	})
 	return newlyUnavailable, err
+}
+
+// recordHostEvidence feeds a batch's results to the unavailable-domain
+// tracker, inside ApplyDeliveryResults' transaction: one success in a batch
+// outweighs failures to the same host. It returns the hosts that became
+// unavailable.
+func (tx *Tx) recordHostEvidence(ctx context.Context, results []DeliveryResult, now time.Time) ([]string, error) {
+	succeeded := map[string]bool{}
+	failed := map[string]string{} // host -> the last error of a retryable failure
+	for _, r := range results {
+		switch r.HostOutcome {
+		case "success":
+			succeeded[r.Host] = true
+		case "failure":
+			failed[r.Host] = r.Error
+		}
+	}
+	for h := range succeeded {
+		delete(failed, h)
+	}
+	// Hosts in order: two processes writing batches that share hosts lock
+	// their rows in the same order, so they never deadlock.
+	if err := tx.hostsSucceeded(ctx, slices.Sorted(maps.Keys(succeeded))); err != nil {
+		return nil, err
+	}
+	return tx.hostsFailed(ctx, failed, now)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"time"
 )
 
@@ -22,6 +23,11 @@ type dialect interface {
 	inList(col, param string) string
 	// listArg is a list ([]int64, []string) as inList binds it.
 	listArg(list any) any
+	// rowsOf is a FROM item named alias: the rows of a JSON array of
+	// objects bound at placeholder param (bind it with jsonRows), whose
+	// columns are cols ("name TYPE, ..."), so a batch of rows is one
+	// statement.
+	rowsOf(param, alias, cols string) string
 	// skipLocked ends the subquery that picks the rows a claim leases.
 	skipLocked() string
 	// noIndex is col in a condition the planner must not use an index
@@ -89,3 +95,13 @@ func (db *DB) inList(col, param string) string { return db.dialect.inList(col, p
 func (db *DB) listArg(list any) any            { return db.dialect.listArg(list) }
 func (db *DB) skipLocked() string              { return db.dialect.skipLocked() }
 func (db *DB) noIndex(col string) string       { return db.dialect.noIndex(col) }
+func (db *DB) rowsOf(param, alias, cols string) string {
+	return db.dialect.rowsOf(param, alias, cols)
+}
+
+// jsonRows binds rows (a slice of structs whose JSON names are the columns
+// of a rowsOf) as rowsOf reads them.
+func jsonRows(rows any) (string, error) {
+	b, err := json.Marshal(rows)
+	return string(b), err
+}

@@ -111,11 +111,12 @@ type FollowersSyncJob struct {
 // is now waiting; false means the rate limit refused it.
 func (q *Queries) RequestFollowersSync(ctx context.Context, remote, url, digest string, now time.Time, interval time.Duration) (bool, error) {
 	return inTx(ctx, q, func(tx *Tx) (bool, error) {
-		res, err := tx.w.ExecContext(ctx, `INSERT INTO followers_sync_jobs(remote_actor, url, digest, requested_at) VALUES ($1, $2, $3, $4)
+		res, err := tx.w.ExecContext(ctx, `INSERT INTO followers_sync_jobs(remote_actor, url, digest, requested_at, updated_at) VALUES ($1, $2, $3, $4, $6)
 		ON CONFLICT(remote_actor) DO UPDATE SET url = $2, digest = $3,
-			requested_at = CASE WHEN followers_sync_jobs.done_at IS NULL THEN followers_sync_jobs.requested_at ELSE $4 END, done_at = NULL, result = NULL
+			requested_at = CASE WHEN followers_sync_jobs.done_at IS NULL THEN followers_sync_jobs.requested_at ELSE $4 END, done_at = NULL, result = NULL,
+			updated_at = $6
 		WHERE followers_sync_jobs.done_at IS NULL OR followers_sync_jobs.requested_at <= $5`,
-			remote, url, digest, wholeSeconds(now), wholeSeconds(now.Add(-interval)))
+			remote, url, digest, wholeSeconds(now), wholeSeconds(now.Add(-interval)), now.UnixMilli())
 		if err != nil {
 			return false, err
 		}
@@ -124,12 +125,19 @@ func (q *Queries) RequestFollowersSync(ctx context.Context, remote, url, digest 
 	})
 }
 
-// DueFollowersSyncs returns up to limit waiting syncs, oldest first.
-func (q *Queries) DueFollowersSyncs(ctx context.Context, limit int) ([]FollowersSyncJob, error) {
-	rows, err := q.r.QueryContext(ctx, `SELECT remote_actor, url, digest, requested_at FROM followers_sync_jobs
-		WHERE done_at IS NULL ORDER BY requested_at LIMIT $1`, limit)
+// ClaimFollowersSyncs leases up to limit waiting syncs to owner (a
+// registered process) until now+lease, oldest first: the followers sync
+// queue's claim. Leases work as the other queues' (package queue).
+func (q *Queries) ClaimFollowersSyncs(ctx context.Context, owner string, limit int, now time.Time, lease time.Duration) ([]FollowersSyncJob, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := q.w.QueryContext(ctx, `UPDATE followers_sync_jobs SET lease_owner = $1, lease_until = $2, updated_at = $3
+		WHERE remote_actor IN (SELECT remote_actor FROM followers_sync_jobs WHERE done_at IS NULL AND lease_owner IS NULL
+			ORDER BY requested_at LIMIT $4`+q.db.skipLocked()+`) AND lease_owner IS NULL
+		RETURNING remote_actor, url, digest, requested_at`, owner, now.Add(lease).UnixMilli(), now.UnixMilli(), limit)
 	if err != nil {
-		return nil, err
+		return nil, q.db.classify(err)
 	}
 	defer rows.Close()
 	var out []FollowersSyncJob
@@ -145,11 +153,34 @@ func (q *Queries) DueFollowersSyncs(ctx context.Context, limit int) ([]Followers
 	return out, rows.Err()
 }
 
-// FinishFollowersSync marks a sync done with a one-line result. The row
-// stays, so that the next request within the hour is refused.
+// NextFollowersSync returns when the oldest waiting sync that nobody holds
+// was requested (it is due since), or ok=false when there is none.
+func (q *Queries) NextFollowersSync(ctx context.Context) (t time.Time, ok bool, err error) {
+	var ms sql.NullInt64
+	err = q.r.QueryRowContext(ctx, `SELECT min(requested_at) FROM followers_sync_jobs WHERE done_at IS NULL AND lease_owner IS NULL`).Scan(&ms)
+	if err != nil || !ms.Valid {
+		return time.Time{}, false, err
+	}
+	return time.UnixMilli(ms.Int64), true, nil
+}
+
+// FinishFollowersSync marks a sync done with a one-line result, and lets
+// go of its lease. The row stays, so that the next request within the hour
+// is refused.
 func (q *Queries) FinishFollowersSync(ctx context.Context, remote, result string, now time.Time) error {
 	return q.write(ctx, func(tx *Tx) error {
-		_, err := tx.w.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = $1, result = $2 WHERE remote_actor = $3`, wholeSeconds(now), result, remote)
+		_, err := tx.w.ExecContext(ctx, `UPDATE followers_sync_jobs SET done_at = $1, result = $2, lease_owner = NULL, lease_until = NULL, updated_at = $4
+			WHERE remote_actor = $3`, wholeSeconds(now), result, remote, now.UnixMilli())
+		return err
+	})
+}
+
+// ReleaseFollowersSync hands a sync owner holds back to the queue, not run
+// (the runner is stopping).
+func (q *Queries) ReleaseFollowersSync(ctx context.Context, owner, remote string, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE followers_sync_jobs SET lease_owner = NULL, lease_until = NULL, updated_at = $1
+			WHERE remote_actor = $2 AND lease_owner = $3`, now.UnixMilli(), remote, owner)
 		return err
 	})
 }

@@ -143,9 +143,16 @@ func testFollowersSyncRateLimit(t *testing.T, engine store.Engine) {
 	if !req(now.Add(time.Minute), "d2") {
 		t.Fatal("waiting job not refreshed")
 	}
-	jobs, err := db.DueFollowersSyncs(ctx, 10)
+	jobs, err := db.ClaimFollowersSyncs(ctx, "p1", 10, now, time.Minute)
 	if err != nil || len(jobs) != 1 || jobs[0].Digest != "d2" {
 		t.Fatalf("jobs %+v %v", jobs, err)
+	}
+	// Leased: nobody else claims it, and it is not due.
+	if again, err := db.ClaimFollowersSyncs(ctx, "p2", 10, now, time.Minute); err != nil || len(again) != 0 {
+		t.Errorf("claimed twice: %+v %v", again, err)
+	}
+	if _, ok, err := db.NextFollowersSync(ctx); err != nil || ok {
+		t.Errorf("a leased sync is due: %v %v", ok, err)
 	}
 	if err := db.Write(ctx, func(tx *store.Tx) error {
 		return tx.FinishFollowersSync(ctx, jobs[0].RemoteActor, "done", now.Add(2*time.Minute))
@@ -155,7 +162,7 @@ func testFollowersSyncRateLimit(t *testing.T, engine store.Engine) {
 	if req(now.Add(30*time.Minute), "d3") {
 		t.Error("second sync within the hour queued")
 	}
-	if jobs, _ := db.DueFollowersSyncs(ctx, 10); len(jobs) != 0 {
+	if jobs, _ := db.ClaimFollowersSyncs(ctx, "p2", 10, now.Add(30*time.Minute), time.Minute); len(jobs) != 0 {
 		t.Errorf("jobs %+v", jobs)
 	}
 	if !req(now.Add(61*time.Minute), "d4") {

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"maps"
+	"slices"
 	"time"
 
 	"herald/policy"
@@ -23,54 +25,103 @@ func (q *Queries) RecordInbound(ctx context.Context, host string, now time.Time)
 	})
 }
 
-// hostSucceeded clears a host's failure record: any successful delivery
-// proves it is alive (Mastodon's track_success!).
-func (tx *Tx) hostSucceeded(ctx context.Context, host string) error {
-	if _, err := tx.w.ExecContext(ctx, `DELETE FROM host_failures WHERE host = $1`, host); err != nil {
+// hostsSucceeded clears the failure record of hosts (in key order): any
+// successful delivery proves a host alive (Mastodon's track_success!).
+func (tx *Tx) hostsSucceeded(ctx context.Context, hosts []string) error {
+	if len(hosts) == 0 {
+		return nil
+	}
+	list := tx.db.listArg(hosts)
+	if _, err := tx.w.ExecContext(ctx, `DELETE FROM host_failures WHERE `+tx.db.inList("host", "$1"), list); err != nil {
 		return err
 	}
-	_, err := tx.w.ExecContext(ctx, `UPDATE hosts SET unavailable_since = NULL, probation = false WHERE host = $1 AND (unavailable_since IS NOT NULL OR probation)`, host)
+	_, err := tx.w.ExecContext(ctx, `UPDATE hosts SET unavailable_since = NULL, probation = false
+		WHERE `+tx.db.inList("host", "$1")+` AND (unavailable_since IS NOT NULL OR probation)`, list)
 	return err
 }
 
-// hostFailed records today as a failing day for host. A host failing on
+// failedHost is a host of hostsFailed as its statements bind it.
+type failedHost struct {
+	Host string `json:"host"`
+	Err  string `json:"err"`
+}
+
+// hostsFailed records today as a failing day for each host of failed
+// (host -> the last error), in key order. A host failing on
 // policy.UnavailableAfterDays distinct days becomes unavailable; a host on
-// probation becomes unavailable again at the first failure. It reports
-// whether the host became unavailable now.
-func (tx *Tx) hostFailed(ctx context.Context, host, lastErr string, now time.Time) (bool, error) {
-	day := dayStart(now)
-	if _, err := tx.w.ExecContext(ctx, `INSERT INTO host_failures(host, day) VALUES ($1, $2) ON CONFLICT DO NOTHING`, host, day); err != nil {
-		return false, err
+// probation becomes unavailable again at the first failure. It returns the
+// hosts that became unavailable now.
+func (tx *Tx) hostsFailed(ctx context.Context, failed map[string]string, now time.Time) ([]string, error) {
+	if len(failed) == 0 {
+		return nil, nil
 	}
-	if _, err := tx.w.ExecContext(ctx, `INSERT INTO hosts(host, last_error, last_failure_at) VALUES ($1, $2, $3)
-		ON CONFLICT(host) DO UPDATE SET last_error = excluded.last_error, last_failure_at = excluded.last_failure_at`,
-		host, nullString(lastErr), wholeSeconds(now)); err != nil {
-		return false, err
+	hosts := slices.Sorted(maps.Keys(failed))
+	rows := make([]failedHost, len(hosts))
+	for i, h := range hosts {
+		rows[i] = failedHost{h, failed[h]}
 	}
-	var days int
-	var unavailable, probation bool
-	err := tx.w.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM host_failures WHERE host = $1),
-		unavailable_since IS NOT NULL, probation FROM hosts WHERE host = $1`, host).Scan(&days, &unavailable, &probation)
+	batch, err := jsonRows(rows)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	// The upsert above locked the host's row, so two processes failing on
+	from := tx.db.rowsOf("$1", "r", "host TEXT, err TEXT")
+	// (WHERE true: SQLite reads ON CONFLICT after a bare SELECT as a join's.)
+	if _, err := tx.w.ExecContext(ctx, `INSERT INTO host_failures(host, day) SELECT r.host, $2 FROM `+from+` WHERE true ON CONFLICT DO NOTHING`,
+		batch, dayStart(now)); err != nil {
+		return nil, err
+	}
+	if _, err := tx.w.ExecContext(ctx, `INSERT INTO hosts(host, last_error, last_failure_at) SELECT r.host, NULLIF(r.err, ''), $2 FROM `+from+` WHERE true
+		ON CONFLICT(host) DO UPDATE SET last_error = excluded.last_error, last_failure_at = excluded.last_failure_at`,
+		batch, wholeSeconds(now)); err != nil {
+		return nil, err
+	}
+	// The upsert above locked the hosts' rows, so two processes failing on
 	// one host at once take their turns here; the conditions in the updates
 	// make sure that only one of them reports the change.
-	var r sql.Result
-	switch {
-	case probation:
-		r, err = tx.w.ExecContext(ctx, `UPDATE hosts SET probation = false WHERE host = $1 AND probation`, host)
-	case !unavailable && days >= policy.UnavailableAfterDays:
-		r, err = tx.w.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2 AND unavailable_since IS NULL`, wholeSeconds(now), host)
-	default:
-		return false, nil
+	type state struct {
+		host                   string
+		days                   int
+		unavailable, probation bool
 	}
+	var states []state
+	r, err := tx.w.QueryContext(ctx, `SELECT host, (SELECT count(*) FROM host_failures f WHERE f.host = hosts.host), unavailable_since IS NOT NULL, probation
+		FROM hosts WHERE `+tx.db.inList("host", "$1")+` ORDER BY host`, tx.db.listArg(hosts))
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	n, err := r.RowsAffected()
-	return n == 1, err
+	for r.Next() {
+		var s state
+		if err := r.Scan(&s.host, &s.days, &s.unavailable, &s.probation); err != nil {
+			r.Close()
+			return nil, err
+		}
+		states = append(states, s)
+	}
+	r.Close()
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	var became []string
+	for _, s := range states {
+		var res sql.Result
+		switch {
+		case s.probation:
+			res, err = tx.w.ExecContext(ctx, `UPDATE hosts SET probation = false WHERE host = $1 AND probation`, s.host)
+		case !s.unavailable && s.days >= policy.UnavailableAfterDays:
+			res, err = tx.w.ExecContext(ctx, `UPDATE hosts SET unavailable_since = $1 WHERE host = $2 AND unavailable_since IS NULL`, wholeSeconds(now), s.host)
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, err
+		} else if n == 1 {
+			became = append(became, s.host)
+		}
+	}
+	return became, nil
 }
 
 // HostStatus is what the status page and the CLI show about a host.

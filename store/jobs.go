@@ -104,6 +104,17 @@ func (q *Queries) ClaimJob(ctx context.Context, owner string, now time.Time, lea
 	return j, err
 }
 
+// NextJob returns when the oldest queued job was queued (it is due since),
+// or ok=false when none is.
+func (q *Queries) NextJob(ctx context.Context) (t time.Time, ok bool, err error) {
+	var ms sql.NullInt64
+	err = q.r.QueryRowContext(ctx, `SELECT min(created_at) FROM jobs WHERE state = 'queued'`).Scan(&ms)
+	if err != nil || !ms.Valid {
+		return time.Time{}, false, err
+	}
+	return time.UnixMilli(ms.Int64), true, nil
+}
+
 // FinishJob marks a job done with its result, inside the transaction that
 // commits the job's work: a job is done exactly when its effects are.
 func (q *Queries) FinishJob(ctx context.Context, id int64, result []byte, now time.Time) error {

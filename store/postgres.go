@@ -17,11 +17,32 @@ import (
 // PostgreSQL differs from SQLite (postgresDialect; the interface is in
 // dialect.go).
 
-// pgPoolSize is how many connections one process keeps to PostgreSQL: the
-// inbox's transactions, the scheduler's claims and result batches, and the
-// reads of the pages. Several processes share the server's
-// max_connections (100 by default).
-const pgPoolSize = 16
+// How many connections one process keeps to PostgreSQL, in two pools as
+// on SQLite: the writers (the inbox's transactions, the queues' claims,
+// result batches and heartbeats, every write) and the readers (the pages,
+// and the reads a delivery makes as it goes). Apart, a fan-out's thousand
+// deliveries reading as they go never make a batch of results or a
+// heartbeat wait for a connection: in one pool they did, for hundreds of
+// milliseconds. Several processes share the server's max_connections (100
+// by default): each takes 24, and one more to LISTEN.
+const (
+	pgWriters = 16
+	pgReaders = 8
+)
+
+// openPool opens a pool of at most n connections to the database cfg
+// names, and checks that it answers.
+func openPool(ctx context.Context, cfg *pgx.ConnConfig, n int) (*sql.DB, error) {
+	pool := stdlib.OpenDB(*cfg)
+	pool.SetMaxOpenConns(n)
+	pool.SetMaxIdleConns(n)
+	pool.SetConnMaxIdleTime(5 * time.Minute)
+	if err := pool.PingContext(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
 
 func openPostgres(ctx context.Context, target string, existing, check bool) (*DB, error) {
 	shown := redactURL(target)
@@ -29,23 +50,24 @@ func openPostgres(ctx context.Context, target string, existing, check bool) (*DB
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", shown, err)
 	}
-	pool := stdlib.OpenDB(*cfg)
-	pool.SetMaxOpenConns(pgPoolSize)
-	pool.SetMaxIdleConns(pgPoolSize)
-	pool.SetConnMaxIdleTime(5 * time.Minute)
-	if err := pool.PingContext(ctx); err != nil {
+	pool, err := openPool(ctx, cfg, pgWriters)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", shown, err)
+	}
+	readers, err := openPool(ctx, cfg, pgReaders)
+	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("open %s: %w", shown, err)
 	}
-	db := (&DB{dialect: postgresDialect{}, writer: pool, reader: pool, path: target, shown: shown, Now: time.Now}).bind()
+	db := (&DB{dialect: postgresDialect{}, writer: pool, reader: readers, path: target, shown: shown, Now: time.Now}).bind()
 	if existing {
 		var ok bool
 		if err := pool.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&ok); err != nil {
-			pool.Close()
+			db.Close()
 			return nil, fmt.Errorf("open %s: %w", shown, err)
 		}
 		if !ok {
-			pool.Close()
+			db.Close()
 			return nil, fmt.Errorf("%w at %s", ErrNoDatabase, shown)
 		}
 	}
@@ -53,11 +75,11 @@ func openPostgres(ctx context.Context, target string, existing, check bool) (*DB
 		return db, nil // OpenToCheck: nothing changed
 	}
 	if err := db.migrate(ctx); err != nil {
-		pool.Close()
+		db.Close()
 		return nil, err
 	}
 	if err := db.ensureEd25519Keys(ctx); err != nil {
-		pool.Close()
+		db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -127,6 +149,11 @@ func (postgresDialect) inList(col, param string) string { return col + " = ANY("
 
 // listArg binds a list as it is: pgx sends a slice as an array.
 func (postgresDialect) listArg(list any) any { return list }
+
+// rowsOf reads the array with jsonb_to_recordset.
+func (postgresDialect) rowsOf(param, alias, cols string) string {
+	return "jsonb_to_recordset(CAST(" + param + " AS jsonb)) AS " + alias + "(" + cols + ")"
+}
 
 // skipLocked locks the rows a claim's subquery picks and passes over rows
 // another process is claiming at the same moment, so two claims never

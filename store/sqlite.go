@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
@@ -101,6 +102,18 @@ func (sqliteDialect) inList(col, param string) string {
 func (sqliteDialect) listArg(list any) any {
 	b, _ := json.Marshal(list)
 	return string(b)
+}
+
+// rowsOf reads the array with json_each, one column per field. (In an
+// UPDATE ... FROM it, make the planner probe the target by its key: test
+// the target's indexed columns through noIndex.)
+func (sqliteDialect) rowsOf(param, alias, cols string) string {
+	var fields []string
+	for _, c := range strings.Split(cols, ",") {
+		name, _, _ := strings.Cut(strings.TrimSpace(c), " ")
+		fields = append(fields, "value ->> '"+name+"' AS "+name)
+	}
+	return "(SELECT " + strings.Join(fields, ", ") + " FROM json_each(" + param + ")) AS " + alias
 }
 
 // skipLocked is nothing: SQLite runs one write at a time.

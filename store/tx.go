@@ -30,6 +30,7 @@ type Tx struct {
 	reuse  bool
 	mu     sync.Mutex
 	missed []string // queries to prepare once the transaction has ended
+	events bool     // it recorded API events: wake the streams at commit
 }
 
 // newTx binds a transaction of db; reuse says whether it takes the DB's
@@ -122,6 +123,9 @@ func (db *DB) write(ctx context.Context, fn func(tx *Tx) error) error {
 		return err
 	}
 	db.commits.Add(1)
+	if tx.events {
+		db.apiWakes.wake()
+	}
 	if db.onCommit != nil {
 		db.onCommit()
 	}

@@ -150,38 +150,6 @@ func (q *Queries) ApplyWebhookResults(ctx context.Context, owner string, results
 	})
 }
 
-// RenewWebhookLeases extends the leases owner holds on the rows ids.
-func (q *Queries) RenewWebhookLeases(ctx context.Context, owner string, ids []int64, until time.Time) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	_, err := q.w.ExecContext(ctx, `UPDATE webhook_deliveries SET lease_until = $1 WHERE state = 'leased' AND lease_owner = $2 AND `+q.db.inList("id", "$3"),
-		until.UnixMilli(), owner, q.db.listArg(ids))
-	return q.db.classify(err)
-}
-
-// ExpireWebhookLeases returns webhook deliveries whose lease ran out to the
-// queue, due at once, and says how many.
-func (q *Queries) ExpireWebhookLeases(ctx context.Context, now time.Time) (int64, error) {
-	r, err := q.w.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
-		WHERE state = 'leased' AND lease_until < $1`, now.UnixMilli())
-	if err != nil {
-		return 0, q.db.classify(err)
-	}
-	return r.RowsAffected()
-}
-
-// reclaimWebhooks hands back, inside ReclaimLeases' transaction, the webhook
-// deliveries leased by owners that are gone.
-func (tx *Tx) reclaimWebhooks(ctx context.Context, ms int64) (int64, error) {
-	r, err := tx.w.ExecContext(ctx, `UPDATE webhook_deliveries SET state = 'queued', lease_until = NULL, lease_owner = NULL, updated_at = $1
-		WHERE state = 'leased' AND (lease_owner IS NULL OR lease_owner NOT IN (SELECT id FROM processes))`, ms)
-	if err != nil {
-		return 0, err
-	}
-	return r.RowsAffected()
-}
-
 // SweepWebhookDeliveries deletes webhook deliveries done for longer than
 // policy.DoneRetention and failed for longer than policy.FailedRetention, and the events
 // no delivery refers to any more.

@@ -88,7 +88,7 @@ func testWebhookQueue(t *testing.T, engine store.Engine) {
 	if err := db.WebhookMessage(ctx, &got[0]); err != nil || got[0].URL != all.URL || got[0].MsgID == "" || len(got[0].Body) == 0 {
 		t.Errorf("message %+v, %v", got[0], err)
 	}
-	if r, err := db.ReclaimLeases(ctx, now, now); err != nil || r.Webhooks != 2 {
+	if r, err := db.ReclaimLeases(ctx, now, now); err != nil || r["webhooks"] != 2 {
 		t.Errorf("reclaimed %+v (%v), want the 2 of an unregistered owner", r, err)
 	}
 
@@ -209,7 +209,7 @@ func testWebhookClaimsNeverDoubleLease(t *testing.T, engine store.Engine) {
 					seen[id]++
 				}
 				mu.Unlock()
-				if err := db.RenewWebhookLeases(ctx, owner, ids, now.Add(2*time.Minute)); err != nil {
+				if err := db.RenewLeases(ctx, store.WebhookLeases, owner, now.Add(2*time.Minute)); err != nil {
 					t.Error(err)
 					return
 				}

@@ -144,13 +144,40 @@ func appendSFStringBody(b []byte, s string) []byte {
 // parseRFC9421 reads Signature-Input and Signature and builds the signature
 // base of the first label, per RFC 9421 §2.5 and §3.2.
 func parseRFC9421(r *http.Request, opts Options, now time.Time) (*Signed, error) {
+	lbl, il, sigBytes, err := rfc9421Headers(r)
+	if err != nil {
+		return nil, err
+	}
+	s := &Signed{Scheme: RFC9421, Label: lbl, sig: sigBytes}
+	expires, hasExpires, err := s.readParams(il)
+	if err != nil {
+		return nil, err
+	}
+	scheme := strings.ToLower(opts.Scheme)
+	if scheme == "" {
+		scheme = "https"
+	}
+	if s.base, err = s.signatureBase(r, il, scheme); err != nil {
+		return nil, err
+	}
+	if err := checkWindow(now, s.Created, true, expires, hasExpires); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// rfc9421Headers reads Signature-Input and Signature: the label of the
+// signature to check, its covered components with their parameters, and
+// the signature's bytes.
+func rfc9421Headers(r *http.Request) (string, httpsfv.InnerList, []byte, error) {
+	var none httpsfv.InnerList
 	inputs, err := httpsfv.UnmarshalDictionary(r.Header.Values("Signature-Input"))
 	if err != nil {
-		return nil, errf(ReasonMalformed, "Signature-Input is not a valid RFC 8941 dictionary: %v", err)
+		return "", none, nil, errf(ReasonMalformed, "Signature-Input is not a valid RFC 8941 dictionary: %v", err)
 	}
 	names := inputs.Names()
 	if len(names) == 0 {
-		return nil, errf(ReasonMalformed, "Signature-Input is empty")
+		return "", none, nil, errf(ReasonMalformed, "Signature-Input is empty")
 	}
 	// Mastodon accepts exactly one signature; with several, use the
 	// first rather than guessing which one the sender meant.
@@ -158,51 +185,52 @@ func parseRFC9421(r *http.Request, opts Options, now time.Time) (*Signed, error)
 	m, _ := inputs.Get(lbl)
 	il, ok := m.(httpsfv.InnerList)
 	if !ok || il.Params == nil {
-		return nil, errf(ReasonMalformed, "Signature-Input %q is not an inner list", lbl)
+		return "", none, nil, errf(ReasonMalformed, "Signature-Input %q is not an inner list", lbl)
 	}
 
 	sigs, err := httpsfv.UnmarshalDictionary(r.Header.Values("Signature"))
 	if err != nil {
-		return nil, errf(ReasonMalformed, "Signature is not a valid RFC 8941 dictionary: %v", err)
+		return "", none, nil, errf(ReasonMalformed, "Signature is not a valid RFC 8941 dictionary: %v", err)
 	}
 	sm, ok := sigs.Get(lbl)
 	if !ok {
-		return nil, errf(ReasonMalformed, "no Signature for label %q", lbl)
+		return "", none, nil, errf(ReasonMalformed, "no Signature for label %q", lbl)
 	}
 	sit, ok := sm.(httpsfv.Item)
 	if !ok {
-		return nil, errf(ReasonMalformed, "Signature %q is not a byte sequence", lbl)
+		return "", none, nil, errf(ReasonMalformed, "Signature %q is not a byte sequence", lbl)
 	}
 	sigBytes, ok := sit.Value.([]byte)
 	if !ok || len(sigBytes) == 0 {
-		return nil, errf(ReasonMalformed, "Signature %q is not a byte sequence", lbl)
+		return "", none, nil, errf(ReasonMalformed, "Signature %q is not a byte sequence", lbl)
 	}
+	return lbl, il, sigBytes, nil
+}
 
-	s := &Signed{Scheme: RFC9421, Label: lbl, sig: sigBytes}
-
-	// Parameters: keyid and created are required (Mastodon), alg and
-	// expires optional, anything else (nonce, tag) is only signed.
+// readParams reads the signature's parameters into s: keyid and created
+// are required (Mastodon), alg and expires optional, anything else (nonce,
+// tag) is only signed. It returns expires, if there is one.
+func (s *Signed) readParams(il httpsfv.InnerList) (expires time.Time, hasExpires bool, err error) {
+	lbl := s.Label
 	if v, ok := il.Params.Get("keyid"); ok {
 		s.KeyID, _ = v.(string)
 	}
 	if s.KeyID == "" {
-		return nil, errf(ReasonMalformed, "Signature-Input %q has no keyid", lbl)
+		return expires, false, errf(ReasonMalformed, "Signature-Input %q has no keyid", lbl)
 	}
 	cv, ok := il.Params.Get("created")
 	if !ok {
-		return nil, errf(ReasonMalformed, "Signature-Input %q has no created", lbl)
+		return expires, false, errf(ReasonMalformed, "Signature-Input %q has no created", lbl)
 	}
 	createdUnix, ok := cv.(int64)
 	if !ok || !saneUnix(createdUnix) {
-		return nil, errf(ReasonMalformed, "Signature-Input %q: created is not a timestamp", lbl)
+		return expires, false, errf(ReasonMalformed, "Signature-Input %q: created is not a timestamp", lbl)
 	}
 	s.Created = time.Unix(createdUnix, 0)
-	var expires time.Time
-	hasExpires := false
 	if ev, ok := il.Params.Get("expires"); ok {
 		e, ok := ev.(int64)
 		if !ok || !saneUnix(e) {
-			return nil, errf(ReasonMalformed, "Signature-Input %q: expires is not a timestamp", lbl)
+			return expires, false, errf(ReasonMalformed, "Signature-Input %q: expires is not a timestamp", lbl)
 		}
 		expires, hasExpires = time.Unix(e, 0), true
 	}
@@ -215,14 +243,15 @@ func parseRFC9421(r *http.Request, opts Options, now time.Time) (*Signed, error)
 		case algNameEd25519:
 			s.declared = algEd25519
 		default:
-			return nil, errf(ReasonUnsupported, "unsupported alg %q (only %s, %s)", a, algNameRSA, algNameEd25519)
+			return expires, false, errf(ReasonUnsupported, "unsupported alg %q (only %s, %s)", a, algNameRSA, algNameEd25519)
 		}
 	}
+	return expires, hasExpires, nil
+}
 
-	scheme := strings.ToLower(opts.Scheme)
-	if scheme == "" {
-		scheme = "https"
-	}
+// signatureBase builds the signature base (RFC 9421 §2.5) of r over the
+// covered components il lists, recording them in s.components.
+func (s *Signed) signatureBase(r *http.Request, il httpsfv.InnerList, scheme string) ([]byte, error) {
 	if len(il.Items) > maxComponents {
 		return nil, errf(ReasonMalformed, "%d covered components, more than %d", len(il.Items), maxComponents)
 	}
@@ -245,54 +274,49 @@ func parseRFC9421(r *http.Request, opts Options, now time.Time) (*Signed, error)
 		base = append(base, '"')
 		base = append(base, name...)
 		base = append(base, `": `...)
-		switch name {
-		case "@method":
-			base = append(base, r.Method...)
-		case "@target-uri":
-			base = append(base, scheme...)
-			base = append(base, "://"...)
-			base = append(base, r.Host...)
-			base = append(base, r.URL.RequestURI()...)
-		case "@authority":
-			base = append(base, authority(scheme, r.Host)...)
-		case "@scheme":
-			base = append(base, scheme...)
-		case "@request-target":
-			base = append(base, r.URL.RequestURI()...)
-		case "@path":
-			base = append(base, escapedPath(r)...)
-		case "@query":
-			base = append(base, '?')
-			base = append(base, r.URL.RawQuery...)
-		default:
-			if strings.HasPrefix(name, "@") {
-				return nil, errf(ReasonUnsupported, "derived component %q is not supported", name)
-			}
-			if !validFieldName(name) {
-				return nil, errf(ReasonMalformed, "covered field name %q is not a lowercase token", name)
-			}
-			v, err := headerValue(r, name)
-			if err != nil {
-				return nil, err
-			}
-			base = append(base, v...)
+		v, err := componentValue(r, name, scheme)
+		if err != nil {
+			return nil, err
 		}
+		base = append(base, v...)
 		base = append(base, '\n')
 	}
 	// The signed parameters are the parsed member re-serialized, which is
 	// what RFC 9421 §2.3 defines (and gives B.2.6's exact bytes).
 	sp, err := httpsfv.Marshal(il)
 	if err != nil {
-		return nil, errf(ReasonMalformed, "Signature-Input %q cannot be serialized: %v", lbl, err)
+		return nil, errf(ReasonMalformed, "Signature-Input %q cannot be serialized: %v", s.Label, err)
 	}
 	base = append(base, `"@signature-params": `...)
-	base = append(base, sp...)
-	s.base = base
+	return append(base, sp...), nil
+}
 
-	if err := checkWindow(now, s.Created, true, expires, hasExpires); err != nil {
-		return nil, err
+// componentValue is a covered component's value in the signature base: a
+// derived component's (@method, @target-uri, ...) or a header field's.
+func componentValue(r *http.Request, name, scheme string) (string, error) {
+	switch name {
+	case "@method":
+		return r.Method, nil
+	case "@target-uri":
+		return scheme + "://" + r.Host + r.URL.RequestURI(), nil
+	case "@authority":
+		return authority(scheme, r.Host), nil
+	case "@scheme":
+		return scheme, nil
+	case "@request-target":
+		return r.URL.RequestURI(), nil
+	case "@path":
+		return escapedPath(r), nil
+	case "@query":
+		return "?" + r.URL.RawQuery, nil
 	}
-	return s, nil
+	if strings.HasPrefix(name, "@") {
+		return "", errf(ReasonUnsupported, "derived component %q is not supported", name)
+	}
+	if !validFieldName(name) {
+		return "", errf(ReasonMalformed, "covered field name %q is not a lowercase token", name)
+	}
+	return headerValue(r, name)
 }
 
 // authority is @authority: the Host lowercased, without the scheme's

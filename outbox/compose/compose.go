@@ -22,6 +22,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"herald/federation/as"
 )
 
 // MaxMentions is how many distinct accounts one post may mention; the rest
@@ -315,27 +317,19 @@ func language(tag string) (string, error) {
 // content; contentMap when there is a language; summary and sensitive: true
 // when there is a content warning; inReplyTo; and the tags, appended to any
 // "tag" entries already there. It leaves the addressing (to, cc) alone.
-func (r Result) Apply(note map[string]any) {
-	note["content"] = r.Content
+func (r Result) Apply(note *as.Object) {
+	note.Content = r.Content
 	if r.Language != "" {
-		note["contentMap"] = map[string]any{r.Language: r.Content}
+		note.ContentMap = as.LangMap{r.Language: r.Content}
 	}
 	if r.Summary != "" {
-		note["summary"] = r.Summary
-		note["sensitive"] = true
+		note.Summary = r.Summary
+		note.Set("sensitive", true)
 	}
 	if r.InReplyTo != "" {
-		note["inReplyTo"] = r.InReplyTo
-	}
-	if len(r.Tags) == 0 {
-		return
-	}
-	tags, _ := note["tag"].([]any)
-	if t, ok := note["tag"].(map[string]any); ok {
-		tags = []any{t}
+		note.InReplyTo = as.IRI(r.InReplyTo)
 	}
 	for _, t := range r.Tags {
-		tags = append(tags, map[string]any{"type": t.Type, "href": t.Href, "name": t.Name})
+		note.Tag = append(note.Tag, as.Embed(&as.Object{Type: as.Types{t.Type}, Href: t.Href, Name: t.Name}))
 	}
-	note["tag"] = tags
 }

@@ -2,12 +2,15 @@ package compose
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"reflect"
 	"strings"
 	"testing"
+
+	"herald/federation/as"
 )
 
 // directory is the fake at the network edge: what WebFinger would answer.
@@ -247,11 +250,7 @@ func TestTextDraftFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	note := map[string]any{
-		"type": "Note",
-		"tag":  []any{map[string]any{"type": "Emoji", "name": ":x:"}},
-		"to":   []any{"https://www.w3.org/ns/activitystreams#Public"},
-	}
+	note, _ := as.Parse([]byte(`{"type":"Note","tag":[{"type":"Emoji","name":":x:"}],"to":["https://www.w3.org/ns/activitystreams#Public"]}`))
 	r.Apply(note)
 	want := map[string]any{
 		"type":       "Note",
@@ -267,14 +266,14 @@ func TestTextDraftFields(t *testing.T) {
 			map[string]any{"type": "Hashtag", "href": "https://herald.test/tags/tag", "name": "#tag"},
 		},
 	}
-	if !reflect.DeepEqual(note, want) {
-		t.Errorf("note\n got %v\nwant %v", note, want)
+	if got := asMap(t, note); !reflect.DeepEqual(got, want) {
+		t.Errorf("note\n got %v\nwant %v", got, want)
 	}
 
-	plain := map[string]any{}
+	plain := &as.Object{}
 	Result{Content: "<p>x</p>"}.Apply(plain)
-	if !reflect.DeepEqual(plain, map[string]any{"content": "<p>x</p>"}) {
-		t.Errorf("a plain post sets only content, got %v", plain)
+	if got := asMap(t, plain); !reflect.DeepEqual(got, map[string]any{"content": "<p>x</p>"}) {
+		t.Errorf("a plain post sets only content, got %v", got)
 	}
 
 	for _, bad := range []string{"english", "e", "en_US", "en-", "<b>"} {
@@ -340,4 +339,18 @@ func TestPrependMentions(t *testing.T) {
 	if got := Links(`<p><a href="https://a.example/x">x</a> <span class="h-card"><a class="u-url" href="https://b.example/@bob">@bob</a></span></p>`); len(got) != 2 || got[1] != "https://b.example/@bob" {
 		t.Errorf("Links: %q", got)
 	}
+}
+
+// asMap is a document as its JSON decodes.
+func asMap(t *testing.T, o *as.Object) map[string]any {
+	t.Helper()
+	b, err := as.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -12,41 +12,20 @@ import (
 	"time"
 
 	"herald/federation/signature"
+	"herald/queue"
 	"herald/store"
 )
-
-// work runs one claimed delivery and records its result.
-func (r *Runner) work(ctx context.Context, c store.Claimed) {
-	defer r.workers.Done()
-	res := r.process(ctx, c)
-	r.done(c, res)
-}
 
 // release is the result for a row handed back unattempted, due now.
 func (r *Runner) release(c store.Claimed) store.DeliveryResult {
 	return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryQueued, Attempts: c.Attempts, NextAt: r.cfg.Now()}
 }
 
-// process waits for a per-host slot and an in-flight slot, decides whether
-// the row may be attempted (the federation policy, an open circuit), makes
-// the attempt and classifies it.
-func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryResult {
-	r.mu.Lock()
-	hostSlot := r.hostSlots[c.Host]
-	r.mu.Unlock()
-	select {
-	case hostSlot <- struct{}{}:
-	case <-r.stopping:
-		return r.release(c)
-	}
-	defer func() { <-hostSlot }()
-	select {
-	case r.inFlight <- struct{}{}:
-	case <-r.stopping:
-		return r.release(c)
-	}
-	defer func() { <-r.inFlight }()
-
+// process is the deliveries' work, once the queue runner gave the row its
+// host's slot and an in-flight slot: it decides whether the row may be
+// attempted (the federation policy, an open circuit), makes the attempt
+// and classifies it. stop closes when the runner starts shutting down.
+func (r *Runner) process(ctx context.Context, c store.Claimed, stop <-chan struct{}) store.DeliveryResult {
 	m := r.cfg.Metrics
 	now := r.cfg.Now()
 	if res, judged := r.judge(ctx, c, now); judged {
@@ -62,7 +41,7 @@ func (r *Runner) process(ctx context.Context, c store.Claimed) store.DeliveryRes
 		m.queueLatency.Observe(float64(now.UnixMilli()-c.EnqueuedAt) / 1000)
 	}
 	start := time.Now()
-	status, retryAfter, err := r.attempt(ctx, c)
+	status, retryAfter, err := r.attempt(ctx, c, stop)
 	m.duration.Observe(time.Since(start).Seconds())
 	if err != nil && (errors.Is(err, errStopping) || ctx.Err() != nil) {
 		// Cut off by shutdown: no verdict on the host, no attempt spent.
@@ -116,12 +95,10 @@ func (r *Runner) result(c store.Claimed, status int, retryAfter string, err erro
 	}
 	m.delivery("retry")
 	res.State = store.DeliveryQueued
-	res.NextAt = now.Add(time.Duration(float64(RetryDelay(c.Attempts, r.cfg.Jitter())) * r.cfg.RetryScale))
-	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-		if t, ok := RetryAfter(retryAfter, now); ok && t.After(res.NextAt) {
-			res.NextAt = t
-		}
+	if status != http.StatusTooManyRequests && status != http.StatusServiceUnavailable {
+		retryAfter = "" // honoured only where it says when to come back
 	}
+	res.NextAt = queue.NextTry(now, c.Attempts, r.cfg.Jitter(), r.cfg.RetryScale, retryAfter)
 	return res
 }
 
@@ -144,7 +121,7 @@ func (r *Runner) logGivenUp(c store.Claimed, status int, why string) {
 // others only draft-cavage, many no Ed25519), and when the fallback passes
 // remembers what the host refused. An Accept-Signature header in any
 // answer is evidence too.
-func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retryAfter string, err error) {
+func (r *Runner) attempt(ctx context.Context, c store.Claimed, stop <-chan struct{}) (status int, retryAfter string, err error) {
 	act, err := r.bodies.get(ctx, c.ActivityID)
 	if err != nil {
 		return 0, "", fmt.Errorf("load activity: %w", err)
@@ -162,7 +139,7 @@ func (r *Runner) attempt(ctx context.Context, c store.Claimed) (status int, retr
 			key = edKey
 		}
 		var acceptSig string
-		status, retryAfter, acceptSig, err = r.post(ctx, c.Inbox, act.body, key, k.scheme, hdrName, hdrValue)
+		status, retryAfter, acceptSig, err = r.post(ctx, stop, c.Inbox, act.body, key, k.scheme, hdrName, hdrValue)
 		sigs.AcceptSignature(ctx, c.Inbox, acceptSig)
 		if err != nil || (status != http.StatusBadRequest && status != http.StatusUnauthorized) {
 			if i > 0 && err == nil && status >= 200 && status < 300 {
@@ -202,10 +179,10 @@ var errStopping = errors.New("shutting down")
 // the connection is reused. A non-empty hdrValue is sent as the header
 // hdrName, which signature.Sign then covers. It returns the status and the
 // Retry-After and Accept-Signature headers of the answer.
-func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signature.Key, scheme signature.Scheme, hdrName, hdrValue string) (int, string, string, error) {
+func (r *Runner) post(ctx context.Context, stop <-chan struct{}, inbox string, body []byte, key signature.Key, scheme signature.Scheme, hdrName, hdrValue string) (int, string, string, error) {
 	select {
 	case r.global <- struct{}{}:
-	case <-r.stopping:
+	case <-stop:
 		return 0, "", "", errStopping
 	}
 	var once sync.Once
@@ -221,7 +198,10 @@ func (r *Runner) post(ctx context.Context, inbox string, body []byte, key signat
 	if hdrValue != "" {
 		req.Header.Set(hdrName, hdrValue)
 	}
-	if err := signature.Sign(req, body, key, scheme, r.cfg.Now()); err != nil {
+	r.signers <- struct{}{}
+	err = signature.Sign(req, body, key, scheme, r.cfg.Now())
+	<-r.signers
+	if err != nil {
 		return 0, "", "", err
 	}
 	resp, err := r.cfg.Client.Do(req)

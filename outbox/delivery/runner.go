@@ -2,28 +2,32 @@
 // (activity, inbox) row in the database reaches its server, through
 // restarts, outages and dead servers.
 //
-// A Runner claims due rows in batches with a lease, runs them on a worker
-// pool with a global and a per-host concurrency cap, signs each attempt
-// afresh (draft-cavage, and RFC 9421 on a 400 or 401: "double-knocking";
-// RFC 9421, with Ed25519 where it can, only for hosts that showed evidence
-// that they verify it: knocks.go),
-// classifies the answer as Mastodon does, and writes results back in
-// batches. Failing hosts are shed twice over: a per-host circuit breaker
-// reacts in seconds, the unavailable-domain tracker in days. A crash loses
-// nothing: a claimed row carries a lease, and an expired lease returns it to
-// the queue. The retry schedule is RetryDelay, in schedule.go.
+// A Runner defines two queues of the queue runner (package queue), which
+// claims, leases, runs, retries and writes back for them: federation
+// deliveries and apps' webhooks (webhook.go). What is the deliveries' own is
+// here: their claim by lane, skipping hosts whose share is taken, their
+// per-host fairness (a cap on the requests to one host, as the queue's key
+// cap), a global cap on the requests being signed and sent, each attempt
+// signed afresh (draft-cavage, and RFC 9421 on a 400 or 401:
+// "double-knocking"; RFC 9421, with Ed25519 where it can, only for hosts that
+// showed evidence that they verify it: knocks.go), the federation policy
+// asked when a row is due (judge.go), the answer classified as Mastodon does
+// (schedule.go), and failing hosts shed twice over: a per-host circuit
+// breaker reacts in seconds, the unavailable-domain tracker in days. The
+// retry schedule is queue.RetryDelay.
 package delivery
 
 import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
-	"strconv"
-	"sync"
+	"runtime"
+	"sync/atomic"
 	"time"
 
 	"herald/federation"
 	"herald/policy"
+	"herald/queue"
 	"herald/store"
 )
 
@@ -48,18 +52,16 @@ type Config struct {
 	// others; MaxInFlight bounds those (default 1024).
 	GlobalCap   int
 	MaxInFlight int
-	PerHostCap  int           // requests in flight to one host (default 4)
-	Lease       time.Duration // how long a claimed row stays ours (default 5 min)
-	// Owner is the registered process whose name the leases carry
-	// (store.RegisterProcess); default a random one, for tests.
-	Owner string
-	// MaxIdle is the longest sleep with nothing due (default 5 s): the
-	// fallback for rows another process queued without waking the server
-	// (commands wake it at once; see store.NotifyServer), at the cost of
-	// one indexed query per wake-up.
-	MaxIdle time.Duration
-	// DrainTimeout is how long a graceful shutdown lets attempts in flight
-	// finish (default 10 s).
+	PerHostCap  int // requests in flight to one host (default 4)
+
+	// Queues is the queue runner the deliveries and webhooks are queues
+	// of: the node's, shared with the jobs and the followers syncs. nil
+	// makes one of the Runner's own (tests, benchmarks) from Owner, Lease,
+	// MaxIdle and DrainTimeout (see queue.Config).
+	Queues       *queue.Runner
+	Owner        string
+	Lease        time.Duration
+	MaxIdle      time.Duration
 	DrainTimeout time.Duration
 
 	// FollowersHeader returns the header to add to a delivery of a
@@ -105,12 +107,10 @@ func (c *Config) defaults() {
 	setDefault(&c.GlobalCap, 64)
 	setDefault(&c.MaxInFlight, 1024)
 	setDefault(&c.PerHostCap, federation.DefaultMaxConnsPerHost)
-	setDefault(&c.Lease, 5*time.Minute)
-	setDefault(&c.MaxIdle, 5*time.Second)
-	setDefault(&c.DrainTimeout, 10*time.Second)
 	setDefault(&c.RetryScale, 1)
-	if c.Owner == "" {
-		c.Owner = "runner-" + strconv.FormatUint(rand.Uint64(), 36)
+	if c.Queues == nil {
+		c.Queues = queue.New(queue.Config{DB: c.DB, Owner: c.Owner, Logger: c.Logger, Now: c.Now, Lease: c.Lease,
+			MaxIdle: c.MaxIdle, DrainTimeout: c.DrainTimeout})
 	}
 	setDefault(&c.BreakerThreshold, DefaultBreakerThreshold)
 	setDefault(&c.BreakerCoolOff, DefaultBreakerCoolOff)
@@ -123,70 +123,67 @@ func setDefault[T comparable](v *T, d T) {
 	}
 }
 
-// Runner sends queued deliveries. Create it with New; run it with Run (the
-// server) or Step (tests).
+// Runner sends queued deliveries and webhooks. Create it with New; it
+// runs in its queue runner (Config.Queues), or on its own with Run (the
+// benchmarks) or Step (tests).
 type Runner struct {
-	cfg      Config
-	breaker  *breaker
-	global   chan struct{} // slots for requests being signed and sent
-	inFlight chan struct{} // slots for requests awaiting an answer
-	keys     keyCache
-	bodies   bodyCache
+	cfg     Config
+	breaker *breaker
+	global  chan struct{} // slots for requests being signed and sent
+	// signers bounds the signatures computed at once to the cores: an RSA
+	// signature is all CPU, and a fan-out that signs on every goroutine
+	// it has keeps the queue runner's result commits and heartbeats
+	// waiting for a core.
+	signers chan struct{}
+	keys    keyCache
+	bodies  bodyCache
+	low     atomic.Int64 // rows of the low lane claimed and not finished
 
-	wake     chan struct{} // an enqueue happened
-	finished chan struct{} // an attempt finished: capacity freed
-	stopping chan struct{} // closed when shutdown starts: waiting workers give up
-
-	mu          sync.Mutex
-	outstanding int                      // claimed rows not yet finished
-	claimed     map[int64]bool           // their ids, whose leases we renew
-	low         int                      // of which in the low lane
-	perHost     map[string]int           // claimed rows not yet finished, by host
-	hostSlots   map[string]chan struct{} // per-host concurrency slots
-	pending     []store.DeliveryResult
-	workers     sync.WaitGroup
-	flushSignal chan struct{}
-
-	wh webhookLane // webhook.go
+	deliveries *queue.Queue
+	webhooks   *queue.Queue // nil without a webhook client
+	wh         webhookLane  // webhook.go
 }
 
-// New creates a Runner.
+// New creates a Runner and adds its queues to its queue runner.
 func New(cfg Config) *Runner {
 	cfg.defaults()
 	if cfg.Signatures == nil {
 		cfg.Signatures = NewSignatures(cfg.DB, nil, cfg.Logger, cfg.Now)
 	}
 	r := &Runner{
-		cfg:         cfg,
-		breaker:     newBreaker(cfg.BreakerThreshold, cfg.BreakerCoolOff),
-		global:      make(chan struct{}, cfg.GlobalCap),
-		inFlight:    make(chan struct{}, cfg.MaxInFlight),
-		wake:        make(chan struct{}, 1),
-		finished:    make(chan struct{}, 1),
-		stopping:    make(chan struct{}),
-		perHost:     map[string]int{},
-		claimed:     map[int64]bool{},
-		hostSlots:   map[string]chan struct{}{},
-		flushSignal: make(chan struct{}, 1),
-		wh:          newWebhookLane(cfg.Webhooks),
+		cfg:     cfg,
+		breaker: newBreaker(cfg.BreakerThreshold, cfg.BreakerCoolOff),
+		global:  make(chan struct{}, cfg.GlobalCap),
+		signers: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		wh:      newWebhookLane(cfg.Webhooks),
 	}
 	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, now: cfg.Now, keys: map[int64]cachedKey{}, epoch: map[int64]int{}}
 	r.bodies = bodyCache{db: cfg.DB, items: map[int64]activityBody{}}
+	r.deliveries = queue.Add(cfg.Queues, queue.Spec[store.Claimed, store.DeliveryResult]{
+		Name:     "deliveries",
+		Table:    store.DeliveryLeases,
+		Claim:    r.claim,
+		Key:      func(c store.Claimed) string { return c.Host },
+		Work:     r.process,
+		Release:  r.release,
+		Record:   r.record,
+		Again:    func(res store.DeliveryResult) bool { return res.State == store.DeliveryQueued },
+		Finished: r.finished,
+		Due:      r.nextDue,
+		Sweep:    cfg.DB.SweepDeliveries,
+		// Enough rows held to keep every in-flight slot busy with a batch
+		// in hand, few enough that a crash returns little to the queue
+		// late; and a slow host cannot take the whole claim budget.
+		Cap: cfg.MaxInFlight, KeyCap: cfg.PerHostCap,
+		Held: cfg.MaxInFlight + cfg.GlobalCap*4, KeyHeld: cfg.PerHostCap * 4,
+	})
+	r.webhooks = r.addWebhooks(cfg.Queues)
 	cfg.Metrics.runner = r
 	cfg.Policy.OnChange(func(old, cur *policy.Policy) { go r.releaseHeld(old, cur) })
 	return r
 }
 
-// maxOutstanding bounds the rows claimed but not finished: enough to keep
-// every in-flight slot busy with a batch in hand, small enough that a crash
-// returns little to the queue late.
-func (r *Runner) maxOutstanding() int { return r.cfg.MaxInFlight + r.cfg.GlobalCap*4 }
-
-// hostBuffer bounds the rows claimed for one host, so a slow host cannot
-// take the whole claim budget and delay everyone else.
-func (r *Runner) hostBuffer() int { return r.cfg.PerHostCap * 4 }
-
-// lowCap bounds the low lane's share of in-flight work: it never takes the
+// lowCap bounds the low lane's share of the rows held: it never takes the
 // capacity the normal lane needs.
 func (r *Runner) lowCap() int { return max(1, r.cfg.GlobalCap/4) }
 
@@ -194,284 +191,73 @@ func (r *Runner) lowCap() int { return max(1, r.cfg.GlobalCap/4) }
 // the database holds now: call it once a key rotation committed.
 func (r *Runner) ForgetKey(actorID int64) { r.keys.forget(actorID) }
 
-// Wake tells the runner that deliveries were enqueued. Call it after the
-// enqueuing transaction committed. It never blocks.
-func (r *Runner) Wake() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
+// Wake tells the runner that deliveries (or webhooks) were enqueued. Call
+// it after the enqueuing transaction committed. It never blocks.
+func (r *Runner) Wake() { r.deliveries.Wake() }
 
-func signal(c chan struct{}) {
-	select {
-	case c <- struct{}{}:
-	default:
-	}
-}
+// Run runs the runner's queue runner until ctx is cancelled, then shuts
+// down gracefully (queue.Runner.Run): for a Runner that has one of its own.
+func (r *Runner) Run(ctx context.Context) error { return r.cfg.Queues.Run(ctx) }
 
-// Run sends deliveries until ctx is cancelled, then shuts down gracefully:
-// it stops claiming, lets attempts in flight finish for up to DrainTimeout,
-// hands every unstarted or unfinished row back to the queue, and writes all
-// results before returning.
-func (r *Runner) Run(ctx context.Context) error {
-	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelWork()
-	flushDone := make(chan struct{})
-	flushCtx, stopFlush := context.WithCancel(context.WithoutCancel(ctx))
-	go func() {
-		defer close(flushDone)
-		r.flushLoop(flushCtx)
-	}()
-
-	// Rows a crashed predecessor held come back as their leases expire;
-	// those already expired come back now.
-	r.maintain(ctx)
-	lastMaintenance := r.cfg.Now()
-	for ctx.Err() == nil {
-		now := r.cfg.Now()
-		if now.Sub(lastMaintenance) >= r.cfg.Lease/4 {
-			r.maintain(ctx)
-			lastMaintenance = now
-		}
-		more := r.claimAndStart(ctx, work, now)
-		if more {
-			continue
-		}
-		r.sleep(ctx, now)
-	}
-
-	// Graceful shutdown.
-	close(r.stopping)
-	drained := make(chan struct{})
-	go func() { r.workers.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(r.cfg.DrainTimeout):
-		cancelWork() // attempts still running are cut off and released
-		<-drained
-	}
-	stopFlush()
-	<-flushDone
-	return r.flush(context.WithoutCancel(ctx))
-}
-
-// Step claims every due delivery the caps allow, runs them, and writes their
-// results before returning how many it ran. Tests drive the runner with it
-// (and an injected clock) instead of Run.
+// Step claims every due delivery and webhook the caps allow, runs them, and
+// writes their results before returning how many it ran. Tests drive the
+// runner with it (and an injected clock) instead of Run.
 func (r *Runner) Step(ctx context.Context) (int, error) {
-	r.maintain(ctx)
-	total := 0
-	for {
-		n := r.claimOnce(ctx, ctx, r.cfg.Now())
-		if n == 0 {
-			break
-		}
-		total += n
-		r.workers.Wait()
-		if err := r.flush(ctx); err != nil {
-			return total, err
-		}
+	if r.webhooks == nil {
+		return r.cfg.Queues.Step(ctx, r.deliveries)
 	}
-	return total, nil
+	return r.cfg.Queues.Step(ctx, r.deliveries, r.webhooks)
 }
 
-// sleep waits until something can be done: the next row is due, an enqueue
-// woke us, or (when due rows are waiting for capacity) an attempt finished.
-func (r *Runner) sleep(ctx context.Context, now time.Time) {
-	wait := r.cfg.MaxIdle
-	waitForCapacity := false
-	for _, lane := range []int{store.LaneNormal, store.LaneLow} {
-		due, ok, err := r.cfg.DB.NextDue(ctx, lane)
-		if err != nil || !ok {
-			continue
-		}
-		if d := due.Sub(now); d <= 0 {
-			// Rows are due that we could not take (caps reached, or their
-			// hosts' queues full): wait for an attempt to finish.
-			waitForCapacity = true
-		} else if d < wait {
-			wait = d
-		}
-	}
-	if due, ok := r.nextWebhookDue(ctx); ok {
-		if d := due.Sub(now); d <= 0 {
-			waitForCapacity = true
-		} else if d < wait {
-			wait = d
-		}
-	}
-	// Wake for maintenance too: leases of a crashed predecessor expire
-	// and must come back on time.
-	wait = min(wait, r.cfg.Lease/4)
-	var finished <-chan struct{}
-	if waitForCapacity {
-		finished = r.finished
-		wait = min(wait, time.Second)
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-r.wake:
-	case <-finished:
-		// Let a few more finish so the next claim is a batch, not a row.
-		time.Sleep(2 * time.Millisecond)
-	case <-t.C:
-	}
-}
-
-// maintain renews the leases of the rows this runner holds (a row may wait
-// in its host's queue longer than one lease), returns expired leases to the
-// queue, and rereads which hosts are unavailable.
-func (r *Runner) maintain(ctx context.Context) {
-	now := r.cfg.Now()
-	r.mu.Lock()
-	ids := make([]int64, 0, len(r.claimed))
-	for id := range r.claimed {
-		ids = append(ids, id)
-	}
-	r.mu.Unlock()
-	if err := r.cfg.DB.RenewLeases(ctx, r.cfg.Owner, ids, now.Add(r.cfg.Lease)); err != nil && ctx.Err() == nil {
-		r.cfg.Logger.Error("delivery: renew leases", "err", err)
-	}
-	if n, err := r.cfg.DB.ExpireLeases(ctx, now); err != nil {
-		if ctx.Err() == nil {
-			r.cfg.Logger.Error("delivery: expire leases", "err", err)
-		}
-	} else if n > 0 {
-		r.cfg.Logger.Info("delivery: expired leases returned to the queue", "rows", n)
-	}
-	r.maintainWebhooks(ctx, now)
-}
-
-// claimAndStart claims what the caps allow and starts a worker per row. It
-// reports whether it filled its whole budget, in which case more may be due.
-func (r *Runner) claimAndStart(ctx, work context.Context, now time.Time) bool {
-	r.mu.Lock()
-	budget := r.maxOutstanding() - r.outstanding
-	r.mu.Unlock()
-	if budget <= 0 {
-		return false
-	}
-	n := r.claimOnce(ctx, work, now)
-	return n > 0 && n >= budget
-}
-
-// claimOnce claims due rows for both lanes within the caps and starts their
-// workers, returning how many it claimed.
-func (r *Runner) claimOnce(ctx, work context.Context, now time.Time) int {
+// claim claims due rows for both lanes within what c allows: the normal
+// lane first, the low lane within its share.
+func (r *Runner) claim(ctx context.Context, c queue.Claim) ([]store.Claimed, error) {
 	// Asking is what notices a change another process made, which makes
 	// the deliveries the policy held due again (releaseHeld).
 	r.cfg.Policy.Get(ctx)
-	total := 0
-	for _, lane := range []int{store.LaneNormal, store.LaneLow} {
-		r.mu.Lock()
-		limit := r.maxOutstanding() - r.outstanding
-		if lane == store.LaneLow {
-			limit = min(limit, r.lowCap()-r.low)
-		}
-		var full []string
-		for h, n := range r.perHost {
-			if n >= r.hostBuffer() {
-				full = append(full, h)
-			}
-		}
-		r.mu.Unlock()
-		if limit <= 0 {
-			continue
-		}
-		rows, err := r.cfg.DB.ClaimDeliveries(ctx, r.cfg.Owner, lane, limit, full, now, r.cfg.Lease)
-		if err != nil {
-			if ctx.Err() == nil {
-				r.cfg.Logger.Error("delivery: claim", "err", err)
-			}
-			continue
-		}
-		r.mu.Lock()
-		for _, c := range rows {
-			r.claimed[c.ID] = true
-			r.outstanding++
-			if c.Lane == store.LaneLow {
-				r.low++
-			}
-			r.perHost[c.Host]++
-			if r.hostSlots[c.Host] == nil {
-				r.hostSlots[c.Host] = make(chan struct{}, r.cfg.PerHostCap)
-			}
-		}
-		r.mu.Unlock()
-		for _, c := range rows {
-			r.workers.Add(1)
-			go r.work(work, c)
-		}
-		total += len(rows)
-	}
-	return total + r.claimWebhooks(ctx, work, now)
-}
-
-// done records that a claimed row is finished (its result is pending).
-func (r *Runner) done(c store.Claimed, res store.DeliveryResult) {
-	r.mu.Lock()
-	r.pending = append(r.pending, res)
-	delete(r.claimed, c.ID)
-	r.outstanding--
-	if c.Lane == store.LaneLow {
-		r.low--
-	}
-	if r.perHost[c.Host]--; r.perHost[c.Host] == 0 {
-		delete(r.perHost, c.Host)
-		delete(r.hostSlots, c.Host)
-	}
-	r.mu.Unlock()
-	signal(r.finished)
-	signal(r.flushSignal)
-}
-
-// flushLoop writes pending results in batches (group commit) as they come.
-func (r *Runner) flushLoop(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.flushSignal:
-		}
-		// Gather what finishes in the next few milliseconds into the same
-		// transaction: one commit for many results.
-		time.Sleep(5 * time.Millisecond)
-		if err := r.flush(ctx); err != nil && ctx.Err() == nil {
-			r.cfg.Logger.Error("delivery: write results", "err", err)
-			time.Sleep(time.Second)
-			signal(r.flushSignal)
-		}
-	}
-}
-
-// flushDeliveries writes every pending delivery result in one transaction.
-func (r *Runner) flushDeliveries(ctx context.Context) error {
-	r.mu.Lock()
-	batch := r.pending
-	r.pending = nil
-	r.mu.Unlock()
-	if len(batch) == 0 {
-		return nil
-	}
-	unavailable, err := r.cfg.DB.ApplyDeliveryResults(ctx, r.cfg.Owner, batch, r.cfg.Now())
+	rows, err := r.cfg.DB.ClaimDeliveries(ctx, c.Owner, store.LaneNormal, c.Limit, c.Full, c.Now, c.Lease)
 	if err != nil {
-		// Keep them for the next flush; the rows stay leased meanwhile.
-		r.mu.Lock()
-		r.pending = append(batch, r.pending...)
-		r.mu.Unlock()
-		return err
+		return nil, err
 	}
-	// A row handed back to the queue (a retry, a release, a hold) may be due
-	// sooner than the loop's current sleep, which was computed while the row
-	// was still leased: let the loop look again.
-	for _, res := range batch {
-		if res.State == store.DeliveryQueued {
-			r.Wake()
-			break
+	limit := min(c.Limit-len(rows), r.lowCap()-int(r.low.Load()))
+	low, err := r.cfg.DB.ClaimDeliveries(ctx, c.Owner, store.LaneLow, limit, c.Full, c.Now, c.Lease)
+	if err != nil {
+		// The normal lane's rows are claimed: run them.
+		r.cfg.Logger.Error("delivery: claim the low lane", "err", err)
+		return rows, nil
+	}
+	r.low.Add(int64(len(low)))
+	return append(rows, low...), nil
+}
+
+// finished counts a row of the low lane out of its share.
+func (r *Runner) finished(c store.Claimed, _ store.DeliveryResult) {
+	if c.Lane == store.LaneLow {
+		r.low.Add(-1)
+	}
+}
+
+// nextDue is when the next delivery of either lane is due.
+func (r *Runner) nextDue(ctx context.Context, _ time.Time) (time.Time, bool, error) {
+	var next time.Time
+	var any bool
+	for _, lane := range []int{store.LaneNormal, store.LaneLow} {
+		due, ok, err := r.cfg.DB.NextDue(ctx, lane)
+		if err != nil {
+			return time.Time{}, false, err
 		}
+		if ok && (!any || due.Before(next)) {
+			next, any = due, true
+		}
+	}
+	return next, any, nil
+}
+
+// record writes a batch of delivery results (group commit).
+func (r *Runner) record(ctx context.Context, owner string, batch []store.DeliveryResult) error {
+	unavailable, err := r.cfg.DB.ApplyDeliveryResults(ctx, owner, batch, r.cfg.Now())
+	if err != nil {
+		return err
 	}
 	if len(unavailable) > 0 {
 		// The policy's version moved with them (migration 0130): the

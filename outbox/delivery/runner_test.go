@@ -11,6 +11,7 @@ import (
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
 	"herald/outbox/delivery"
+	"herald/queue"
 	"herald/store"
 )
 
@@ -55,10 +56,10 @@ func TestRetriesSpent(t *testing.T) {
 			}
 			r := e.row(t, id)
 			if i < c.attempts-1 {
-				if want := e.clock().Add(delivery.RetryDelay(i, 0)); r.State != "queued" || !r.NextAt.Equal(want) {
+				if want := e.clock().Add(queue.RetryDelay(i, 0)); r.State != "queued" || !r.NextAt.Equal(want) {
 					t.Fatalf("lane %d attempt %d: %+v, want due %v", c.lane, i+1, r, want)
 				}
-				e.advance(delivery.RetryDelay(i, 0))
+				e.advance(queue.RetryDelay(i, 0))
 				// The breaker must not hold this lone row: bypass it by
 				// letting its cool-off pass.
 				e.advance(time.Minute)

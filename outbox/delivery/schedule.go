@@ -5,27 +5,18 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strconv"
-	"time"
+
+	"herald/queue"
 )
 
 // Retry budgets: Mastodon's DeliveryWorker retries 16 times over about two
-// days; its low-priority worker (used for the second wave of an account
-// deletion) 8 times over about two hours.
+// days (queue.MaxRetries, on queue.RetryDelay's schedule); its low-priority
+// worker (used for the second wave of an account deletion) 8 times over
+// about two hours.
 const (
-	MaxRetries        = 16
+	MaxRetries        = queue.MaxRetries
 	MaxRetriesLowLane = 8
 )
-
-// RetryDelay is the one place the retry schedule lives: the wait before
-// retry n (counting from 0) is n⁴ + 15 s plus up to half of n⁴ as jitter,
-// Mastodon's DeliveryWorker schedule. jitter is a random number in [0, 1).
-// Retries 0..15 wait 15 s, 16 s, 31 s, 96 s, 271 s, ... 50 640 s (plus
-// jitter): about 2.1 days before the last one.
-func RetryDelay(n int, jitter float64) time.Duration {
-	p := float64(n) * float64(n) * float64(n) * float64(n)
-	return time.Duration((p + 15 + jitter*0.5*p) * float64(time.Second))
-}
 
 // Outcome is how an attempt ended.
 type Outcome int
@@ -70,24 +61,6 @@ func countsForBreaker(status int, err error) bool {
 		return !errors.Is(err, context.Canceled)
 	}
 	return status >= 500
-}
-
-// RetryAfter parses a Retry-After header (delay-seconds or an HTTP date)
-// into the earliest time to try again.
-func RetryAfter(h string, now time.Time) (time.Time, bool) {
-	if h == "" {
-		return time.Time{}, false
-	}
-	if secs, err := strconv.Atoi(h); err == nil {
-		if secs < 0 {
-			return time.Time{}, false
-		}
-		return now.Add(time.Duration(secs) * time.Second), true
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		return t, true
-	}
-	return time.Time{}, false
 }
 
 // describeError turns a transport error into a short, stable text for the

@@ -7,28 +7,32 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"herald/federation"
+	"herald/queue"
 	"herald/store"
 	"herald/webhook"
 )
 
-// Webhooks ride on the scheduler in a lane of their own. They share what
-// makes deliveries durable: the loop that claims due rows, the leases and
-// their owners (renewed, reclaimed from a dead process, expired as the last
-// resort), the retry schedule (RetryDelay, the same 16 retries over about
-// two days, which the Standard Webhooks specification asks for too), the
-// group-committed results, and the wake-ups. They share nothing a federation
-// delivery waits for: their rows are in webhook_deliveries, so a backlog
-// never stands in a delivery's claim; they do not count against the claim
-// budget, the global cap, the in-flight ceiling or any host's cap; they have
-// caps of their own (the lane's and each endpoint's) and a client with its
-// own connection pool and its own rule on private addresses. A receiver that
-// is slow, or down for days, holds only webhook slots.
+// Webhooks are a queue of their own in the same queue runner as the
+// deliveries: the webhook lane. They share what makes deliveries durable:
+// the loop that claims due rows, the leases and their owners (renewed,
+// reclaimed from a dead process, expired as the last resort), the retry
+// schedule (queue.RetryDelay, the same 16 retries over about two days,
+// which the Standard Webhooks specification asks for too), the
+// group-committed results, and the wake-ups. They share nothing a
+// federation delivery waits for: their rows are in webhook_deliveries, so a
+// backlog never stands in a delivery's claim; they do not count against the
+// deliveries' claim budget, global cap, in-flight ceiling or any host's
+// cap; they have caps of their own (the lane's, and each endpoint's as the
+// queue's key cap) and a client with its own connection pool and its own
+// rule on private addresses. A receiver that is slow, or down for days,
+// holds only webhook slots.
 
 // WebhookConfig configures the webhook lane of a Runner.
 type WebhookConfig struct {
@@ -42,18 +46,10 @@ type WebhookConfig struct {
 	Metrics *WebhookMetrics
 }
 
-// webhookLane is the lane's state, guarded by its own mutex so it never
-// contends with the federation lanes'.
+// webhookLane is what the lane keeps beside its queue.
 type webhookLane struct {
-	cfg   WebhookConfig
-	slots chan struct{} // requests in flight
-
-	mu          sync.Mutex
-	claimed     map[int64]bool // rows held, whose leases are renewed
-	perEndpoint map[int64]int  // rows held, by webhook
-	endpoint    map[int64]chan struct{}
-	pending     []store.WebhookResult
-	turn        int // which due endpoint is claimed for first (claimWebhooks' loop only)
+	cfg  WebhookConfig
+	turn atomic.Int64 // which due endpoint is claimed for first
 }
 
 func newWebhookLane(cfg WebhookConfig) webhookLane {
@@ -62,17 +58,38 @@ func newWebhookLane(cfg WebhookConfig) webhookLane {
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewWebhookMetrics(nil)
 	}
-	return webhookLane{
-		cfg: cfg, slots: make(chan struct{}, cfg.Cap),
-		claimed: map[int64]bool{}, perEndpoint: map[int64]int{}, endpoint: map[int64]chan struct{}{},
-	}
+	return webhookLane{cfg: cfg}
 }
 
-// maxHeld bounds the rows the lane holds: a few per slot, so slots never
-// wait for a claim; endpointBuffer bounds one endpoint's share of them, so a
-// slow receiver cannot take the lane from the others.
-func (l *webhookLane) maxHeld() int        { return l.cfg.Cap * 4 }
-func (l *webhookLane) endpointBuffer() int { return l.cfg.PerEndpointCap * 4 }
+// addWebhooks adds the webhook lane to qr (nil without a client: events
+// stay queued for a process that has one).
+func (r *Runner) addWebhooks(qr *queue.Runner) *queue.Queue {
+	l := r.wh.cfg
+	if l.Client == nil {
+		return nil
+	}
+	return queue.Add(qr, queue.Spec[store.ClaimedWebhook, store.WebhookResult]{
+		Name:    "webhooks",
+		Table:   store.WebhookLeases,
+		Claim:   r.claimWebhooks,
+		Key:     func(c store.ClaimedWebhook) string { return strconv.FormatInt(c.WebhookID, 10) },
+		Work:    r.webhookAttempt,
+		Release: r.releaseWebhook,
+		Record: func(ctx context.Context, owner string, batch []store.WebhookResult) error {
+			return r.cfg.DB.ApplyWebhookResults(ctx, owner, batch, r.cfg.Now())
+		},
+		Again: func(res store.WebhookResult) bool { return res.State == store.DeliveryQueued },
+		Due: func(ctx context.Context, now time.Time) (time.Time, bool, error) {
+			_, t, ok, err := r.cfg.DB.WebhookQueue(ctx, now)
+			return t, ok, err
+		},
+		Sweep: r.cfg.DB.SweepWebhookDeliveries,
+		// A few rows per slot, so slots never wait for a claim; an
+		// endpoint's share of them bounded, so a slow receiver cannot take
+		// the lane from the others.
+		Cap: l.Cap, KeyCap: l.PerEndpointCap, Held: l.Cap * 4, KeyHeld: l.PerEndpointCap * 4,
+	})
+}
 
 // WebhookMetrics counts webhook attempts.
 type WebhookMetrics struct{ total *prometheus.CounterVec }
@@ -96,107 +113,56 @@ func NewWebhookMetrics(reg prometheus.Registerer) *WebhookMetrics {
 	return m
 }
 
-// claimWebhooks claims what the lane's caps allow, endpoint by endpoint
-// (each to its share, starting with a different one each time so none
-// waits behind the others), and starts a worker per row. It returns how
-// many it claimed.
-func (r *Runner) claimWebhooks(ctx, work context.Context, now time.Time) int {
-	l := &r.wh
-	if l.cfg.Client == nil {
-		return 0
-	}
-	l.mu.Lock()
-	limit := l.maxHeld() - len(l.claimed)
-	l.mu.Unlock()
-	if limit <= 0 {
-		return 0
-	}
+// claimWebhooks claims what c allows, endpoint by endpoint (each to its
+// room, starting with a different one each time so none waits behind the
+// others).
+func (r *Runner) claimWebhooks(ctx context.Context, c queue.Claim) ([]store.ClaimedWebhook, error) {
 	// Which endpoints have work is a read; a claim is a write, and the
 	// writer is the inbox's too.
-	due, _, _, err := r.cfg.DB.WebhookQueue(ctx, now)
+	due, _, _, err := r.cfg.DB.WebhookQueue(ctx, c.Now)
 	if err != nil {
-		if ctx.Err() == nil {
-			r.cfg.Logger.Error("webhooks: queue", "err", err)
-		}
-		return 0
+		return nil, err
 	}
-	l.turn++
-	total := 0
+	turn := int(r.wh.turn.Add(1))
+	var out []store.ClaimedWebhook
 	for i := range due {
-		id := due[(i+l.turn)%len(due)]
-		l.mu.Lock()
-		room := min(limit-total, l.endpointBuffer()-l.perEndpoint[id])
-		l.mu.Unlock()
+		id := due[(i+turn)%len(due)]
+		room := min(c.Limit-len(out), c.Room(strconv.FormatInt(id, 10)))
 		if room <= 0 {
 			continue
 		}
-		rows, err := r.cfg.DB.ClaimWebhookDeliveries(ctx, r.cfg.Owner, id, room, now, r.cfg.Lease)
+		rows, err := r.cfg.DB.ClaimWebhookDeliveries(ctx, c.Owner, id, room, c.Now, c.Lease)
 		if err != nil {
-			if ctx.Err() == nil {
+			if len(out) > 0 {
 				r.cfg.Logger.Error("webhooks: claim", "err", err)
+				break // run what is claimed
 			}
-			return total
+			return nil, err
 		}
-		l.mu.Lock()
-		for _, c := range rows {
-			l.claimed[c.ID] = true
-			l.perEndpoint[c.WebhookID]++
-			if l.endpoint[c.WebhookID] == nil {
-				l.endpoint[c.WebhookID] = make(chan struct{}, l.cfg.PerEndpointCap)
-			}
-		}
-		l.mu.Unlock()
-		for _, c := range rows {
-			r.workers.Add(1)
-			go r.sendWebhook(work, c)
-		}
-		total += len(rows)
+		out = append(out, rows...)
 	}
-	return total
+	return out, nil
 }
 
-// sendWebhook runs one claimed webhook delivery and records its result.
-func (r *Runner) sendWebhook(ctx context.Context, c store.ClaimedWebhook) {
-	defer r.workers.Done()
-	res := r.webhookAttempt(ctx, c)
-	l := &r.wh
-	l.mu.Lock()
-	l.pending = append(l.pending, res)
-	delete(l.claimed, c.ID)
-	if l.perEndpoint[c.WebhookID]--; l.perEndpoint[c.WebhookID] == 0 {
-		delete(l.perEndpoint, c.WebhookID)
-		delete(l.endpoint, c.WebhookID)
-	}
-	l.mu.Unlock()
-	signal(r.finished)
-	signal(r.flushSignal)
+// releaseWebhook is the result of a webhook delivery handed back unsent,
+// due now.
+func (r *Runner) releaseWebhook(c store.ClaimedWebhook) store.WebhookResult {
+	return store.WebhookResult{ID: c.ID, WebhookID: c.WebhookID, State: store.DeliveryQueued, Attempts: c.Attempts, NextAt: r.cfg.Now()}
 }
 
-// webhookAttempt waits for the endpoint's slot and the lane's, then POSTs
-// the event, signed, and decides what happens to the row next.
-func (r *Runner) webhookAttempt(ctx context.Context, c store.ClaimedWebhook) store.WebhookResult {
-	release := store.WebhookResult{ID: c.ID, WebhookID: c.WebhookID, State: store.DeliveryQueued, Attempts: c.Attempts, NextAt: r.cfg.Now()}
-	l := &r.wh
-	l.mu.Lock()
-	endpoint := l.endpoint[c.WebhookID]
-	l.mu.Unlock()
-	for _, slots := range []chan struct{}{endpoint, l.slots} {
-		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
-		case <-r.stopping:
-			return release
-		}
-	}
+// webhookAttempt is the lane's work, once the queue runner gave the row its
+// endpoint's slot and one of the lane's: it POSTs the event, signed, and
+// decides what happens to the row next.
+func (r *Runner) webhookAttempt(ctx context.Context, c store.ClaimedWebhook, _ <-chan struct{}) store.WebhookResult {
 	if err := r.cfg.DB.WebhookMessage(ctx, &c); err != nil {
 		if errors.Is(err, store.ErrNotFound) || ctx.Err() != nil {
-			return release // removed meanwhile (the row went with it), or shutting down
+			return r.releaseWebhook(c) // removed meanwhile (the row went with it), or shutting down
 		}
 		return r.webhookResult(c, 0, "", fmt.Errorf("load event: %w", err), r.cfg.Now())
 	}
 	status, retryAfter, err := r.postWebhook(ctx, c)
 	if err != nil && ctx.Err() != nil {
-		return release // cut off by shutdown: no attempt spent
+		return r.releaseWebhook(c) // cut off by shutdown: no attempt spent
 	}
 	return r.webhookResult(c, status, retryAfter, err, r.cfg.Now())
 }
@@ -258,71 +224,6 @@ func (r *Runner) webhookResult(c store.ClaimedWebhook, status int, retryAfter st
 	}
 	m.total.WithLabelValues("retry").Inc()
 	res.State = store.DeliveryQueued
-	res.NextAt = now.Add(time.Duration(float64(RetryDelay(c.Attempts, r.cfg.Jitter())) * r.cfg.RetryScale))
-	if t, ok := RetryAfter(retryAfter, now); ok && t.After(res.NextAt) {
-		res.NextAt = t
-	}
+	res.NextAt = queue.NextTry(now, c.Attempts, r.cfg.Jitter(), r.cfg.RetryScale, retryAfter)
 	return res
-}
-
-// flush writes every pending result of both kinds.
-func (r *Runner) flush(ctx context.Context) error {
-	return errors.Join(r.flushDeliveries(ctx), r.flushWebhooks(ctx))
-}
-
-// flushWebhooks writes the webhook lane's pending results in one
-// transaction of their own.
-func (r *Runner) flushWebhooks(ctx context.Context) error {
-	l := &r.wh
-	l.mu.Lock()
-	batch := l.pending
-	l.pending = nil
-	l.mu.Unlock()
-	if len(batch) == 0 {
-		return nil
-	}
-	if err := r.cfg.DB.ApplyWebhookResults(ctx, r.cfg.Owner, batch, r.cfg.Now()); err != nil {
-		l.mu.Lock()
-		l.pending = append(batch, l.pending...)
-		l.mu.Unlock()
-		return err
-	}
-	for _, res := range batch {
-		if res.State == store.DeliveryQueued {
-			r.Wake() // a row handed back may be due before the loop's sleep ends
-			break
-		}
-	}
-	return nil
-}
-
-// maintainWebhooks renews the lane's leases and returns expired ones to
-// the queue.
-func (r *Runner) maintainWebhooks(ctx context.Context, now time.Time) {
-	l := &r.wh
-	l.mu.Lock()
-	ids := make([]int64, 0, len(l.claimed))
-	for id := range l.claimed {
-		ids = append(ids, id)
-	}
-	l.mu.Unlock()
-	if err := r.cfg.DB.RenewWebhookLeases(ctx, r.cfg.Owner, ids, now.Add(r.cfg.Lease)); err != nil && ctx.Err() == nil {
-		r.cfg.Logger.Error("webhooks: renew leases", "err", err)
-	}
-	if n, err := r.cfg.DB.ExpireWebhookLeases(ctx, now); err != nil {
-		if ctx.Err() == nil {
-			r.cfg.Logger.Error("webhooks: expire leases", "err", err)
-		}
-	} else if n > 0 {
-		r.cfg.Logger.Info("webhooks: expired leases returned to the queue", "rows", n)
-	}
-}
-
-// nextWebhookDue is when the lane next has work, for the loop's sleep.
-func (r *Runner) nextWebhookDue(ctx context.Context) (time.Time, bool) {
-	if r.wh.cfg.Client == nil {
-		return time.Time{}, false
-	}
-	_, t, ok, err := r.cfg.DB.WebhookQueue(ctx, r.cfg.Now())
-	return t, ok && err == nil
 }
