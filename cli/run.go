@@ -21,11 +21,12 @@ const (
 )
 
 // defaultMemoryLimit is the soft memory limit Herald runs with unless
-// GOMEMLIMIT says otherwise. Most of a busy fan-out's heap is garbage
+// GOMEMLIMIT says otherwise (and serve's --memory-limit, which wins over
+// both: serve_runtime.go). Most of a busy fan-out's heap is garbage
 // (request buffers, JSON); a limit makes the collector return it before
 // the process grows, at no measured throughput cost (docs/PERFORMANCE.md:
 // 163 MB peak without it, 125 MB with it, same deliveries/s). A larger
-// instance raises it with GOMEMLIMIT=1GiB.
+// instance raises it with --memory-limit 1GiB or GOMEMLIMIT=1GiB.
 const defaultMemoryLimit = 100 << 20
 
 // Main runs herald as a process: the memory limit, SIGINT and SIGTERM as
