@@ -71,7 +71,7 @@ func (c *cli) readServeFlags(args []string) (*serveFlags, error) {
 	fs.StringVar(&f.role, "role", policy.RoleAll, "with PostgreSQL: all (HTTP and the background work), web (HTTP only) or worker (deliveries, jobs and sweeps; no HTTP)")
 	mediaDir := mediaDirFlag(fs)
 	fs.StringVar(&f.pprof, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback host:port, e.g. 127.0.0.1:6060; off by default")
-	fs.StringVar(&f.memoryLimit, "memory-limit", "", "the Go runtime's soft memory limit, e.g. 100MiB or 1GiB; 0 or off for Go's default (GOGC alone) (default 100MiB, or GOMEMLIMIT when set)")
+	fs.StringVar(&f.memoryLimit, "memory-limit", "", "the Go runtime's soft memory limit, e.g. 120MiB or 1GiB; 0 or off for Go's default (GOGC alone) (default 120MiB, or GOMEMLIMIT when set)")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
