@@ -37,6 +37,9 @@ type Scenario struct {
 
 	// Runner caps; zero takes the scheduler's defaults.
 	GlobalCap, MaxInFlight, PerHostCap int
+	// MaxIdleConns is the client's bound on idle connections across hosts
+	// (federation.ClientOptions.MaxIdleConns); zero takes its default.
+	MaxIdleConns int
 
 	// Dir is where the temporary database directory is made (default: the
 	// system temp dir). It is removed afterwards.
@@ -48,6 +51,10 @@ type Scenario struct {
 	// CPUProfile, if set, receives a CPU profile of the measured window,
 	// from the first enqueue to the last awaited arrival.
 	CPUProfile io.Writer
+	// Shares, if set, profiles the measured window's CPU (into CPUProfile
+	// too, when set) and reports its signing, GC and allocation shares
+	// (Result.Shares).
+	Shares bool
 	// MemProfile, if set, receives a heap profile taken at the end of the
 	// measured window, before the runner stops.
 	MemProfile io.Writer
@@ -107,7 +114,10 @@ type Result struct {
 	DBCPU time.Duration
 	// Sign is the signing rate measured around this scenario (the caller
 	// fills it in: the mean of a measurement just before and just after).
-	Sign     Signing
+	Sign Signing
+	// Shares are the window's CPU profile's shares (Scenario.Shares); nil
+	// when not profiled.
+	Shares   *Shares
 	TimedOut bool
 }
 
@@ -240,7 +250,7 @@ func (sc *Scenario) runnerConfig(db *store.DB, dial func(ctx context.Context, ne
 		DB: db,
 		Client: federation.NewClient(federation.ClientOptions{
 			AllowPrivate: true, AllowHTTP: true, UserAgent: "Herald-bench",
-			MaxConnsPerHost: perHost, DialContext: dial,
+			MaxConnsPerHost: perHost, MaxIdleConns: sc.MaxIdleConns, DialContext: dial,
 		}),
 		Instance:     benchInstance,
 		Logger:       logger,

@@ -30,6 +30,16 @@ type Fedify struct {
 	FarmCmd          []string
 	Dir              string
 	Timeout          time.Duration // default 5 min
+	// Name is the scenario's name in the report (default "fedify").
+	Name string
+	// Warmup activities are sent first by the same script, each awaited,
+	// outside the window: its connections (and what it learnt of each
+	// host's signatures) are those of a server that just delivered, the
+	// follower shape (f).
+	Warmup int
+	// CavageOnly is the farm's fraction of Mastodon-style hosts, which
+	// refuse RFC 9421 (FarmOptions.CavageOnly).
+	CavageOnly float64
 }
 
 // FedifyPaths finds the Fedify script and the interop peer's Node under
@@ -64,18 +74,21 @@ func RunFedify(ctx context.Context, fd Fedify) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	farm, err := StartRemoteFarm(ctx, fd.FarmCmd, FarmOptions{Hosts: fd.Hosts, Seed: 1}, pubPEM, dir)
+	if fd.Name == "" {
+		fd.Name = "fedify"
+	}
+	farm, err := StartRemoteFarm(ctx, fd.FarmCmd, FarmOptions{Hosts: fd.Hosts, CavageOnly: fd.CavageOnly, Seed: 1}, pubPEM, dir)
 	if err != nil {
 		return nil, err
 	}
 	defer farm.Close()
-	iri := activityIRI("fedify", 0)
+	iri := activityIRI(fd.Name, 0)
 	if err := farm.Expect(iri); err != nil {
 		return nil, err
 	}
 
 	cmd := exec.CommandContext(ctx, fd.Node, fd.Script, "--farm", farm.hello.Addr, "--hosts", strconv.Itoa(fd.Hosts),
-		"--followers", strconv.Itoa(fd.Followers), "--key", keyFile, "--id", iri)
+		"--followers", strconv.Itoa(fd.Followers), "--key", keyFile, "--id", iri, "--warmup", strconv.Itoa(fd.Warmup))
 	cmd.Env = append(os.Environ(), "NODE_PATH="+fd.Modules)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -103,15 +116,15 @@ func RunFedify(ctx context.Context, fd Fedify) (*Result, error) {
 	defer cmd.Wait()
 	defer cmd.Process.Kill() // a no-op once it exited; a hung script must not outlive the run
 
-	res := &Result{Name: "fedify", Hosts: fd.Hosts, Healthy: fd.Hosts, Activities: 1, Expected: fd.Hosts, FarmProcess: true}
+	res := &Result{Name: fd.Name, Hosts: fd.Hosts, Healthy: fd.Hosts, Activities: 1, Expected: fd.Hosts, FarmProcess: true}
 	pid := cmd.Process.Pid
+	at, ok := <-events // after the warm-ups
+	if !ok {
+		return nil, fmt.Errorf("fedify: the script ended before sending")
+	}
 	farm0, err := farm.Stats()
 	if err != nil {
 		return nil, err
-	}
-	at, ok := <-events
-	if !ok {
-		return nil, fmt.Errorf("fedify: the script ended before sending")
 	}
 	res.PeakReset = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0) == nil
 	cpu0 := procCPU(pid)
@@ -145,7 +158,8 @@ func RunFedify(ctx context.Context, fd Fedify) (*Result, error) {
 		return nil, err
 	}
 	res.FarmCPU = st.CPU - farm0.CPU
-	res.BadSignatures, res.NewConns = st.BadSignatures, st.NewConns
+	res.BadSignatures, res.NewConns = st.BadSignatures-farm0.BadSignatures, st.NewConns-farm0.NewConns
+	res.Knocks = FarmStats{Cavage: st.Cavage - farm0.Cavage, RFC9421RSA: st.RFC9421RSA - farm0.RFC9421RSA, Ed25519: st.Ed25519 - farm0.Ed25519, Refused9421: st.Refused9421 - farm0.Refused9421}
 	delivered, err := fedifyArrivals(res, farm, iri, t0, end)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,25 @@ func (r *Report) each(name string, f func(round int, s *Result) (float64, bool))
 	return out
 }
 
+// isFedify reports whether scenario n is a Fedify one (fedify, fedify-f).
+func isFedify(n string) bool { return strings.HasPrefix(n, "fedify") }
+
+// counterpart is the Herald scenario a scenario is compared with in round
+// i: the first (f) for fedify-f, else the first (a), whatever its host
+// count.
+func (r *Report) counterpart(i int, n string) *Result {
+	want := "a"
+	if n == "fedify-f" {
+		want = "f"
+	}
+	for _, s := range r.Rounds[i] {
+		if b, _, _ := strings.Cut(s.Name, "@"); b == want {
+			return s
+		}
+	}
+	return nil
+}
+
 func (r *Report) find(round int, name string) *Result {
 	for _, s := range r.Rounds[round] {
 		if s.Name == name {
@@ -166,19 +185,19 @@ func (t *table) deliveryRows() {
 		return "–"
 	})
 	t.add("enqueue, 1st activity", "well under 1 s", func(n string) string {
-		if n == "fedify" {
+		if isFedify(n) {
 			return "–"
 		}
 		return fsecs(median(r.each(n, func(_ int, s *Result) (float64, bool) { return dur(s.Enqueue), true })))
 	})
 	t.add("  its CPU time", "", func(n string) string {
-		if n == "fedify" {
+		if isFedify(n) {
 			return "–"
 		}
 		return fsecs(median(r.each(n, func(_ int, s *Result) (float64, bool) { return dur(s.EnqueueCPU), true })))
 	})
 	t.add("  rows queued by it", "one per host", func(n string) string {
-		if n == "fedify" {
+		if isFedify(n) {
 			return "–"
 		}
 		return fmt.Sprint(r.find(0, n).EnqueueRows)
@@ -195,10 +214,10 @@ func (t *table) deliveryRows() {
 			return s.Sign.CPU.Seconds() / per, per > 0 && s.Sign.CPU > 0
 		}), f2)
 	})
-	t.add("  Herald (a) ÷ this, same round", "fedify: >= 5", func(n string) string {
+	t.add("  Herald (a, or f for fedify-f) ÷ this, same round", "fedify: >= 2", func(n string) string {
 		return spread(r.each(n, func(i int, s *Result) (float64, bool) {
-			a := r.find(i, "a")
-			if a == nil || s.PerSecond == 0 || n == "a" {
+			a := r.counterpart(i, n)
+			if a == nil || s.PerSecond == 0 || a == s {
 				return 0, false
 			}
 			return a.PerSecond / s.PerSecond, true
@@ -226,6 +245,28 @@ func (t *table) costRows() {
 	r := t.r
 	names := t.names
 	t.med("CPU s per 1,000 deliveries", "", func(s *Result) float64 { return s.CPUPer1000() }, f2)
+	t.add("  this ÷ Herald's (a, or f for fedify-f), same round", "fedify: >= 2", func(n string) string {
+		return spread(r.each(n, func(i int, s *Result) (float64, bool) {
+			a := r.counterpart(i, n)
+			if !isFedify(n) || a == nil || a.CPUPer1000() == 0 {
+				return 0, false
+			}
+			return s.CPUPer1000() / a.CPUPer1000(), true
+		}), f2)
+	})
+	share := func(metric, target string, v func(*Shares) float64) {
+		t.add(metric, target, func(n string) string {
+			return spread(r.each(n, func(_ int, s *Result) (float64, bool) {
+				if s.Shares == nil || s.Shares.Samples == 0 {
+					return 0, false
+				}
+				return v(s.Shares), true
+			}), f2)
+		})
+	}
+	share("  CPU profile: signing (rsa.SignPKCS1v15, ed25519.Sign)", ">= 0.80", func(s *Shares) float64 { return s.Sign })
+	share("  CPU profile: GC (mark workers, assists, sweep, scavenge)", "<= 0.10", func(s *Shares) float64 { return s.GC })
+	share("  CPU profile: mallocgc outside both", "", func(s *Shares) float64 { return s.Malloc })
 	// What the sender would reach with the machine to itself, from its
 	// CPU time alone: the farm and the neighbours cannot blur it.
 	t.add(fmt.Sprintf("  %d cores ÷ CPU per delivery, ÷ signing rate", cores()), "", func(n string) string {

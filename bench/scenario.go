@@ -182,8 +182,10 @@ func (s *scenarioRun) window(ctx context.Context) error {
 	res.PeakReset = ResetPeakRSS()
 	cpu0, db0 := CPUTime()+s.othersCPU(), s.dbCPU()
 	windowStart := time.Now()
-	if sc.CPUProfile != nil {
-		if err := pprof.StartCPUProfile(sc.CPUProfile); err != nil {
+	var prof *profileTee
+	if sc.CPUProfile != nil || sc.Shares {
+		prof = &profileTee{out: sc.CPUProfile}
+		if err := pprof.StartCPUProfile(prof); err != nil {
 			return err
 		}
 	}
@@ -195,7 +197,7 @@ func (s *scenarioRun) window(ctx context.Context) error {
 			res.EnqueueCPU = CPUTime() - cpu
 		}
 		if err != nil {
-			if sc.CPUProfile != nil {
+			if prof != nil {
 				pprof.StopCPUProfile()
 			}
 			return fmt.Errorf("enqueue: %w", err)
@@ -214,8 +216,15 @@ func (s *scenarioRun) window(ctx context.Context) error {
 	res.DBCPU = s.dbCPU() - db0
 	res.Window = s.end.Sub(windowStart)
 	res.PeakRSS = PeakRSS()
-	if sc.CPUProfile != nil {
+	if prof != nil {
 		pprof.StopCPUProfile()
+		if sc.Shares {
+			sh, err := ProfileShares(&prof.buf)
+			if err != nil {
+				return fmt.Errorf("cpu profile: %w", err)
+			}
+			res.Shares = &sh
+		}
 	}
 	if sc.MemProfile != nil {
 		if err := pprof.Lookup("heap").WriteTo(sc.MemProfile, 0); err != nil {

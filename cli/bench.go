@@ -124,7 +124,7 @@ func (r *fanoutRun) scenario(ctx context.Context, name string, round int) (*benc
 	f := r.flags
 	h := r.plan.hostsOf[name]
 	sc := bench.Scenario{Name: name, Hosts: h, Followers: f.followersFor(h), Dir: f.dir, Logger: r.logger,
-		GlobalCap: f.globalCap, PerHostCap: f.perHost, FarmCmd: r.plan.farmCmd}
+		GlobalCap: f.globalCap, PerHostCap: f.perHost, FarmCmd: r.plan.farmCmd, Shares: f.shares, MaxIdleConns: f.maxIdle}
 	if e := r.plan.engineOf[name]; e.postgres {
 		sc.Postgres, sc.Processes = f.postgres, e.processes
 		if exe, err := os.Executable(); err == nil {
@@ -139,6 +139,11 @@ func (r *fanoutRun) scenario(ctx context.Context, name string, round int) (*benc
 		sc.BlackHole, sc.Refuse = f.blackhole, f.refuse
 	case "e":
 		sc.Warmup, sc.CavageOnly = 3, f.cavageOnly
+	case "f":
+		// The follower shape: the hosts' connections from a fan-out just
+		// before (a follow phase's Accepts) are still open, and they are
+		// Mastodon-style (draft-cavage, RSA), as most followers are.
+		sc.Warmup, sc.CavageOnly = 1, 1
 	}
 	for _, p := range []struct {
 		path string
@@ -156,8 +161,12 @@ func (r *fanoutRun) scenario(ctx context.Context, name string, round int) (*benc
 	fmt.Fprintf(r.stderr, "round %d: scenario %s...\n", round+1, name)
 	var res *bench.Result
 	var err error
-	if name == "fedify" {
-		res, err = bench.RunFedify(ctx, r.plan.fedify)
+	if isFedifyName(name) {
+		fd := r.plan.fedify
+		if fd.Name = name; name == "fedify-f" {
+			fd.Warmup, fd.CavageOnly = 1, 1
+		}
+		res, err = bench.RunFedify(ctx, fd)
 	} else {
 		res, err = bench.RunScenario(ctx, sc)
 	}
@@ -171,6 +180,10 @@ func (r *fanoutRun) scenario(ctx context.Context, name string, round int) (*benc
 	res.Sign = bench.Signing{PerSecond: (before.PerSecond + r.last.PerSecond) / 2, CPU: (before.CPU + r.last.CPU) / 2}
 	return res, nil
 }
+
+// isFedifyName reports whether a scenario is sent by Fedify (fedify,
+// fedify-f).
+func isFedifyName(name string) bool { return strings.HasPrefix(name, "fedify") }
 
 // profile opens the profile file of a scenario of the first round (nil in
 // the others, or without the flag).

@@ -42,6 +42,8 @@ type fanoutFlags struct {
 	farmMode     string
 	postgres     string
 	engines      string
+	shares       bool
+	maxIdle      int
 }
 
 // readFanoutFlags parses bench fanout's flags. No HERALD_* variables are
@@ -49,7 +51,7 @@ type fanoutFlags struct {
 func (c *cli) readFanoutFlags(args []string) (*fanoutFlags, error) {
 	f := &fanoutFlags{}
 	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
-	fs.StringVar(&f.scenario, "scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), e (a after three warm-up activities taught the runner which hosts verify Ed25519), several of a, b, c and e comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
+	fs.StringVar(&f.scenario, "scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), e (a after three warm-up activities taught the runner which hosts verify Ed25519), f (the follower shape: Mastodon-style hosts, draft-cavage RSA, still connected from a warm-up fan-out), several of a, b, c, e and f comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
 	fs.DurationVar(&f.ingestFor, "ingest-for", 60*time.Second, "scenario d: the measured window")
 	fs.StringVar(&f.ingestKeys, "ingest-keys", "rsa", "scenario d: the remote actors' keys, rsa (RSA-2048, requests pre-signed) or ed25519")
 	fs.IntVar(&f.ingestConns, "ingest-conns", 16, "scenario d: concurrent requests")
@@ -74,6 +76,8 @@ func (c *cli) readFanoutFlags(args []string) (*fanoutFlags, error) {
 	fs.StringVar(&f.farmMode, "farm", "process", "where the inbox farm runs: process (a child process, so CPU and RSS are Herald's own) or inprocess")
 	fs.StringVar(&f.postgres, "postgres", "", "a PostgreSQL server's URL (a user that may create databases) for --engines postgres and postgres2: each scenario runs on a scratch database there")
 	fs.StringVar(&f.engines, "engines", "sqlite", "the databases each of scenarios a, b and c runs on, comma-separated: sqlite, postgres (one sending process), postgres2 (two)")
+	fs.IntVar(&f.maxIdle, "max-idle", 0, "the client's bound on idle connections across all hosts (0: the default, federation's)")
+	fs.BoolVar(&f.shares, "shares", true, "take a CPU profile of every measured window and report its signing, GC and allocation shares")
 	noEnv := &cli{getenv: func(string) string { return "" }, stdout: c.stdout, stderr: c.stderr}
 	pos, err := noEnv.parse(fs, args)
 	if err == nil && len(pos) != 0 {
@@ -160,7 +164,7 @@ func scenarioNames(scenario string) (names []string, ingest bool, err error) {
 	switch scenario {
 	case "all":
 		return []string{"a", "c", "b"}, true, nil // (c) right after the (a) it is compared with
-	case "a", "b", "c", "e":
+	case "a", "b", "c", "e", "f":
 		return []string{scenario}, false, nil
 	case "d":
 		return nil, true, nil
@@ -168,8 +172,8 @@ func scenarioNames(scenario string) (names []string, ingest bool, err error) {
 		return nil, false, nil
 	}
 	for _, n := range strings.Split(scenario, ",") {
-		if n != "a" && n != "b" && n != "c" && n != "e" {
-			return nil, false, usageError{"--scenario: want a, b, c, e (or several of them, comma-separated), d, all or none"}
+		if !slices.Contains([]string{"a", "b", "c", "e", "f"}, n) {
+			return nil, false, usageError{"--scenario: want a, b, c, e, f (or several of them, comma-separated), d, all or none"}
 		}
 		names = append(names, n)
 	}
@@ -201,9 +205,14 @@ func (f *fanoutFlags) engineList(processFarm bool) ([]engine, error) {
 	return engs, nil
 }
 
-// planFedify adds the Fedify comparison after (a) when it can run.
+// planFedify adds the Fedify comparison after the first (a) and the
+// first (f) (fedify-f: the follower shape), at the first host count, when
+// it can run.
 func (f *fanoutFlags) planFedify(c *cli, p *fanoutPlan) error {
-	if f.fedify == "off" || !slices.Contains(p.names, "a") {
+	first := func(base string) int {
+		return slices.IndexFunc(p.names, func(n string) bool { b, _, _ := strings.Cut(n, "@"); return b == base })
+	}
+	if f.fedify == "off" || first("a") < 0 && first("f") < 0 {
 		return nil
 	}
 	node, modules, script, ok := bench.FedifyPaths(".")
@@ -211,8 +220,12 @@ func (f *fanoutFlags) planFedify(c *cli, p *fanoutPlan) error {
 	switch {
 	case ok && p.farmCmd != nil:
 		p.fedify = bench.Fedify{Node: node, Modules: modules, Script: script, Hosts: hosts, Followers: f.followersFor(hosts), FarmCmd: p.farmCmd, Dir: f.dir}
-		i := slices.Index(p.names, "a")
-		p.names = slices.Insert(p.names, i+1, "fedify")
+		for _, base := range []string{"a", "f"} {
+			if i := first(base); i >= 0 { // at hosts[0]: names go host count by host count
+
+				p.names = slices.Insert(p.names, i+1, map[string]string{"a": "fedify", "f": "fedify-f"}[base])
+			}
+		}
 	case f.fedify == "on" && p.farmCmd == nil:
 		return usageError{"--fedify on needs --farm process"}
 	case f.fedify == "on":

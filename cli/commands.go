@@ -138,7 +138,7 @@ func init() {
 			help: "move an instance from SQLite to PostgreSQL (servers stopped)", run: (*cli).dbCopy},
 	}
 	commands = append(commands,
-		command{name: "bench fanout", args: "[--scenario a|b|c|d|e|all|none] [--hosts N[,N...]] [--engines sqlite,postgres,postgres2 --postgres URL] [--rounds N] [--queued ROWS] [--markdown] [flags]",
+		command{name: "bench fanout", args: "[--scenario a|b|c|d|e|f|all|none] [--hosts N[,N...]] [--engines sqlite,postgres,postgres2 --postgres URL] [--rounds N] [--queued ROWS] [--markdown] [flags]",
 			help: "benchmark deliveries and the inbox against a loopback inbox farm (a build with -tags bench)", run: (*cli).benchFanout},
 		command{name: "bench wake", args: "[--posts N] [--gap D] [--idle D] [--postgres URL]",
 			help: "time a command's commit to the first POST, and an idle server's CPU (a build with -tags bench)", run: (*cli).benchWake},

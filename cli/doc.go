@@ -70,7 +70,7 @@
 //	herald backup FILE
 //	herald admin password [--stdin]
 //	herald db copy --from herald.db --to postgres://USER@HOST/DB
-//	herald bench fanout [--scenario a|b|c|d|e|all|none] [--hosts N[,N...]] [--engines sqlite,postgres,postgres2 --postgres URL] [--rounds N] [--queued ROWS] [--markdown] [flags]
+//	herald bench fanout [--scenario a|b|c|d|e|f|all|none] [--hosts N[,N...]] [--engines sqlite,postgres,postgres2 --postgres URL] [--rounds N] [--queued ROWS] [--markdown] [flags]
 //	herald bench wake [--posts N] [--gap D] [--idle D] [--postgres URL]
 //	herald version
 //	herald help [COMMAND]

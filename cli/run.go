@@ -21,12 +21,16 @@ const (
 )
 
 // defaultMemoryLimit is the soft memory limit Herald runs with unless
-// GOMEMLIMIT says otherwise. Most of a busy fan-out's heap is garbage
+// GOMEMLIMIT says otherwise (and serve's --memory-limit, which wins over
+// both: serve_runtime.go). Most of a busy fan-out's heap is garbage
 // (request buffers, JSON); a limit makes the collector return it before
 // the process grows, at no measured throughput cost (docs/PERFORMANCE.md:
-// 163 MB peak without it, 125 MB with it, same deliveries/s). A larger
-// instance raises it with GOMEMLIMIT=1GiB.
-const defaultMemoryLimit = 100 << 20
+// 163 MB peak without it, 125 MB with it, same deliveries/s). 120 MiB
+// (issue 29): with 4,096 idle connections kept (federation's pool) a
+// 100 MiB limit kept the collector running (22% of a 30,000-host
+// fan-out's CPU); at 120 MiB it took 5% and the process peaked at 146 MB.
+// A larger instance raises it with --memory-limit 1GiB or GOMEMLIMIT=1GiB.
+const defaultMemoryLimit = 120 << 20
 
 // Main runs herald as a process: the memory limit, SIGINT and SIGTERM as
 // the end of the command, and Run on the process's arguments, environment

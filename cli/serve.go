@@ -83,6 +83,14 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 		}
 		defer metricsLn.Close()
 	}
+	var pprofLn net.Listener
+	if f.pprof != "" {
+		if pprofLn, err = net.Listen("tcp", f.pprof); err != nil {
+			return fmt.Errorf("--pprof: %w", err)
+		}
+		defer pprofLn.Close()
+	}
+	applyMemoryLimit(f.memoryLimit, c.getenv)
 	in, err := c.recordInstance(ctx, db, f, port)
 	if err != nil {
 		return err
@@ -102,6 +110,12 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	} else {
 		metricsDone <- nil
 	}
+	pprofDone := make(chan error, 1)
+	if pprofLn != nil {
+		go func() { pprofDone <- servePprof(ctx, pprofLn, logger) }()
+	} else {
+		pprofDone <- nil
+	}
 
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopBG()
@@ -117,7 +131,7 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	// The listener is closed: stop the scheduler, which hands what it has
 	// not finished back to the queue.
 	stopBG()
-	if err := errors.Join(serveErr, <-nodeDone, <-metricsDone); err != nil {
+	if err := errors.Join(serveErr, <-nodeDone, <-metricsDone, <-pprofDone); err != nil {
 		return err
 	}
 	logger.Info("stopped")

@@ -41,6 +41,8 @@ type serveFlags struct {
 	mode            string // "" keeps the database's
 	role            string
 	mediaDir        string
+	pprof           string // host:port on loopback; "" for none
+	memoryLimit     string // "" keeps Main's default or GOMEMLIMIT
 }
 
 // readServeFlags parses and checks serve's flags.
@@ -68,6 +70,8 @@ func (c *cli) readServeFlags(args []string) (*serveFlags, error) {
 	fs.StringVar(&f.mode, "federation-mode", "", "blocklist (federate with everyone not blocked) or allowlist (only with `herald allow` domains); recorded in the database, kept when not given")
 	fs.StringVar(&f.role, "role", policy.RoleAll, "with PostgreSQL: all (HTTP and the background work), web (HTTP only) or worker (deliveries, jobs and sweeps; no HTTP)")
 	mediaDir := mediaDirFlag(fs)
+	fs.StringVar(&f.pprof, "pprof", "", "serve Go's profiles (net/http/pprof) on this loopback host:port, e.g. 127.0.0.1:6060; off by default")
+	fs.StringVar(&f.memoryLimit, "memory-limit", "", "the Go runtime's soft memory limit, e.g. 120MiB or 1GiB; 0 or off for Go's default (GOGC alone) (default 120MiB, or GOMEMLIMIT when set)")
 	pos, err := c.parse(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = usageError{fmt.Sprintf("serve takes no arguments, got %q", pos[0])}
@@ -108,6 +112,16 @@ func (f *serveFlags) check() error {
 		}
 		if err != nil {
 			return usageError{fmt.Sprintf("invalid --metrics-listen %q: want host:port with a port from 0 to 65535", f.metricsListen)}
+		}
+	}
+	if f.pprof != "" {
+		if err := checkPprofAddr(f.pprof); err != nil {
+			return err
+		}
+	}
+	if f.memoryLimit != "" {
+		if _, _, err := parseMemoryLimit(f.memoryLimit); err != nil {
+			return usageError{fmt.Sprintf("invalid --memory-limit %q: %v", f.memoryLimit, err)}
 		}
 	}
 	if f.retryScale <= 0 || f.retryScale > 1 {

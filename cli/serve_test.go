@@ -26,6 +26,12 @@ func TestServeChecksEveryValueFirst(t *testing.T) {
 		{[]string{"--domain", "https://x.example/"}, "--domain"},
 		{[]string{"--metrics-listen", "9100"}, `invalid --metrics-listen "9100"`},
 		{[]string{"--trusted-proxies", "proxy.example"}, "--trusted-proxies"},
+		{[]string{"--pprof", ":6060"}, "loopback only"},
+		{[]string{"--pprof", "0.0.0.0:6060"}, "loopback only"},
+		{[]string{"--pprof", "192.0.2.1:6060"}, "loopback only"},
+		{[]string{"--pprof", "6060"}, `invalid --pprof "6060"`},
+		{[]string{"--memory-limit", "lots"}, "--memory-limit"},
+		{[]string{"--memory-limit", "1MiB"}, "at least 16MiB"},
 	} {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "h.db")

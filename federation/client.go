@@ -42,14 +42,26 @@ const (
 	defaultIOTimeout      = 10 * time.Second
 	defaultTimeout        = 30 * time.Second
 	// defaultMaxIdleConns bounds the idle keep-alive connections across
-	// all hosts. An idle HTTP/1.1 connection costs about 13 KB of this
-	// process (two goroutines and their buffers) and a file descriptor,
-	// and the garbage collector scans every goroutine's stack: with one
-	// idle connection per host, a fan-out to 10,000 hosts spent 14% of
-	// its CPU scanning stacks and peaked at 198 MB (docs/PERFORMANCE.md).
-	// 2,048 keeps the hosts of a busy fan-out warm (the least recently
-	// used go first) for about 27 MB.
-	defaultMaxIdleConns = 2048
+	// all hosts. An idle HTTP/1.1 connection costs this process a few
+	// kilobytes (two goroutines and their buffers) and a file descriptor,
+	// and the garbage collector scans every goroutine's stack: unbounded,
+	// a follower-shaped fan-out to 30,000 hosts spent 46% of its CPU in
+	// the collector and peaked at 241 MB (docs/PERFORMANCE.md, issue 29).
+	// A pool smaller than a fan-out's hosts is emptied in the order they
+	// are reached again (the least recently used, the next needed, go
+	// first), so it must hold a whole fan-out's hosts to be reused at all:
+	// 4,096 keeps an instance with followers on up to 4,096 servers
+	// connected from one post to the next (0.86 of its CPU is then the
+	// signature), within the 150 MB target at 30,000 hosts.
+	defaultMaxIdleConns = 4096
+	// defaultIdleConnTimeout closes a connection left idle this long. What
+	// reuses a connection comes within seconds (the next activity of a
+	// burst or a thread, a retry, the answer to a Follow); a pooled
+	// connection kept past that only holds two goroutines, which every
+	// garbage collection scans, and a file descriptor. 90 s (net/http's
+	// default) kept a fan-out's connections a minute and a half after its
+	// last delivery.
+	defaultIdleConnTimeout = 30 * time.Second
 )
 
 // Errors of the outbound client.
@@ -84,7 +96,7 @@ type ClientOptions struct {
 	// per host match it.
 	MaxConnsPerHost int
 	// MaxIdleConns bounds the idle connections kept across all hosts
-	// (default 2,048; the least recently used is closed first), so memory
+	// (default 4,096; the least recently used is closed first), so memory
 	// and file descriptors stay flat however many hosts a fan-out reaches.
 	MaxIdleConns int
 	// ConnectTimeout bounds the TCP connect (default 5 s).
@@ -165,7 +177,7 @@ func NewClient(opts ClientOptions) *Client {
 		MaxIdleConns:          opts.MaxIdleConns,
 		MaxConnsPerHost:       opts.MaxConnsPerHost,
 		MaxIdleConnsPerHost:   opts.MaxConnsPerHost,
-		IdleConnTimeout:       90 * time.Second,
+		IdleConnTimeout:       defaultIdleConnTimeout,
 		TLSHandshakeTimeout:   opts.IOTimeout,
 		ResponseHeaderTimeout: opts.IOTimeout,
 		ExpectContinueTimeout: time.Second,

@@ -247,7 +247,7 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 		if res.Activity, err = tx.ActivityByIRI(ctx, iri); err != nil {
 			return err
 		}
-		if err := timeline.Published(ctx, tx, p.Instance, timeline.Outbound{Actor: pl.actor, Activity: as.Untyped(pl.activity), Now: now}); err != nil {
+		if err := timeline.Published(ctx, tx, p.Instance, timeline.Outbound{Actor: pl.actor, Activity: pl.activity, Now: now}); err != nil {
 			return err
 		}
 		if len(pl.locals) > 0 {

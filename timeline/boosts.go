@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"herald/federation"
+	"herald/federation/as"
 	"herald/store"
 )
 
@@ -14,7 +14,7 @@ import (
 // author. The boosted status is taken from the Announce when it embeds
 // it (the inbox took it from its origin); otherwise, when Herald lacks
 // it, the boost waits for it (Resolve).
-func (w *writer) boost(doc map[string]any, author string, local *store.Actor) error {
+func (w *writer) boost(doc *as.Object, author string, local *store.Actor) error {
 	s, orig, created, err := w.boostRow(doc, author, local)
 	if err != nil || !created {
 		return err
@@ -50,7 +50,7 @@ func (w *writer) boost(doc map[string]any, author string, local *store.Actor) er
 
 // keepBoost stores a boost (read from its booster's outbox) without
 // fanning it out.
-func (w *writer) keepBoost(doc map[string]any, author string) error {
+func (w *writer) keepBoost(doc *as.Object, author string) error {
 	_, _, _, err := w.boostRow(doc, author, w.localActorOf(author))
 	return err
 }
@@ -58,8 +58,8 @@ func (w *writer) keepBoost(doc map[string]any, author string) error {
 // boostRow stores the boost status of an Announce and counts it on the
 // boosted status (orig, nil while Herald lacks it); created is false
 // when there is nothing to do.
-func (w *writer) boostRow(doc map[string]any, author string, local *store.Actor) (s, orig *store.Status, created bool, err error) {
-	iri, target := federation.IDOf(doc), federation.IDOf(doc["object"])
+func (w *writer) boostRow(doc *as.Object, author string, local *store.Actor) (s, orig *store.Status, created bool, err error) {
+	iri, target := doc.ID, doc.Object.ID
 	if iri == "" || target == "" {
 		return nil, nil, false, nil
 	}
@@ -67,8 +67,8 @@ func (w *writer) boostRow(doc map[string]any, author string, local *store.Actor)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		orig = nil
-		if obj := federation.Object(doc["object"]); obj != nil && IsStatusType(federation.FirstString(obj["type"])) {
-			if by := federation.IDOf(obj["attributedTo"]); by != "" {
+		if obj := doc.Object.Embedded; obj != nil && IsStatusType(obj.Type.First()) {
+			if by := obj.AttributedTo.First(); by != "" {
 				p, err := w.parse(obj, by, w.localActorOf(by))
 				if err != nil {
 					return nil, nil, false, err
@@ -140,8 +140,8 @@ func (w *writer) resolveBoosts(s *store.Status) error {
 
 // published is an activity's or object's published time, clamped to now;
 // now when it has none.
-func (w *writer) published(doc map[string]any) time.Time {
-	if t, err := time.Parse(time.RFC3339, federation.FirstString(doc["published"])); err == nil && t.Before(w.now) {
+func (w *writer) published(doc *as.Object) time.Time {
+	if t, err := time.Parse(time.RFC3339, doc.Published); err == nil && t.Before(w.now) {
 		return t
 	}
 	return w.now

@@ -14,6 +14,12 @@
 //     whatever made it (the client API, the ActivityPub outbox, the
 //     operator's commands).
 //
+// Both hand it the activity as they parsed it, the typed document of
+// federation/as (*as.Object), and it reads that: the properties Herald
+// types as fields, the few others (sensitive, endTime, votersCount) with
+// Get and Decode. Documents it fetches itself come typed too
+// (Fetcher.GetObject).
+//
 // Both end in the same few operations (status.go, boosts.go,
 // reactions.go): a status stored once by its id, fanned out to the home
 // feeds of the local actors who follow its author (fanout.go, with

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/host"
 	"herald/store"
 )
@@ -34,11 +35,11 @@ func FetchStatus(ctx context.Context, db *store.DB, inst federation.Instance, f 
 	if host.SameAuthority(iri, inst.Base()) {
 		return nil, store.ErrNotFound
 	}
-	doc, _, err := f.Get(ctx, iri)
+	doc, _, _, err := f.GetObject(ctx, iri)
 	if err != nil {
 		return nil, err
 	}
-	id := federation.IDOf(doc)
+	id := doc.ID
 	if id != iri {
 		// A page URL that served the post: the post is taken by its id,
 		// which must be on the same host.
@@ -53,16 +54,16 @@ func FetchStatus(ctx context.Context, db *store.DB, inst federation.Instance, f 
 }
 
 // storeFetched keeps a post served by its own host.
-func storeFetched(ctx context.Context, db *store.DB, inst federation.Instance, f *federation.Fetcher, doc map[string]any, now time.Time) (*store.Status, error) {
-	id := federation.IDOf(doc)
-	author := federation.IDOf(doc["attributedTo"])
-	if !IsStatusType(federation.FirstString(doc["type"])) || author == "" || !host.SameAuthority(author, id) || host.SameAuthority(id, inst.Base()) {
+func storeFetched(ctx context.Context, db *store.DB, inst federation.Instance, f *federation.Fetcher, doc *as.Object, now time.Time) (*store.Status, error) {
+	id := doc.ID
+	author := doc.AttributedTo.First()
+	if !IsStatusType(doc.Type.First()) || author == "" || !host.SameAuthority(author, id) || host.SameAuthority(id, inst.Base()) {
 		return nil, ErrNotPost
 	}
 	if _, err := f.Actor(ctx, author); err != nil {
 		return nil, fmt.Errorf("the author of %s: %w", id, err)
 	}
-	delete(doc, "@context")
+	doc.Delete("@context")
 	return Store(ctx, db, inst, doc, author, now)
 }
 
@@ -110,69 +111,90 @@ func ReadOutbox(ctx context.Context, db *store.DB, inst federation.Instance, f *
 	ctx, cancel := context.WithTimeout(ctx, outboxTimeout)
 	defer cancel()
 	counts := &store.RemoteAccount{IRI: actor.ID, FetchedAt: now}
-	doc := actor.Document
-	var first any
-	if outbox := federation.IDOf(doc["outbox"]); outbox != "" && host.SameAuthority(outbox, actor.ID) {
-		if col, _, err := f.Get(ctx, outbox); err == nil {
-			counts.StatusesCount = intOf(col["totalItems"])
-			first = col["first"]
-			if first == nil {
-				first = col // a collection that lists its items itself
-			}
+	var outbox *as.Object
+	if actor.Outbox != "" && host.SameAuthority(actor.Outbox, actor.ID) {
+		if col, _, _, err := f.GetObject(ctx, actor.Outbox); err == nil {
+			counts.StatusesCount = intOf(col.Get("totalItems"))
+			outbox = col
 		}
 	}
 	for _, c := range []struct {
-		prop string
+		iri  string
 		into *int
-	}{{"followers", &counts.FollowersCount}, {"following", &counts.FollowingCount}} {
-		if u := federation.IDOf(doc[c.prop]); u != "" && host.SameAuthority(u, actor.ID) {
-			if col, _, err := f.Get(ctx, u); err == nil {
-				*c.into = intOf(col["totalItems"])
+	}{{actor.Followers, &counts.FollowersCount}, {actor.Following, &counts.FollowingCount}} {
+		if c.iri != "" && host.SameAuthority(c.iri, actor.ID) {
+			if col, _, _, err := f.GetObject(ctx, c.iri); err == nil {
+				*c.into = intOf(col.Get("totalItems"))
 			}
 		}
 	}
 	if err := db.PutRemoteAccount(ctx, counts); err != nil {
 		return err
 	}
-	page, ok := first.(map[string]any)
-	if !ok || (page["orderedItems"] == nil && page["items"] == nil) {
-		u := federation.IDOf(first)
-		if u == "" || !host.SameAuthority(u, actor.ID) {
-			return nil
-		}
-		var err error
-		if page, _, err = f.Get(ctx, u); err != nil {
-			return nil // counts are kept; the posts wait for the next time
-		}
+	if outbox == nil {
+		return nil
 	}
-	items := asList(page["orderedItems"])
-	if items == nil {
-		items = asList(page["items"])
+	page := firstPage(ctx, f, outbox, actor.ID)
+	if page == nil {
+		return nil // counts are kept; the posts wait for the next time
+	}
+	return keepOutboxItems(ctx, db, inst, f, page, actor.ID, now)
+}
+
+// firstPage is the page of a collection that lists its first items: its
+// first page, embedded or fetched from the actor's host, or the
+// collection itself when it has no first page and lists its items; nil
+// when there is none to be had.
+func firstPage(ctx context.Context, f *federation.Fetcher, col *as.Object, actor string) *as.Object {
+	first := as.Embed(col) // a collection that lists its items itself
+	if refs := col.RefsOf("first"); len(refs) > 0 {
+		first = refs[0]
+	}
+	if page := first.Embedded; page != nil && (page.Has("orderedItems") || page.Has("items")) {
+		return page
+	}
+	if first.ID == "" || !host.SameAuthority(first.ID, actor) {
+		return nil
+	}
+	page, _, _, err := f.GetObject(ctx, first.ID)
+	if err != nil {
+		return nil
+	}
+	return page
+}
+
+// keepOutboxItems keeps the public posts of the first items of an outbox
+// page by actor: its own posts (Create), and the posts it boosted
+// (Announce), fetched from their own servers.
+func keepOutboxItems(ctx context.Context, db *store.DB, inst federation.Instance, f *federation.Fetcher, page *as.Object, actor string, now time.Time) error {
+	items := page.RefsOf("orderedItems")
+	if len(items) == 0 {
+		items = page.RefsOf("items")
 	}
 	for i, it := range items {
 		if i == outboxItems || ctx.Err() != nil {
 			break
 		}
-		act, ok := it.(map[string]any)
-		if !ok || federation.IDOf(act["actor"]) != actor.ID {
+		act := it.Embedded
+		if act == nil || act.Actor.ID != actor {
 			continue
 		}
-		obj := federation.Object(act["object"])
-		switch federation.FirstString(act["type"]) {
+		obj := act.Object.Embedded
+		switch act.Type.First() {
 		case "Create":
-			if obj == nil || federation.IDOf(obj["attributedTo"]) != actor.ID || !public(obj) {
+			if obj == nil || obj.AttributedTo.First() != actor || !public(obj) {
 				continue
 			}
 			// Served by the actor's own host, in its own outbox: its
 			// own post.
-			if _, err := Store(ctx, db, inst, obj, actor.ID, now); err != nil && !errors.Is(err, ErrNotPost) {
+			if _, err := Store(ctx, db, inst, obj, actor, now); err != nil && !errors.Is(err, ErrNotPost) {
 				return err
 			}
 		case "Announce":
-			if !public(act) || !host.SameAuthority(federation.IDOf(act), actor.ID) {
+			if !public(act) || !host.SameAuthority(act.ID, actor) {
 				continue
 			}
-			if err := storeBoost(ctx, db, inst, f, act, actor.ID, now); err != nil {
+			if err := storeBoost(ctx, db, inst, f, act, actor, now); err != nil {
 				continue // the boosted post is gone or refused: leave it
 			}
 		}
@@ -182,27 +204,19 @@ func ReadOutbox(ctx context.Context, db *store.DB, inst federation.Instance, f *
 
 // storeBoost keeps a boost read from its booster's outbox, with the
 // boosted post fetched from its own server, fanned out to nobody.
-func storeBoost(ctx context.Context, db *store.DB, inst federation.Instance, f *federation.Fetcher, act map[string]any, booster string, now time.Time) error {
-	target := federation.IDOf(act["object"])
+func storeBoost(ctx context.Context, db *store.DB, inst federation.Instance, f *federation.Fetcher, act *as.Object, booster string, now time.Time) error {
+	target := act.Object.ID
 	if _, err := FetchStatus(ctx, db, inst, f, target, now); err != nil {
 		return err
 	}
-	act = map[string]any{"id": federation.IDOf(act), "type": "Announce", "object": target, "to": act["to"], "cc": act["cc"],
-		"published": act["published"]}
+	// The boost as Herald keeps it: only what a boost status takes.
+	boost := &as.Object{ID: act.ID, Type: as.Types{"Announce"}, Object: as.IRI(target), To: act.To, CC: act.CC,
+		Published: act.Published}
 	return db.Write(ctx, func(tx *store.Tx) error {
 		w := &writer{ctx: ctx, tx: tx, inst: inst, now: now, quiet: true}
-		return w.keepBoost(act, booster)
+		return w.keepBoost(boost, booster)
 	})
 }
 
 // public reports whether a document is addressed to the public.
-func public(doc map[string]any) bool {
-	for _, f := range []string{"to", "cc"} {
-		for _, iri := range federation.IDs(doc[f]) {
-			if federation.IsPublic(iri) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func public(doc *as.Object) bool { return doc.To.HasPublic() || doc.CC.HasPublic() }

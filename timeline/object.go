@@ -1,15 +1,18 @@
 package timeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"html"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/outbox/compose"
 	"herald/store"
 )
@@ -38,36 +41,40 @@ type parsed struct {
 // parse reads obj (a post by author; local is its local author, or nil)
 // as a status. now clamps its published time, as Mastodon clamps a
 // status's created_at.
-func (w *writer) parse(obj map[string]any, author string, local *store.Actor) (*parsed, error) {
-	iri := federation.IDOf(obj)
+func (w *writer) parse(obj *as.Object, author string, local *store.Actor) (*parsed, error) {
+	iri := obj.ID
 	if iri == "" {
 		return nil, errors.New("timeline: an object without an id")
 	}
 	published := w.now
-	if t, err := time.Parse(time.RFC3339, federation.FirstString(obj["published"])); err == nil && t.Before(w.now) {
+	if t, err := time.Parse(time.RFC3339, obj.Published); err == nil && t.Before(w.now) {
 		published = t
 	}
-	body, err := json.Marshal(obj)
+	body, err := as.Marshal(obj)
 	if err != nil {
 		return nil, err
 	}
+	// What a peer sent is written as it came, and JSON checks no UTF-8:
+	// the row (PostgreSQL's text refuses invalid UTF-8) gets what
+	// encoding/json would have decoded.
+	body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	content, language := contentOf(obj)
 	s := &store.Status{
-		IRI: iri, URL: pageURL(obj, iri), Author: author, InReplyTo: federation.IDOf(obj["inReplyTo"]),
-		Visibility: w.visibility(obj, author, local), Sensitive: obj["sensitive"] == true,
-		SpoilerText: plainText(federation.FirstString(obj["summary"])), Content: content, Language: language,
-		Body: string(body), HasMedia: len(asList(obj["attachment"])) > 0, CreatedAt: published,
+		IRI: iri, URL: pageURL(obj, iri), Author: author, InReplyTo: obj.InReplyTo.ID,
+		Visibility: w.visibility(obj, author, local), Sensitive: isTrue(obj.Get("sensitive")),
+		SpoilerText: plainText(obj.Summary), Content: content, Language: language,
+		Body: string(body), HasMedia: len(obj.Attachment) > 0, CreatedAt: published,
 	}
 	if local != nil {
 		s.LocalActorID = local.ID
 		s.Source = sourceText(obj)
 	}
-	if t, err := time.Parse(time.RFC3339, federation.FirstString(obj["updated"])); err == nil && t.After(published) {
+	if t, err := time.Parse(time.RFC3339, obj.Updated); err == nil && t.After(published) {
 		s.EditedAt = t
 	}
-	s.Thread = federation.IDOf(obj["context"])
+	s.Thread = obj.Context.ID
 	if s.Thread == "" {
-		s.Thread = federation.FirstString(obj["conversation"])
+		s.Thread = textOf(obj, "conversation")
 	}
 	if s.InReplyTo != "" {
 		s.Reply = true
@@ -97,29 +104,21 @@ func (w *writer) parse(obj map[string]any, author string, local *store.Actor) (*
 // its language: content, else the one (or first) language of contentMap.
 // A converted type (an Article, a Page) with a name and no content shows
 // its name and a link, as Mastodon shows them.
-func contentOf(obj map[string]any) (content, language string) {
-	content = federation.FirstString(obj["content"])
-	if cm, ok := obj["contentMap"].(map[string]any); ok {
-		langs := make([]string, 0, len(cm))
-		for l := range cm {
-			langs = append(langs, l)
-		}
-		slices.Sort(langs)
-		for _, l := range langs {
-			if c, ok := cm[l].(string); ok {
-				if content == "" || c == content {
-					content, language = c, l
-					break
-				}
-			}
-		}
-		if language == "" && len(langs) > 0 {
-			language = langs[0]
+func contentOf(obj *as.Object) (content, language string) {
+	content = obj.Content
+	langs := slices.Sorted(maps.Keys(obj.ContentMap))
+	for _, l := range langs {
+		if c := obj.ContentMap[l]; content == "" || c == content {
+			content, language = c, l
+			break
 		}
 	}
-	typ := federation.FirstString(obj["type"])
-	if name := federation.FirstString(obj["name"]); name != "" && typ != "Note" && typ != "Question" {
-		link := pageURL(obj, federation.IDOf(obj))
+	if language == "" && len(langs) > 0 {
+		language = langs[0]
+	}
+	typ := obj.Type.First()
+	if name := obj.Name; name != "" && typ != "Note" && typ != "Question" {
+		link := pageURL(obj, obj.ID)
 		head := "<p><strong>" + html.EscapeString(name) + "</strong></p>"
 		if content == "" {
 			content = head + `<p><a href="` + html.EscapeString(link) + `">` + html.EscapeString(link) + `</a></p>`
@@ -130,13 +129,14 @@ func contentOf(obj map[string]any) (content, language string) {
 	return compose.Sanitize(content), language
 }
 
-// pageURL is the http(s) page of an object (its url), or its id.
-func pageURL(obj map[string]any, iri string) string {
-	for _, u := range asList(obj["url"]) {
-		href := federation.IDOf(u)
-		if m, ok := u.(map[string]any); ok && m["href"] != nil {
-			href = federation.FirstString(m["href"])
-			if mt := federation.FirstString(m["mediaType"]); mt != "" && mt != "text/html" {
+// pageURL is the http(s) page of an object (its url: a URL, or a Link to
+// an HTML page), or its id.
+func pageURL(obj *as.Object, iri string) string {
+	for _, u := range obj.URL {
+		href := u.ID
+		if link := u.Embedded; link != nil && link.Has("href") {
+			href = link.Href
+			if mt := link.MediaType; mt != "" && mt != "text/html" {
 				continue
 			}
 		}
@@ -149,20 +149,16 @@ func pageURL(obj map[string]any, iri string) string {
 
 // sourceText is the plain text a local post was written as (its
 // ActivityPub source), or "".
-func sourceText(obj map[string]any) string {
-	src, ok := obj["source"].(map[string]any)
-	if !ok || federation.FirstString(src["mediaType"]) != "text/plain" {
+func sourceText(obj *as.Object) string {
+	src := obj.Source.Embedded
+	if src == nil || src.MediaType != "text/plain" {
 		return ""
 	}
-	if text := federation.FirstString(src["content"]); text != "" {
-		return text
+	if src.Content != "" {
+		return src.Content
 	}
-	if cm, ok := src["contentMap"].(map[string]any); ok {
-		for _, v := range cm {
-			if s, ok := v.(string); ok {
-				return s
-			}
-		}
+	for _, text := range src.ContentMap {
+		return text
 	}
 	return ""
 }
@@ -171,12 +167,11 @@ func sourceText(obj map[string]any) string {
 // (app/lib/activitypub/parser/status_parser.rb, visibility): public when
 // the public collection is in to, unlisted when in cc, private when the
 // author's followers are addressed, else direct.
-func (w *writer) visibility(obj map[string]any, author string, local *store.Actor) string {
-	to, cc := federation.IDs(obj["to"]), federation.IDs(obj["cc"])
-	if slices.ContainsFunc(to, federation.IsPublic) {
+func (w *writer) visibility(obj *as.Object, author string, local *store.Actor) string {
+	if obj.To.HasPublic() {
 		return "public"
 	}
-	if slices.ContainsFunc(cc, federation.IsPublic) {
+	if obj.CC.HasPublic() {
 		return "unlisted"
 	}
 	followers := author + "/followers"
@@ -185,7 +180,7 @@ func (w *writer) visibility(obj map[string]any, author string, local *store.Acto
 	} else if ra, err := w.tx.RemoteActorByID(w.ctx, author); err == nil && ra.Followers != "" {
 		followers = ra.Followers
 	}
-	if slices.Contains(to, followers) || slices.Contains(cc, followers) {
+	if obj.To.Has(followers) || obj.CC.Has(followers) {
 		return "private"
 	}
 	return "direct"
@@ -193,7 +188,7 @@ func (w *writer) visibility(obj map[string]any, author string, local *store.Acto
 
 // localAudience is the local actors obj names: in its addressing or its
 // Mention tags (the second list).
-func (w *writer) localAudience(obj map[string]any) (audience, mentions []int64, err error) {
+func (w *writer) localAudience(obj *as.Object) (audience, mentions []int64, err error) {
 	seen := map[string]bool{}
 	add := func(iri string, mention bool) error {
 		name, ok := w.inst.LocalName(iri)
@@ -216,32 +211,37 @@ func (w *writer) localAudience(obj map[string]any) (audience, mentions []int64, 
 		}
 		return nil
 	}
-	for _, f := range []string{"to", "cc", "bto", "bcc", "audience"} {
-		for _, iri := range federation.IDs(obj[f]) {
+	for _, field := range []as.Refs{obj.To, obj.CC, obj.BTo, obj.BCC, obj.Audience} {
+		for _, iri := range field.IDs() {
 			if err := add(iri, false); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
-	for _, t := range asList(obj["tag"]) {
-		if m, ok := t.(map[string]any); ok && federation.FirstString(m["type"]) == "Mention" {
-			if err := add(federation.IDOf(m["href"]), true); err != nil {
-				return nil, nil, err
-			}
+	for _, t := range tagsOfType(obj, "Mention") {
+		if err := add(t.Href, true); err != nil {
+			return nil, nil, err
 		}
 	}
 	return audience, mentions, nil
 }
 
-// hashtags are the normalised names of obj's Hashtag tags.
-func hashtags(obj map[string]any) []string {
-	var out []string
-	for _, t := range asList(obj["tag"]) {
-		m, ok := t.(map[string]any)
-		if !ok || federation.FirstString(m["type"]) != "Hashtag" {
-			continue
+// tagsOfType is obj's embedded tags whose (first) type is typ.
+func tagsOfType(obj *as.Object, typ string) []*as.Object {
+	var out []*as.Object
+	for _, t := range obj.Tag.Objects() {
+		if t.Type.First() == typ {
+			out = append(out, t)
 		}
-		if n := compose.NormalizeHashtag(federation.FirstString(m["name"])); n != "" && !slices.Contains(out, n) {
+	}
+	return out
+}
+
+// hashtags are the normalised names of obj's Hashtag tags.
+func hashtags(obj *as.Object) []string {
+	var out []string
+	for _, t := range tagsOfType(obj, "Hashtag") {
+		if n := compose.NormalizeHashtag(t.Name); n != "" && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
@@ -251,39 +251,35 @@ func hashtags(obj map[string]any) []string {
 // pollOf reads a Question's poll: its options (oneOf, or anyOf for a
 // multiple-choice one) with their votes (replies.totalItems), its end
 // (endTime, or closed) and votersCount. nil for anything else.
-func pollOf(obj map[string]any, now time.Time) *store.Poll {
-	if federation.FirstString(obj["type"]) != "Question" {
+func pollOf(obj *as.Object, now time.Time) *store.Poll {
+	if obj.Type.First() != "Question" {
 		return nil
 	}
 	p := &store.Poll{}
-	choices := asList(obj["oneOf"])
+	choices := obj.OneOf
 	if len(choices) == 0 {
-		choices, p.Multiple = asList(obj["anyOf"]), true
+		choices, p.Multiple = obj.AnyOf, true
 	}
-	for _, c := range choices {
-		m, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
+	for _, c := range choices.Objects() {
 		votes := 0
-		if r, ok := m["replies"].(map[string]any); ok {
-			votes = intOf(r["totalItems"])
+		if r := embedded(c, "replies"); r != nil {
+			votes = intOf(r.Get("totalItems"))
 		}
-		p.Options = append(p.Options, store.PollOption{Title: federation.FirstString(m["name"]), Votes: votes})
+		p.Options = append(p.Options, store.PollOption{Title: c.Name, Votes: votes})
 	}
 	if len(p.Options) == 0 {
 		return nil
 	}
-	if t, err := time.Parse(time.RFC3339, federation.FirstString(obj["endTime"])); err == nil {
+	if t, err := time.Parse(time.RFC3339, textOf(obj, "endTime")); err == nil {
 		p.ExpiresAt = t
 	}
-	if t, err := time.Parse(time.RFC3339, federation.FirstString(obj["closed"])); err == nil {
+	if t, err := time.Parse(time.RFC3339, textOf(obj, "closed")); err == nil {
 		p.ClosedAt = t
-	} else if obj["closed"] == true {
+	} else if isTrue(obj.Get("closed")) {
 		p.ClosedAt = now
 	}
-	if _, ok := obj["votersCount"]; ok {
-		n := intOf(obj["votersCount"])
+	if obj.Has("votersCount") {
+		n := intOf(obj.Get("votersCount"))
 		p.VotersCount = &n
 	} else if !p.Multiple {
 		n := 0
@@ -295,31 +291,39 @@ func pollOf(obj map[string]any, now time.Time) *store.Poll {
 	return p
 }
 
-// intOf reads a JSON number (or numeric string) as an int, 0 if none.
-func intOf(v any) int {
-	switch n := v.(type) {
-	case float64:
-		if n > 0 && n < 1<<31 {
-			return int(n)
-		}
-	case json.Number:
-		i, _ := n.Int64()
-		if i > 0 && i < 1<<31 {
-			return int(i)
-		}
+// textOf is the text of a property without a field (endTime,
+// conversation), read as a text field is: a string, the first text of an
+// array, or a JSON-LD value object's "@value"; "" otherwise.
+func textOf(obj *as.Object, name string) string {
+	var v any
+	obj.Decode(name, &v)
+	return federation.FirstString(v)
+}
+
+// isTrue reports whether a property's JSON is true.
+func isTrue(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "true" }
+
+// intOf reads a JSON number as an int, 0 if none (or out of range).
+func intOf(raw json.RawMessage) int {
+	var n float64
+	if json.Unmarshal(raw, &n) == nil && n > 0 && n < 1<<31 {
+		return int(n)
 	}
 	return 0
 }
 
-// asList is a property's values: an array, or one value alone.
-func asList(v any) []any {
-	switch t := v.(type) {
-	case nil:
+// embedded is the object a property without a field holds (a poll
+// option's replies), nil when it holds anything else.
+func embedded(obj *as.Object, name string) *as.Object {
+	raw := bytes.TrimSpace(obj.Get(name))
+	if len(raw) == 0 || raw[0] != '{' {
 		return nil
-	case []any:
-		return t
 	}
-	return []any{v}
+	o, err := as.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	return o
 }
 
 // plainText is the text of an HTML fragment (a summary some servers send

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/store"
 )
 
@@ -13,9 +14,9 @@ import (
 // is the option's title, in reply to the Question, with no content. A
 // remote voter's vote counts on a local poll; a local voter's (local) on
 // any. It reports whether obj was a vote (and so no status).
-func (w *writer) vote(obj map[string]any, voter string, local bool) (bool, error) {
-	name, reply := federation.FirstString(obj["name"]), federation.IDOf(obj["inReplyTo"])
-	if name == "" || reply == "" || federation.FirstString(obj["content"]) != "" || federation.FirstString(obj["type"]) != "Note" {
+func (w *writer) vote(obj *as.Object, voter string, local bool) (bool, error) {
+	name, reply := obj.Name, obj.InReplyTo.ID
+	if name == "" || reply == "" || obj.Content != "" || obj.Type.First() != "Note" {
 		return false, nil
 	}
 	s, err := w.tx.StatusByIRI(w.ctx, reply)
@@ -34,7 +35,7 @@ func (w *writer) vote(obj map[string]any, voter string, local bool) (bool, error
 	}
 	for i, o := range polls[s.ID].Options {
 		if o.Title == name {
-			err := w.tx.AddVotes(w.ctx, s.ID, voter, []int{i}, federation.IDOf(obj), w.now)
+			err := w.tx.AddVotes(w.ctx, s.ID, voter, []int{i}, obj.ID, w.now)
 			if errors.Is(err, store.ErrVoted) {
 				err = nil
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/store"
 )
 
@@ -13,7 +14,7 @@ type Outbound struct {
 	Actor *store.Actor
 	// Activity is the activity as it goes out: a Create or Update embeds
 	// its object, the others name theirs.
-	Activity map[string]any
+	Activity *as.Object
 	Now      time.Time
 }
 
@@ -23,15 +24,15 @@ type Outbound struct {
 // boost, a favourite, a reaction and their undoing. The actor's own home
 // feed gets its posts and boosts; the local actors it names are told.
 func Published(ctx context.Context, tx *store.Tx, inst federation.Instance, out Outbound) error {
-	if out.Actor == nil {
+	if out.Actor == nil || out.Activity == nil {
 		return nil
 	}
 	w := &writer{ctx: ctx, tx: tx, inst: inst, now: out.Now}
 	act := out.Activity
 	self := inst.ActorID(out.Actor.Name)
-	obj := federation.Object(act["object"])
-	isPost := obj != nil && federation.IDOf(obj) != "" && IsStatusType(federation.FirstString(obj["type"]))
-	switch federation.FirstString(act["type"]) {
+	obj := act.Object.Embedded
+	isPost := obj != nil && obj.ID != "" && IsStatusType(obj.Type.First())
+	switch act.Type.First() {
 	case "Create":
 		if !isPost {
 			return nil
@@ -47,7 +48,7 @@ func Published(ctx context.Context, tx *store.Tx, inst federation.Instance, out 
 		}
 		return w.edit(obj, self, out.Actor)
 	case "Delete":
-		return w.remove(federation.IDOf(act["object"]), self)
+		return w.remove(act.Object.ID, self)
 	case "Announce":
 		return w.boost(act, self, out.Actor)
 	case "Like":
@@ -55,7 +56,7 @@ func Published(ctx context.Context, tx *store.Tx, inst federation.Instance, out 
 	case "EmojiReact":
 		return w.react(act, self)
 	case "Undo":
-		return w.undo(federation.IDOf(act["object"]), self)
+		return w.undo(act.Object.ID, self)
 	}
 	return nil
 }

@@ -4,33 +4,33 @@ import (
 	"errors"
 	"strings"
 
-	"herald/federation"
+	"herald/federation/as"
 	"herald/store"
 )
 
 // favourite applies a Like (doc) by author of a status Herald has: the
 // favourite, its count, and a notification for a local author. A Like of
 // anything else changes nothing here.
-func (w *writer) favourite(doc map[string]any, author string) error {
+func (w *writer) favourite(doc *as.Object, author string) error {
 	s, err := w.target(doc)
 	if s == nil || err != nil {
 		return err
 	}
-	added, err := w.tx.AddFavourite(w.ctx, s.ID, author, federation.IDOf(doc), w.now)
+	added, err := w.tx.AddFavourite(w.ctx, s.ID, author, doc.ID, w.now)
 	if err != nil || !added {
 		return err
 	}
 	if err := w.tx.AddToCount(w.ctx, s.ID, store.CountFavourites, 1); err != nil {
 		return err
 	}
-	return w.tellAuthor(s, "favourite", author, federation.IDOf(doc), "", "")
+	return w.tellAuthor(s, "favourite", author, doc.ID, "", "")
 }
 
 // react applies an EmojiReact (FEP-c0e0; Pleroma, Akkoma, Misskey) by
 // author: the reaction and a notification for a local author, in
 // Pleroma's shape (pleroma:emoji_reaction).
-func (w *writer) react(doc map[string]any, author string) error {
-	emoji := strings.TrimSpace(federation.FirstString(doc["content"]))
+func (w *writer) react(doc *as.Object, author string) error {
+	emoji := strings.TrimSpace(doc.Content)
 	if emoji == "" {
 		return nil
 	}
@@ -39,26 +39,27 @@ func (w *writer) react(doc map[string]any, author string) error {
 		return err
 	}
 	emojiURL := ""
-	for _, t := range asList(doc["tag"]) {
-		if m, ok := t.(map[string]any); ok && federation.FirstString(m["type"]) == "Emoji" && federation.FirstString(m["name"]) == emoji {
-			if icon, ok := m["icon"].(map[string]any); ok {
-				if u := federation.IDOf(icon["url"]); strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
-					emojiURL = u
-				}
+	for _, t := range tagsOfType(doc, "Emoji") {
+		if t.Name != emoji {
+			continue
+		}
+		if icons := t.Icon.Objects(); len(icons) > 0 {
+			if u := icons[0].URL.First(); strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+				emojiURL = u
 			}
 		}
 	}
-	added, err := w.tx.AddReaction(w.ctx, s.ID, author, emoji, emojiURL, federation.IDOf(doc), w.now)
+	added, err := w.tx.AddReaction(w.ctx, s.ID, author, emoji, emojiURL, doc.ID, w.now)
 	if err != nil || !added {
 		return err
 	}
-	return w.tellAuthor(s, "pleroma:emoji_reaction", author, federation.IDOf(doc), emoji, emojiURL)
+	return w.tellAuthor(s, "pleroma:emoji_reaction", author, doc.ID, emoji, emojiURL)
 }
 
 // target is the status an activity's object names, nil if Herald does
 // not have it (or it was deleted).
-func (w *writer) target(doc map[string]any) (*store.Status, error) {
-	s, err := w.tx.StatusByIRI(w.ctx, federation.IDOf(doc["object"]))
+func (w *writer) target(doc *as.Object) (*store.Status, error) {
+	s, err := w.tx.StatusByIRI(w.ctx, doc.Object.ID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (!s.DeletedAt.IsZero() || s.ReblogIRI != "")) {
 		return nil, nil
 	}

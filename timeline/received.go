@@ -2,18 +2,18 @@ package timeline
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/store"
 )
 
 // Inbound is a verified activity as the inbox applies it.
 type Inbound struct {
 	ID, Type, Actor, ObjectID string
-	Doc                       map[string]any // the activity
-	Object                    map[string]any // its embedded object, nil when only referenced
+	Doc                       *as.Object // the activity
+	Object                    *as.Object // its embedded object, nil when only referenced
 	Now                       time.Time
 }
 
@@ -27,8 +27,8 @@ type Inbound struct {
 func Received(ctx context.Context, tx *store.Tx, inst federation.Instance, in Inbound) error {
 	w := &writer{ctx: ctx, tx: tx, inst: inst, now: in.Now}
 	obj := in.Object
-	own := obj != nil && federation.IDOf(obj) != "" && IsStatusType(federation.FirstString(obj["type"])) &&
-		(federation.IDOf(obj["attributedTo"]) == in.Actor || federation.IDOf(obj["attributedTo"]) == "")
+	own := obj != nil && obj.ID != "" && IsStatusType(obj.Type.First()) &&
+		(obj.AttributedTo.First() == in.Actor || obj.AttributedTo.First() == "")
 	switch in.Type {
 	case "Create":
 		if !own {
@@ -83,16 +83,4 @@ func Unfollowed(ctx context.Context, tx *store.Tx, follower string, ids []int64)
 		}
 	}
 	return nil
-}
-
-// decode reads a stored JSON object ("" and bad JSON are an empty one).
-func decode(body string) map[string]any {
-	var m map[string]any
-	if body != "" {
-		json.Unmarshal([]byte(body), &m)
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	return m
 }

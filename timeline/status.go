@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/store"
 )
 
 // create stores a new post by author (local: its local author) and fans
 // it out: the home feeds, the mentions, the conversations, the streams.
 // A post Herald already has changes nothing. It returns the status.
-func (w *writer) create(obj map[string]any, author string, local *store.Actor) (*store.Status, error) {
+func (w *writer) create(obj *as.Object, author string, local *store.Actor) (*store.Status, error) {
 	p, err := w.parse(obj, author, local)
 	if err != nil {
 		return nil, err
@@ -62,7 +63,7 @@ func (w *writer) store(p *parsed) (bool, error) {
 // search by URL, a boosted status) without fanning it out: nobody's home
 // feed gets it, nobody is notified. It returns the status, the one Herald
 // had if it had it.
-func Store(ctx context.Context, db *store.DB, inst federation.Instance, obj map[string]any, author string, now time.Time) (*store.Status, error) {
+func Store(ctx context.Context, db *store.DB, inst federation.Instance, obj *as.Object, author string, now time.Time) (*store.Status, error) {
 	var s *store.Status
 	err := db.Write(ctx, func(tx *store.Tx) error {
 		w := &writer{ctx: ctx, tx: tx, inst: inst, now: now}
@@ -82,8 +83,8 @@ func Store(ctx context.Context, db *store.DB, inst federation.Instance, obj map[
 // edit applies an Update of a post by author: its current version, and,
 // when what it says changed (not only a poll's counts), an edit the apps
 // show and the local actors who boosted it are told of.
-func (w *writer) edit(obj map[string]any, author string, local *store.Actor) error {
-	old, err := w.tx.StatusByIRI(w.ctx, federation.IDOf(obj))
+func (w *writer) edit(obj *as.Object, author string, local *store.Actor) error {
+	old, err := w.tx.StatusByIRI(w.ctx, obj.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -145,7 +146,7 @@ func (w *writer) edit(obj map[string]any, author string, local *store.Actor) err
 	for _, b := range boosts {
 		if a := w.localActorOf(b.Author); a != nil && !slices.Contains(told, b.Author) && b.Author != author {
 			told = append(told, b.Author)
-			if err := w.notify(a.ID, "update", author, old.ID, federation.IDOf(obj), ""); err != nil {
+			if err := w.notify(a.ID, "update", author, old.ID, obj.ID, ""); err != nil {
 				return err
 			}
 		}
@@ -154,10 +155,14 @@ func (w *writer) edit(obj map[string]any, author string, local *store.Actor) err
 }
 
 // attachmentsOf is the attachment list of a stored object, to tell an
-// edit from a refresh.
+// edit from a refresh: decoded, so that two spellings of the same JSON
+// (an older row's escaping) compare equal.
 func attachmentsOf(body string) any {
-	obj := decode(body)
-	return obj["attachment"]
+	var attachment any
+	if obj, err := as.Parse([]byte(body)); err == nil {
+		obj.Decode("attachment", &attachment)
+	}
+	return attachment
 }
 
 // remove applies a Delete of a post (or the Undo of a boost) by author:

@@ -45,6 +45,7 @@ const { values: flags } = parseArgs({
     key: { type: "string" },
     "key-id": { type: "string", default: "http://herald.bench.test/users/alice#main-key" },
     id: { type: "string" },
+    warmup: { type: "string", default: "0" },
   },
 });
 const [farmHost, farmPort] = flags.farm.split(":");
@@ -124,6 +125,21 @@ const activity = new Create({
     ccs: [followersURL],
   }),
 });
+
+// The follower shape: warm-up activities first, each awaited, so the
+// measured one goes out over the connections (and with the signature
+// scheme per host) a server that just delivered has.
+const makeCreate = (iri) => new Create({
+  id: iri,
+  actor,
+  tos: [PUBLIC_COLLECTION],
+  ccs: [followersURL],
+  object: new Note({ id: new URL(iri.href + "/object"), attribution: actor, content, tos: [PUBLIC_COLLECTION], ccs: [followersURL] }),
+});
+for (let w = 0; w < Number(flags.warmup); w++) {
+  const warm = makeCreate(new URL(`${iri.href}-warmup-${w}`));
+  await ctx.sendActivity([{ keyId, privateKey }], recipients, warm, { preferSharedInbox: true });
+}
 
 console.log(JSON.stringify({ event: "start", at: Date.now() }));
 await ctx.sendActivity([{ keyId, privateKey }], recipients, activity, { preferSharedInbox: true });
