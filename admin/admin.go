@@ -124,7 +124,7 @@ func securityHeaders(next http.Handler) http.Handler {
 // navItems are the console's sections.
 var navItems = []struct{ Name, URL string }{
 	{"Overview", "/admin"}, {"Hosts", "/admin/hosts"}, {"Posts", "/admin/posts"},
-	{"Blocks", "/admin/blocks"}, {"Inbox", "/admin/inbox"}, {"Actors", "/admin/actors"},
+	{"Blocks", "/admin/blocks"}, {"Reports", "/admin/reports"}, {"Inbox", "/admin/inbox"}, {"Actors", "/admin/actors"},
 	{"Relays", "/admin/relays"}, {"Webhooks", "/admin/webhooks"}, {"Jobs", "/admin/jobs"}, {"Server", "/admin/server"},
 }
 

@@ -24,6 +24,14 @@ func (h *Handler) sectionRoutes(r chi.Router) {
 	r.Get("/jobs", h.jobsPage)
 	r.Get("/jobs/{id}", h.jobPage)
 
+	r.Post("/blocks/limit", h.limitDomain)
+
+	r.Get("/reports", h.reportsPage)
+	r.Get("/reports/{id}", h.reportPage)
+	r.Post("/reports/{id}/resolve", h.asks(h.reportResolution, h.resolveReport))
+	r.Post("/reports/{id}/close", h.closeReport)
+	r.Post("/reports/{id}/note", h.addReportNote)
+
 	r.Get("/server", h.serverPage)
 	r.Post("/server/log-level", h.setLogLevel)
 

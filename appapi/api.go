@@ -63,6 +63,7 @@ func (h *Handler) Routes() chi.Router {
 	r.Delete(a+"/webhooks/{id}", h.removeWebhook)
 	r.Get(a+"/webhooks/{id}/deliveries", h.webhookDeliveries)
 	r.Post(a+"/webhooks/{id}/retry", h.retryWebhook)
+	r.Post(a+"/reports", h.fileReport)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, http.StatusNotFound, "no such API route")
 	})

@@ -136,6 +136,10 @@ func TestEveryRouteAnswersAsDocumented(t *testing.T) {
 		{"GET", hooks + "/{id}/deliveries", alice + "/webhooks/1/deliveries?state=lost", w.h.Token, nil, "", 400},
 		{"POST", hooks + "/{id}/retry", alice + "/webhooks/1/retry", w.h.Token, nil, "", 200},
 		{"POST", hooks + "/{id}/retry", alice + "/webhooks/1/retry", w.h.Token, map[string]any{"delivery": 5}, "", 200},
+		{"POST", A + "/reports", alice, w.h.Token, map[string]any{"account": w.eve.ID, "posts": []string{w.eve.ID + "/statuses/1"}, "comment": "spam", "forward": true}, "", 201},
+		{"POST", A + "/reports", alice, w.h.Token, map[string]any{"account": w.eve.ID}, "", 201},
+		{"POST", A + "/reports", alice, w.h.Token, map[string]any{"account": w.h.Inst.ActorID("carol")}, "", 400},
+		{"POST", A + "/reports", alice, w.h.Token, map[string]any{"account": w.eve.ID, "posts": []string{"https://elsewhere.example/1"}}, "", 400},
 		{"DELETE", hooks + "/{id}", alice + "/webhooks/1", w.h.Token, nil, "", 204},
 		{"DELETE", hooks + "/{id}", alice + "/webhooks/1", w.h.Token, nil, "", 404},
 	}

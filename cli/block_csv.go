@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"herald/host"
+	"herald/policy"
 	"herald/store"
 )
 
@@ -20,8 +22,9 @@ import (
 var mastodonColumns = []string{"#domain", "#severity", "#reject_media", "#reject_reports", "#public_comment", "#obfuscate"}
 
 // blockExport is `herald block export`: the blocklist as Mastodon's CSV on
-// standard output. Every Herald block is a suspension (nothing passes in
-// either direction); the reason is the public comment.
+// standard output, every column as the entry has it (the reason is the
+// public comment), so that `herald block import` of it gives the same
+// list.
 func (c *cli) blockExport(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("block export", flag.ContinueOnError)
 	return c.withDB(ctx, fs, args, 0, "usage: herald block export > FILE", func(db *store.DB, _ []string) error {
@@ -32,7 +35,11 @@ func (c *cli) blockExport(ctx context.Context, args []string) int {
 		w := csv.NewWriter(c.stdout)
 		w.Write(mastodonColumns)
 		for _, b := range list {
-			w.Write([]string{b.Domain, "suspend", "false", "false", b.Reason, "false"})
+			sev := b.Severity
+			if sev == "" {
+				sev = policy.SeveritySuspend
+			}
+			w.Write([]string{b.Domain, sev, strconv.FormatBool(b.RejectMedia), strconv.FormatBool(b.RejectReports), b.Reason, strconv.FormatBool(b.Obfuscate)})
 		}
 		w.Flush()
 		return w.Error()
@@ -41,10 +48,8 @@ func (c *cli) blockExport(ctx context.Context, args []string) int {
 
 // importRow is a row of a blocklist to import, with the line it came from.
 type importRow struct {
-	line     int
-	domain   string
-	severity string
-	reason   string
+	line int
+	rule store.BlockedDomain
 }
 
 // readBlocklist reads Mastodon's domain block CSV: a header naming the
@@ -104,26 +109,33 @@ func readBlocklist(r io.Reader) ([]importRow, []string, error) {
 			bad = append(bad, fmt.Sprintf("line %d: invalid domain %q: %v", line, field(rec, "domain"), err))
 			continue
 		}
-		sev := strings.ToLower(field(rec, "severity"))
-		switch sev {
-		case "":
-			sev = "suspend"
-		case "suspend", "silence", "noop":
-		default:
+		sev, ok := policy.ParseSeverity(strings.ToLower(field(rec, "severity")))
+		if !ok {
 			bad = append(bad, fmt.Sprintf("line %d: unknown severity %q: want suspend, silence or noop", line, field(rec, "severity")))
 			continue
 		}
-		rows = append(rows, importRow{line: line, domain: domain, severity: sev, reason: field(rec, "public_comment")})
+		rule := store.BlockedDomain{Domain: domain, Severity: sev, Reason: field(rec, "public_comment")}
+		var flagErr error
+		for name, v := range map[string]*bool{"reject_media": &rule.RejectMedia, "reject_reports": &rule.RejectReports, "obfuscate": &rule.Obfuscate} {
+			if *v, err = csvBool(field(rec, name)); err != nil {
+				flagErr = fmt.Errorf("line %d: %s %q: want true or false", line, name, field(rec, name))
+			}
+		}
+		if flagErr != nil {
+			bad = append(bad, flagErr.Error())
+			continue
+		}
+		rows = append(rows, importRow{line: line, rule: rule})
 	}
 	return rows, bad, nil
 }
 
-// blockImport is `herald block import FILE [--dry-run]`: the suspensions of
-// a Mastodon domain block CSV ("-" reads standard input) become blocks. A
-// domain a block already covers (itself, or a domain above it, or an
-// earlier row) is left as it is, so importing a list again changes
-// nothing; silence and noop rows are skipped, since Herald has no limited
-// federation. A file with a bad row changes nothing.
+// blockImport is `herald block import FILE [--dry-run]`: every row of a
+// Mastodon domain block CSV ("-" reads standard input) becomes an entry
+// with its severity (suspend, silence, noop), flags and comment. A domain
+// already listed, or suspended by a domain above it, is left as it is, so
+// importing a list again changes nothing. A file with a bad row changes
+// nothing.
 func (c *cli) blockImport(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("block import", flag.ContinueOnError)
 	dry := fs.Bool("dry-run", false, "print what would change and change nothing")
@@ -151,30 +163,34 @@ func (c *cli) blockImport(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		blocked := map[string]bool{}
+		suspended, listed := map[string]bool{}, map[string]bool{}
 		for _, b := range existing {
-			blocked[b.Domain] = true
+			listed[b.Domain] = true
+			suspended[b.Domain] = b.Suspends()
 		}
 		var add []store.BlockedDomain
-		var covered, skipped int
+		var covered, limits int
 		for _, r := range rows {
-			if r.severity != "suspend" {
-				fmt.Fprintf(c.stdout, "  %s: skipped, severity %s (Herald only blocks)\n", r.domain, r.severity)
-				skipped++
-				continue
-			}
-			if by := coveringEntry(blocked, r.domain); by != "" {
-				if by != r.domain {
-					fmt.Fprintf(c.stdout, "= %s: covered by the block of %s\n", r.domain, by)
-				}
+			d := r.rule.Domain
+			if listed[d] {
 				covered++
 				continue
 			}
-			blocked[r.domain] = true
-			add = append(add, store.BlockedDomain{Domain: r.domain, Reason: r.reason})
-			fmt.Fprintf(c.stdout, "+ %s\n", describeBlock(r.domain, r.reason))
+			if by := coveringEntry(suspended, d); by != "" {
+				fmt.Fprintf(c.stdout, "= %s: covered by the block of %s\n", d, by)
+				covered++
+				continue
+			}
+			listed[d], suspended[d] = true, r.rule.Suspends()
+			add = append(add, r.rule)
+			if r.rule.Suspends() {
+				fmt.Fprintf(c.stdout, "+ %s\n", describeBlock(d, r.rule.Reason))
+			} else {
+				limits++
+				fmt.Fprintf(c.stdout, "~ %s %s\n", describeRule(r.rule), describeBlock(d, r.rule.Reason))
+			}
 		}
-		summary := fmt.Sprintf("%d to block, %d already blocked, %d skipped", len(add), covered, skipped)
+		summary := fmt.Sprintf("%d to block, %d to limit or flag, %d already listed", len(add)-limits, limits, covered)
 		if *dry {
 			fmt.Fprintf(c.stdout, "dry run: %s; nothing was changed\n", summary)
 			return nil
@@ -183,9 +199,18 @@ func (c *cli) blockImport(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "%s: blocked %s (%s removed)\n", summary, plural(len(added), "domain"), plural(removed, "follow relationship"))
+		fmt.Fprintf(c.stdout, "%s: listed %s (%s removed)\n", summary, plural(len(added), "domain"), plural(removed, "follow relationship"))
 		return nil
 	})
+}
+
+// csvBool reads a flag column of Mastodon's CSV: true or false (any
+// case), empty for false.
+func csvBool(s string) (bool, error) {
+	if s == "" {
+		return false, nil
+	}
+	return strconv.ParseBool(strings.ToLower(s))
 }
 
 // coveringEntry is the entry of set (a blocklist) that covers host, or "".

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"herald/policy"
 )
 
 //go:generate go test -run ^TestPackageDoc$ . -args -update-doc
@@ -52,19 +54,35 @@ func init() {
 			help: "move an actor to an account elsewhere that lists it as an alias", run: (*cli).actorMove},
 		{name: "actor alias", args: "NAME [--add|--remove @user@host]",
 			help: "list or change the accounts elsewhere that may move to NAME", run: (*cli).actorAlias},
+		{name: "actor suspend", args: "NAME [--reason TEXT]",
+			help: "suspend an actor: served as suspended, nothing delivered, reversible for 30 days", run: (*cli).actorSuspend},
+		{name: "actor unsuspend", args: "NAME", help: "lift an actor's suspension (within 30 days)", run: (*cli).actorUnsuspend},
 
 		{name: "relay add", args: "URL [--style mastodon|litepub]",
 			help: "subscribe to a relay (its inbox, or its actor)", run: (*cli).relayAdd},
 		{name: "relay list", help: "relays and their state (pending, accepted, rejected)", run: (*cli).relayList},
 		{name: "relay remove", args: "URL", help: "unsubscribe from a relay", run: (*cli).relayRemove},
 
-		{name: "block", args: "DOMAIN [--reason TEXT]",
-			help: "block a domain and its subdomains in both directions", run: (*cli).block},
+		{name: "block", args: "DOMAIN [--severity suspend|limit|noop] [--reject-media] [--reject-reports] [--obfuscate] [--reason TEXT]",
+			help: "block (suspend) or limit a domain and its subdomains", run: (*cli).block},
 		{name: "block import", args: "FILE [--dry-run]",
-			help: "block the domains of a blocklist in Mastodon's domain block CSV", run: (*cli).blockImport},
-		{name: "block export", help: "print the blocklist in Mastodon's domain block CSV", run: (*cli).blockExport},
+			help: "list the domains of a blocklist in Mastodon's domain block CSV, every column", run: (*cli).blockImport},
+		{name: "block export", help: "print the blocklist in Mastodon's domain block CSV, every column", run: (*cli).blockExport},
 		{name: "unblock", args: "DOMAIN", help: "lift a block", run: (*cli).unblock},
-		{name: "blocks", help: "list blocked domains", run: (*cli).blocks},
+		{name: "blocks", help: "list blocked and limited domains", run: (*cli).blocks},
+		{name: "account suspend", args: "ACCOUNT_URL [--reason TEXT]",
+			help: "suspend a remote account: nothing from it is accepted, follows with it go", run: accountRule(policy.SeveritySuspend)},
+		{name: "account limit", args: "ACCOUNT_URL [--reason TEXT]",
+			help: "limit a remote account as a limited domain is", run: accountRule(policy.SeveritySilence)},
+		{name: "account clear", args: "ACCOUNT_URL", help: "lift a remote account's suspension or limit", run: accountRule("")},
+		{name: "accounts", help: "list the remote accounts suspended or limited", run: (*cli).accounts},
+		{name: "report", args: "ACCOUNT_URL --as NAME [--post URL]... [--comment TEXT] [--forward]",
+			help: "report a remote account (and forward it to its server, the reporter unnamed)", run: (*cli).reportAccount},
+		{name: "report resolve", args: "ID --action limit|suspend|block|delete|none [--note TEXT]",
+			help: "take an action on what a report names and resolve it", run: reportSettle(true)},
+		{name: "report close", args: "ID [--note TEXT]", help: "close a report without an action", run: reportSettle(false)},
+		{name: "report note", args: "ID TEXT", help: "add a moderator's note to a report", run: (*cli).reportNote},
+		{name: "reports", args: "[--all]", help: "the report queue: open reports, or every report", run: (*cli).reports},
 		{name: "allow add", args: "DOMAIN [--reason TEXT]",
 			help: "allow a domain (the allowlist of serve --federation-mode allowlist)", run: (*cli).allowAdd},
 		{name: "allow remove", args: "DOMAIN", help: "take a domain off the allowlist", run: (*cli).allowRemove},

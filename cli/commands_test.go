@@ -62,7 +62,7 @@ func TestDispatch(t *testing.T) {
 		{[]string{"help", "deliveries", "pause"}, 0, "usage: herald deliveries pause HOST [--for 6h]\n"},
 		{[]string{"actor", "help"}, 0, "  actor rotate-key NAME\n"},
 		{[]string{"actor", "-h"}, 0, "subcommands:"},
-		{[]string{"actor"}, 2, "herald: actor needs a subcommand: add, list, token, password, tokens, edit, rotate-key, delete, move or alias\n"},
+		{[]string{"actor"}, 2, "herald: actor needs a subcommand: add, list, token, password, tokens, edit, rotate-key, delete, move, alias, suspend or unsuspend\n"},
 		{[]string{"webhook", "frob"}, 2, `herald: unknown webhook subcommand "frob" (want add, list, deliveries, retry, pause, resume or remove)`},
 		{[]string{"admin"}, 2, "herald: usage: herald admin password [--stdin]\n"},
 		{[]string{"frobnicate"}, 2, `herald: unknown command "frobnicate"`},

@@ -18,14 +18,25 @@
 //	herald actor delete NAME --yes
 //	herald actor move NAME --to @user@host
 //	herald actor alias NAME [--add|--remove @user@host]
+//	herald actor suspend NAME [--reason TEXT]
+//	herald actor unsuspend NAME
 //	herald relay add URL [--style mastodon|litepub]
 //	herald relay list
 //	herald relay remove URL
-//	herald block DOMAIN [--reason TEXT]
+//	herald block DOMAIN [--severity suspend|limit|noop] [--reject-media] [--reject-reports] [--obfuscate] [--reason TEXT]
 //	herald block import FILE [--dry-run]
 //	herald block export
 //	herald unblock DOMAIN
 //	herald blocks
+//	herald account suspend ACCOUNT_URL [--reason TEXT]
+//	herald account limit ACCOUNT_URL [--reason TEXT]
+//	herald account clear ACCOUNT_URL
+//	herald accounts
+//	herald report ACCOUNT_URL --as NAME [--post URL]... [--comment TEXT] [--forward]
+//	herald report resolve ID --action limit|suspend|block|delete|none [--note TEXT]
+//	herald report close ID [--note TEXT]
+//	herald report note ID TEXT
+//	herald reports [--all]
 //	herald allow add DOMAIN [--reason TEXT]
 //	herald allow remove DOMAIN
 //	herald allow list

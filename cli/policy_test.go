@@ -77,7 +77,7 @@ func TestCLIBlockImportExport(t *testing.T) {
 	b := newInstance(t, "b.example")
 	mustCLI(t, "block", "old.example", "--reason", "mine", "--db", b)
 	out := mustCLI(t, "block", "import", mastodon, "--dry-run", "--db", b)
-	if !strings.Contains(out, "+ bad.example and its subdomains (*.bad.example): Harassment") || !strings.Contains(out, "dry run: 2 to block, 1 already blocked, 1 skipped; nothing was changed") {
+	if !strings.Contains(out, "+ bad.example and its subdomains (*.bad.example): Harassment") || !strings.Contains(out, "dry run: 2 to block, 1 to limit or flag, 1 already listed; nothing was changed") {
 		t.Errorf("dry run: %q", out)
 	}
 	before := mustCLI(t, "block", "export", "--db", b)
@@ -85,13 +85,38 @@ func TestCLIBlockImportExport(t *testing.T) {
 		t.Fatal("the dry run blocked something")
 	}
 	out = mustCLI(t, "block", "import", mastodon, "--db", b)
-	if !strings.Contains(out, "= m.old.example: covered by the block of old.example") || !strings.Contains(out, "quiet.example: skipped, severity silence") ||
-		!strings.Contains(out, "blocked 2 domains") {
+	if !strings.Contains(out, "= m.old.example: covered by the block of old.example") || !strings.Contains(out, "~ limited: quiet.example") ||
+		!strings.Contains(out, "listed 3 domains") {
 		t.Errorf("import: %q", out)
 	}
 	after := mustCLI(t, "block", "export", "--db", b)
-	if out := mustCLI(t, "block", "import", mastodon, "--db", b); !strings.Contains(out, "0 to block, 3 already blocked, 1 skipped: blocked 0 domains") {
+	// Every column of every row imported comes back as it was given.
+	wantAfter := "#domain,#severity,#reject_media,#reject_reports,#public_comment,#obfuscate\n" +
+		"bad.example,suspend,true,false,Harassment,false\n" +
+		"old.example,suspend,false,false,mine,false\n" +
+		"quiet.example,silence,false,false,,false\n" +
+		"worse.example,suspend,false,false,,false\n"
+	if after != wantAfter {
+		t.Errorf("export after the import:\n%s\nwant:\n%s", after, wantAfter)
+	}
+	if out := mustCLI(t, "block", "import", mastodon, "--db", b); !strings.Contains(out, "0 to block, 0 to limit or flag, 4 already listed: listed 0 domains") {
 		t.Errorf("second import: %q", out)
+	}
+	// Herald's export of every column into a fresh instance gives the same
+	// export: a round trip.
+	c := newInstance(t, "c.example")
+	mustCLI(t, "block", "import", write("after.csv", after), "--db", c)
+	if got := mustCLI(t, "block", "export", "--db", c); got != after {
+		t.Errorf("round trip:\n%s\nwant:\n%s", got, after)
+	}
+	mustCLI(t, "block", "flags.example", "--severity", "noop", "--reject-media", "--reject-reports", "--obfuscate", "--db", c)
+	mustCLI(t, "block", "quiet2.example", "--severity", "limit", "--db", c)
+	export2 := mustCLI(t, "block", "export", "--db", c)
+	d := newInstance(t, "d.example")
+	mustCLI(t, "block", "import", write("c.csv", export2), "--db", d)
+	if got := mustCLI(t, "block", "export", "--db", d); got != export2 || !strings.Contains(got, "flags.example,noop,true,true,,true\n") ||
+		!strings.Contains(got, "quiet2.example,silence,false,false,,false\n") {
+		t.Errorf("round trip of the flags:\n%s\nwant:\n%s", got, export2)
 	}
 	if again := mustCLI(t, "block", "export", "--db", b); again != after {
 		t.Errorf("the second import changed the blocklist:\n%s\nthen\n%s", after, again)
@@ -99,7 +124,7 @@ func TestCLIBlockImportExport(t *testing.T) {
 	// Herald's own export, without the "#", imports the same way.
 	plain := write("plain.csv", strings.ReplaceAll(export, "#", ""))
 	mustCLI(t, "block", "import", plain, "--db", b)
-	if out := mustCLI(t, "block", "import", plain, "--db", b); !strings.Contains(out, "0 to block, 2 already blocked") {
+	if out := mustCLI(t, "block", "import", plain, "--db", b); !strings.Contains(out, "0 to block, 0 to limit or flag, 2 already listed") {
 		t.Errorf("Herald's export imported twice: %q", out)
 	}
 

@@ -118,8 +118,8 @@ func (a *RemoteActor) keyFor(keyID string) *RemoteKey {
 	if k := a.Key(keyID); k != nil {
 		return k
 	}
-	if stripFragment(keyID) == a.ID && len(a.Keys) == 1 {
-		return a.Keys[0]
+	if stripFragment(keyID) == a.ID && a.publicKeyCount() == 1 {
+		return a.Keys[0] // publicKey keys come first
 	}
 	return nil
 }
@@ -205,6 +205,9 @@ func ParseActor(doc map[string]any) (*RemoteActor, error) {
 			}
 			a.Keys = append(a.Keys, &RemoteKey{ID: kid, Owner: a.ID, Public: pub, PEM: pemText})
 		}
+	}
+	if err := parseAssertionMethods(a, doc, idURL); err != nil {
+		return nil, err
 	}
 	if len(a.KeyIDs) == 0 {
 		return nil, fmt.Errorf("%w: no publicKey", ErrInvalidActor)

@@ -2,8 +2,10 @@ package federation
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"herald/host"
@@ -91,6 +93,7 @@ func (f *Fetcher) cachedKey(ctx context.Context, keyID string) (*RemoteKey, erro
 		if err2 != nil {
 			return nil, err2
 		}
+		rows = slices.DeleteFunc(rows, func(r CachedKey) bool { return fromAssertionMethod(r.PublicKeyPEM) })
 		if len(rows) != 1 {
 			return nil, err
 		}
@@ -164,15 +167,28 @@ func (f *Fetcher) keyDocument(ctx context.Context, keyID, fetchURL, final string
 	if owner == "" {
 		owner = IDOf(doc["controller"])
 	}
-	if pemText == "" || owner == "" {
+	var pub crypto.PublicKey
+	switch {
+	case owner == "":
+	case pemText != "":
+		k, err := ParsePublicKeyPEM(pemText)
+		if err != nil {
+			return nil, fmt.Errorf("key %s: %w", id, err)
+		}
+		pub = k
+	case FirstString(doc["publicKeyMultibase"]) != "":
+		// A Multikey document of its own (FEP-521a), its controller the owner.
+		k, err := multikeyOf(doc, id, owner)
+		if err != nil {
+			return nil, fmt.Errorf("key %s: %w", id, err)
+		}
+		pub, pemText = k.Public, k.PEM
+	}
+	if pub == nil {
 		return nil, fmt.Errorf("%w: %s is neither an actor nor a key (type %v)", ErrNotActor, keyID, doc["type"])
 	}
 	if !host.SameAuthority(owner, id) {
 		return nil, fmt.Errorf("%w: key %s names owner %s on another host", ErrKeyOwner, id, owner)
-	}
-	pub, err := ParsePublicKeyPEM(pemText)
-	if err != nil {
-		return nil, fmt.Errorf("key %s: %w", id, err)
 	}
 	a, err := f.Actor(ctx, owner)
 	if err == nil && !a.listsKey(id) && f.now().Sub(a.FetchedAt) > time.Minute {

@@ -1,6 +1,7 @@
 package federation
 
 import (
+	"crypto/ed25519"
 	"crypto/rsa"
 	"errors"
 	"net/http"
@@ -32,7 +33,9 @@ func TestParseTestdataActors(t *testing.T) {
 		{"gotosocial.json", "https://gts.example/users/bob", "Person", "bob", "https://gts.example/users/bob/inbox",
 			"", []string{"https://gts.example/users/bob/main-key"}},
 		{"fedify.json", "https://fedify.example/users/carol", "Service", "carol", "https://fedify.example/users/carol/inbox",
-			"https://fedify.example/inbox", []string{"https://fedify.example/users/carol#main-key", "https://fedify.example/users/carol#key-2"}},
+			"https://fedify.example/inbox", []string{"https://fedify.example/users/carol#main-key", "https://fedify.example/users/carol#key-2",
+				// its assertionMethod Multikeys (FEP-521a): RSA, then Ed25519
+				"https://fedify.example/users/carol#multikey-1", "https://fedify.example/users/carol#multikey-2"}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -60,7 +63,9 @@ func TestParseTestdataActors(t *testing.T) {
 				if k.ID != c.keys[i] || k.Owner != c.id {
 					t.Errorf("key %d = %s owned by %s", i, k.ID, k.Owner)
 				}
-				if _, ok := k.Public.(*rsa.PublicKey); !ok {
+				_, isRSA := k.Public.(*rsa.PublicKey)
+				_, isEd := k.Public.(ed25519.PublicKey)
+				if !isRSA && !(isEd && strings.HasSuffix(k.ID, "#multikey-2")) {
 					t.Errorf("key %d is %T", i, k.Public)
 				}
 			}

@@ -69,7 +69,7 @@ func base58Encode(b []byte) string {
 }
 
 func base58Decode(s string) ([]byte, error) {
-	if len(s) > 128 {
+	if len(s) > 1024 { // an Ed25519 key is 46 characters, a 4096-bit RSA one about 740
 		return nil, errors.New("multikey: too long")
 	}
 	n, radix := new(big.Int), big.NewInt(58)

@@ -15,6 +15,9 @@ import (
 // dispatch applies an activity inside the inbox transaction. It returns a
 // drop reason when the activity was valid but concerned nobody here.
 func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
+	if reason := h.moderate(ctx, tx, a); reason != "" {
+		return reason, nil
+	}
 	if err := timeline.Received(ctx, tx, h.Instance, a.forTimeline()); err != nil {
 		return "", err
 	}
@@ -26,6 +29,10 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 		return h.follow(ctx, tx, a)
 	case "Move":
 		return h.move(ctx, tx, a)
+	case "Flag":
+		return h.flag(ctx, tx, a)
+	case "QuoteRequest":
+		return h.quoteRequest(ctx, tx, a)
 	case "Undo":
 		switch h.innerType(a) {
 		case "Follow":
@@ -233,10 +240,15 @@ func (h *Handler) storeItem(ctx context.Context, tx *store.Tx, a *activity, hist
 	if rcpt, err = tx.WithoutBlockers(ctx, rcpt, a.actor); err != nil {
 		return "", err
 	}
+	rcpt, feedable, err := h.limitRecipients(ctx, tx, a, rcpt, history)
+	if err != nil {
+		return "", err
+	}
 	inFeed, declined, err := h.relayFeed(ctx, tx, a, history)
 	if err != nil {
 		return "", err
 	}
+	inFeed = inFeed && feedable
 	if len(rcpt) == 0 && !inFeed {
 		if declined != "" {
 			return declined, nil

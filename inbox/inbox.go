@@ -240,5 +240,5 @@ func (h *Handler) refuses(ctx context.Context, iri string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return p.Host(n).Refused(), nil
+	return p.Host(n).Refused() || p.Suspended(accountOf(iri)), nil
 }

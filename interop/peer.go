@@ -179,6 +179,24 @@ func (p *Peer) Send(t testing.TB, target string, activity map[string]any) Sent {
 	return s
 }
 
+// Ed25519Sent is what POST /control/send-ed25519 answers.
+type Ed25519Sent struct {
+	ID      string            `json:"id"`
+	KeyID   string            `json:"keyId"`
+	Status  int               `json:"status"`
+	Body    string            `json:"body"`
+	Headers map[string]string `json:"headers"`
+}
+
+// SendEd25519 makes the peer POST activity to inbox signed with its
+// Ed25519 Multikey (FEP-521a) under spec ("cavage" or "rfc9421").
+func (p *Peer) SendEd25519(t testing.TB, inbox, spec string, activity map[string]any) Ed25519Sent {
+	t.Helper()
+	var s Ed25519Sent
+	p.Post(t, "/control/send-ed25519", map[string]any{"inbox": inbox, "spec": spec, "activity": activity}, &s)
+	return s
+}
+
 // Knock sets the signature scheme ("rfc9421" or "cavage") Fedify tries first
 // with origin; Fedify remembers one per origin.
 func (p *Peer) Knock(t testing.TB, origin, spec string) {

@@ -41,6 +41,9 @@ const (
 	// have no local actor (relays.go).
 	KindRelayAdd    = "relay-add"
 	KindRelayRemove = "relay-remove"
+	// KindReport files an actor's report about a remote account and, with
+	// Forward, sends it to the account's server (outbox.Publisher.Report).
+	KindReport = "report"
 )
 
 // Args are a command's arguments; which fields apply depends on the kind.
@@ -57,6 +60,10 @@ type Args struct {
 	Style    string  `json:"style,omitempty"`    // relay-add: mastodon or litepub; "" to detect
 	Remove   bool    `json:"remove,omitempty"`   // actor-alias: take the alias away instead
 	Notice   int64   `json:"notice,omitempty"`   // push: the notification to push
+	// report: the reported account is Target, its posts Posts.
+	Posts   []string `json:"posts,omitempty"`
+	Comment string   `json:"comment,omitempty"`
+	Forward bool     `json:"forward,omitempty"`
 }
 
 // Result is what a finished job did, kept with it as JSON.

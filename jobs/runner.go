@@ -224,6 +224,8 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 		return r.move(ctx, actor, args, finish)
 	case KindAlias:
 		return r.alias(ctx, actor, args, finish)
+	case KindReport:
+		return r.report(ctx, j, actor, args)
 	}
 	return fmt.Errorf("unknown kind of job %q", j.Kind)
 }

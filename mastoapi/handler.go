@@ -15,6 +15,7 @@ import (
 	"herald/httpapi"
 	"herald/login"
 	"herald/outbox"
+	"herald/policy"
 	"herald/store"
 	"herald/web/templates"
 )
@@ -25,9 +26,12 @@ type Config struct {
 	Instance  federation.Instance
 	Publisher *outbox.Publisher // the one way out: follows, blocks, profile Updates
 	Fetcher   *federation.Fetcher
-	Logger    *slog.Logger
-	Now       func() time.Time
-	Version   string
+	// Policy is the operator's moderation, applied to the statuses pages
+	// show (moderated.go); nil applies none.
+	Policy  *policy.Live
+	Logger  *slog.Logger
+	Now     func() time.Time
+	Version string
 	// HideSocialGraph hides followers and following lists from everyone
 	// but the actor itself (serve --hide-social-graph).
 	HideSocialGraph bool

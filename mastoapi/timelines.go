@@ -24,6 +24,12 @@ const (
 // out, and the page's keys are those of the rows read, so the next page
 // follows on whatever was left out.
 func (h *Handler) statusPage(c *Call, read func(k store.KeysetPage[int64]) ([]*store.Status, error)) error {
+	return h.moderatedPage(c, false, read)
+}
+
+// moderatedPage is statusPage with the operator's moderation applied to
+// the page (moderated.go): public for the public and hashtag timelines.
+func (h *Handler) moderatedPage(c *Call, public bool, read func(k store.KeysetPage[int64]) ([]*store.Status, error)) error {
 	p, k, err := c.keyset(DefaultStatusesLimit)
 	if err != nil {
 		return err
@@ -36,6 +42,9 @@ func (h *Handler) statusPage(c *Call, read func(k store.KeysetPage[int64]) ([]*s
 	h.refetchAuthors(c.Ctx(), rows)
 	shown, err := h.unmuted(c.Ctx(), c.Actor, rows)
 	if err != nil {
+		return err
+	}
+	if shown, err = h.moderated(c.Ctx(), shown, public); err != nil {
 		return err
 	}
 	out, err := h.RenderStatuses(c.Ctx(), c.Actor, shown)
@@ -129,7 +138,7 @@ func publicFilter(c *Call) store.PublicFilter {
 // to others, as Mastodon's PublicFeed.
 func (h *Handler) publicTimeline(c *Call) error {
 	f := publicFilter(c)
-	return h.statusPage(c, func(k store.KeysetPage[int64]) ([]*store.Status, error) {
+	return h.moderatedPage(c, true, func(k store.KeysetPage[int64]) ([]*store.Status, error) {
 		return h.DB.PublicPage(c.Ctx(), f, k)
 	})
 }
@@ -152,7 +161,7 @@ func (h *Handler) tagTimeline(c *Call) error {
 		return c.Empty()
 	}
 	f := publicFilter(c)
-	return h.statusPage(c, func(k store.KeysetPage[int64]) ([]*store.Status, error) {
+	return h.moderatedPage(c, true, func(k store.KeysetPage[int64]) ([]*store.Status, error) {
 		return h.DB.TagPage(c.Ctx(), t, f, k)
 	})
 }

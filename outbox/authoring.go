@@ -76,10 +76,11 @@ func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj *as.Obje
 		sanitizeContent(obj)
 	}
 	if reply := obj.InReplyTo.ID; reply != "" {
-		author, mention, err := p.objectAuthor(ctx, "inReplyTo", reply)
+		author, mention, parent, err := p.objectOf(ctx, "inReplyTo", reply)
 		if err != nil {
 			return nil, err
 		}
+		obj.Context = as.IRI(parentContext(parent)) // setThreadContext settles it
 		if author != p.Instance.ActorID(actor.Name) && !slices.Contains(mentioned(obj), author) {
 			obj.Tag = append(obj.Tag, as.Embed(&as.Object{Type: as.Types{"Mention"}, Href: author, Name: mention}))
 		}
@@ -155,42 +156,51 @@ func mentioned(obj *as.Object) []string {
 // with the instance's signed GET), which must be on the object's own host.
 // mention is @user@host.
 func (p *Publisher) objectAuthor(ctx context.Context, what, iri string) (author, mention string, err error) {
+	author, mention, _, err = p.objectOf(ctx, what, iri)
+	return author, mention, err
+}
+
+// objectOf is objectAuthor that also returns the object's document (nil
+// when it could not be read).
+func (p *Publisher) objectOf(ctx context.Context, what, iri string) (author, mention string, doc *as.Object, err error) {
 	inst := p.Instance
 	if p.ours(iri) {
 		o, err := p.DB.ObjectByIRI(ctx, iri)
 		if errors.Is(err, store.ErrNotFound) {
-			return "", "", inputErr("%s: no object %s here", what, iri)
+			return "", "", nil, inputErr("%s: no object %s here", what, iri)
 		}
 		if err != nil {
-			return "", "", err
+			return "", "", nil, err
 		}
 		a, err := p.DB.ActorByID(ctx, o.ActorID)
 		if err != nil {
-			return "", "", err
+			return "", "", nil, err
 		}
-		return inst.ActorID(a.Name), "@" + a.Name + "@" + inst.Domain, nil
+		doc, _ = as.Parse([]byte(o.Body))
+		return inst.ActorID(a.Name), "@" + a.Name + "@" + inst.Domain, doc, nil
 	}
 	// A status the signed inbox took in (the timeline's statuses, whose
 	// author was checked against the host that signed it) needs no fetch:
 	// a vote on a poll or a reply from an app answers what it shows.
 	if s, err := p.DB.StatusByIRI(ctx, iri); err == nil && s.DeletedAt.IsZero() && s.Author != "" && sameHost(s.Author, iri) {
 		author = s.Author
+		doc, _ = as.Parse([]byte(s.Body))
 	} else {
-		doc, _, _, err := p.Fetcher.GetObject(ctx, iri)
+		doc, _, _, err = p.Fetcher.GetObject(ctx, iri)
 		if err != nil {
-			return "", "", inputErr("%s: could not fetch %s: %v", what, iri, err)
+			return "", "", nil, inputErr("%s: could not fetch %s: %v", what, iri, err)
 		}
 		author = doc.AttributedTo.First()
 		if author == "" || !sameHost(author, iri) || doc.ID != iri {
-			return "", "", inputErr("%s: %s is not an object with an author on its own server", what, iri)
+			return "", "", nil, inputErr("%s: %s is not an object with an author on its own server", what, iri)
 		}
 	}
 	a, err := p.Fetcher.Actor(ctx, author)
 	if err != nil {
-		return "", "", inputErr("%s: the author of %s: %v", what, iri, err)
+		return "", "", nil, inputErr("%s: the author of %s: %v", what, iri, err)
 	}
 	u, _ := url.Parse(a.ID)
-	return a.ID, fmt.Sprintf("@%s@%s", a.PreferredUsername, u.Host), nil
+	return a.ID, fmt.Sprintf("@%s@%s", a.PreferredUsername, u.Host), doc, nil
 }
 
 // sameHost reports whether two URLs are on one host.

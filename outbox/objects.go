@@ -49,6 +49,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 		}
 		addr = p.publicDefault(pl.actor)
 	}
+	obj.Context = as.Ref{} // Herald's to assign (thread_context.go)
 	extra, err := p.author(ctx, pl.actor, obj)
 	if err != nil {
 		return err
@@ -66,6 +67,11 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 	if err := p.tagRecipients(ctx, pl, obj, addr); err != nil {
 		return err
 	}
+	setThreadContext(obj, obj.InReplyTo.ID != "", obj.Context.ID, pl.public)
+	if err := obj.Set("interactionPolicy", InteractionPolicy(pl.public, p.Instance.ActorID(pl.actor.Name))); err != nil {
+		return err
+	}
+	pl.activity.JSONLDContext = contextFor(obj, pl.context) // with the policy's terms
 	pl.objIRI = obj.ID
 	pl.activity.Object = as.Embed(obj)
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
@@ -75,6 +81,9 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 		}
 		o := &store.Object{IRI: pl.objIRI, ActorID: pl.actor.ID, Type: otype, Body: body, Public: pl.public}
 		if err := tx.InsertObject(ctx, o, now); err != nil {
+			return err
+		}
+		if err := storeThreadContext(ctx, tx, o, obj); err != nil {
 			return err
 		}
 		if err := tx.AttachMedia(ctx, mediaIDs, o.ID); err != nil {
@@ -105,7 +114,7 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc *as.Object, no
 	// what the Update's adds.
 	pl.context = clientContext(withoutOwnTerms(obj.JSONLDContext), doc.JSONLDContext, patch.JSONLDContext)
 	obj.JSONLDContext = nil
-	obj.Merge(patch, "id", "type", "attributedTo", "published", "@context")
+	obj.Merge(patch, "id", "type", "attributedTo", "published", "@context", "context", "interactionPolicy")
 	obj.Updated = now.Format(time.RFC3339)
 	if patch.Has("content") || patch.Has("contentMap") {
 		sanitizeContent(obj)
@@ -281,7 +290,7 @@ func withoutOwnTerms(raw json.RawMessage) json.RawMessage {
 // ownTerms reports whether m defines only terms contextFor adds.
 func ownTerms(m map[string]any) bool {
 	for k := range m {
-		if k != "sensitive" && k != "toot" && k != "blurhash" {
+		if _, policy := policyContext[k]; k != "sensitive" && k != "toot" && k != "blurhash" && !policy {
 			return false
 		}
 	}
@@ -301,8 +310,9 @@ func contextFor(obj *as.Object, client []any) json.RawMessage {
 			hasBlurhash = true
 		}
 	}
+	policy := obj.Has("interactionPolicy")
 	ctx := append([]any{federation.ContextAS}, client...)
-	if !sensitive && !hasBlurhash {
+	if !sensitive && !hasBlurhash && !policy {
 		if len(ctx) == 1 {
 			return contextJSON(federation.ContextAS)
 		}
@@ -315,6 +325,11 @@ func contextFor(obj *as.Object, client []any) json.RawMessage {
 	if hasBlurhash {
 		terms["toot"] = "http://joinmastodon.org/ns#"
 		terms["blurhash"] = "toot:blurhash"
+	}
+	if policy {
+		for k, v := range policyContext {
+			terms[k] = v
+		}
 	}
 	return contextJSON(append(ctx, terms))
 }

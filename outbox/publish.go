@@ -135,6 +135,9 @@ type Options struct {
 // nothing changed. A client's document is read with ReadDocument; doc is
 // not changed.
 func (p *Publisher) Publish(ctx context.Context, actor *store.Actor, doc *as.Object, opts Options) (*Result, error) {
+	if err := p.refuseSuspended(ctx, actor); err != nil {
+		return nil, err
+	}
 	idempotencyKey := opts.IdempotencyKey
 	if idempotencyKey != "" {
 		if a, err := p.replay(ctx, actor, idempotencyKey); err != nil || a != nil {

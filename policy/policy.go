@@ -27,6 +27,10 @@ const (
 	RuleUnavailable Rule = "unavailable"
 	// RulePaused: the operator paused deliveries to the host.
 	RulePaused Rule = "paused"
+	// RuleActorSuspended: the operator suspended the local actor whose
+	// activity it is; its deliveries wait (unsuspended within MaxHold,
+	// they go out).
+	RuleActorSuspended Rule = "actor_suspended"
 )
 
 // Verdict is what the policy says about one host. The zero Verdict lets it
@@ -45,7 +49,9 @@ func (v Verdict) Refused() bool { return v.Rule != "" }
 // change (a pause ends; in allowlist mode a host is allowed once the
 // operator has looked at it). A block, an actor's block, an unavailable
 // host and an invalid one fail the delivery at once.
-func (v Verdict) Held() bool { return v.Rule == RuleNotAllowed || v.Rule == RulePaused }
+func (v Verdict) Held() bool {
+	return v.Rule == RuleNotAllowed || v.Rule == RulePaused || v.Rule == RuleActorSuspended
+}
 
 // Reason is the verdict in words, for a delivery's report and the logs:
 // the rule and what matched.
@@ -63,6 +69,8 @@ func (v Verdict) Reason() string {
 		return "domain blocked by the actor (" + v.Entry + ")"
 	case RuleUnavailable:
 		return "host unavailable (deliveries failing on 7 days)"
+	case RuleActorSuspended:
+		return "the actor is suspended"
 	case RulePaused:
 		if v.Until.IsZero() {
 			return "host paused"
@@ -81,6 +89,15 @@ type Rows struct {
 	ActorDomains []ActorDomain
 	Paused       []Pause
 	Unavailable  []string // authorities (host[:port]), not on probation
+	// Domains are the blocklist's entries that do not suspend, and the
+	// reject flags of those that do (moderation.go).
+	Domains []DomainRule
+	// Accounts are the operator's suspensions and limits of remote accounts.
+	Accounts []AccountRule
+	// SuspendedActors are the local actors the operator suspended, by row
+	// id and by name.
+	SuspendedActors     []int64
+	SuspendedActorNames []string
 }
 
 // ActorDomain is a local actor's block of a domain.
@@ -106,6 +123,10 @@ type Policy struct {
 	actor       map[int64]map[host.Name]string
 	paused      map[string]time.Time
 	unavailable map[string]bool
+	domains     map[host.Name]DomainRule
+	accounts    map[string]string // account id -> severity
+	suspended   map[int64]bool    // local actors
+	suspendedN  map[string]bool   // their names
 }
 
 // Compile makes the Policy of rows. Entries are read with host.Parse, so
@@ -117,6 +138,19 @@ func Compile(rows Rows) *Policy {
 		version: rows.Version, mode: rows.Mode,
 		blocked: map[host.Name]string{}, allowed: map[host.Name]bool{},
 		actor: map[int64]map[host.Name]string{}, paused: map[string]time.Time{}, unavailable: map[string]bool{},
+		domains: map[host.Name]DomainRule{}, accounts: map[string]string{}, suspended: map[int64]bool{}, suspendedN: map[string]bool{},
+	}
+	for _, n := range rows.SuspendedActorNames {
+		p.suspendedN[n] = true
+	}
+	for _, d := range rows.Domains {
+		p.domains[entry(d.Domain)] = d
+	}
+	for _, a := range rows.Accounts {
+		p.accounts[a.Account] = a.Severity
+	}
+	for _, id := range rows.SuspendedActors {
+		p.suspended[id] = true
 	}
 	if p.mode == "" {
 		p.mode = ModeBlocklist
@@ -225,10 +259,14 @@ func (p *Policy) Actor(actorID int64, n host.Name) Verdict {
 
 // Delivery judges one delivery of a local actor's activity (actorID 0 for
 // the instance actor) to an authority at now: Actor, then whether the
-// host is unavailable, then whether it is paused.
+// local actor is suspended, then whether the host is unavailable, then
+// whether it is paused.
 func (p *Policy) Delivery(actorID int64, a host.Authority, now time.Time) Verdict {
 	if v := p.Actor(actorID, a.Name); v.Refused() {
 		return v
+	}
+	if p.suspended[actorID] {
+		return Verdict{Rule: RuleActorSuspended}
 	}
 	key := a.String()
 	if p.unavailable[key] {

@@ -6,7 +6,7 @@ import "herald/mastoapi"
 // its publisher (the one way out), fetcher and database.
 func (s *Server) newClientAPI() (*mastoapi.Handler, error) {
 	h, err := mastoapi.New(mastoapi.Config{
-		DB: s.db, Instance: s.inst, Publisher: s.node.Publisher, Fetcher: s.node.Fetcher,
+		DB: s.db, Instance: s.inst, Publisher: s.node.Publisher, Fetcher: s.node.Fetcher, Policy: s.node.Policy,
 		Logger: s.log, Now: s.node.Now, Version: s.node.Version, HideSocialGraph: s.cfg.HideSocialGraph,
 	})
 	if err == nil {

@@ -113,7 +113,7 @@ func TestNoPublicPageNamesAFollowerInboxOrABlockedDomain(t *testing.T) {
 			t.Errorf("--show-blocklist %s: the block shown: %v", show, sawBlock)
 		}
 		_, status := h.Do(t, "GET", "/status", "", nil, "Accept", "text/html")
-		if show == server.BlocklistNobody && !strings.Contains(status, "1 blocked; this server does not publish the list.") {
+		if show == server.BlocklistNobody && !strings.Contains(status, "1 blocked or limited; this server does not publish the list.") {
 			t.Errorf("status page does not give the count:\n%s", status)
 		}
 		_, report := h.Do(t, "GET", "/status/deliveries?activity="+url.QueryEscape(post.Activity.IRI), "", nil, "Accept", "text/html")

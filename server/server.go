@@ -103,6 +103,7 @@ func New(ctx context.Context, cfg Config, n *node.Node) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, node: n, db: n.DB, inst: n.Instance, log: n.Logger, pages: pages, started: n.Now()}
 	s.registerSpaceMetrics()
+	s.registerReportMetrics()
 	s.inbox = s.newInbox()
 	s.outbox = s.newOutbox()
 	// The public page shows what the instance publishes: its actors, their
@@ -140,6 +141,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(limitBody)
 	r.Use(s.securityHeaders)
 	r.Use(mastoapi.CORS)
+	r.Use(s.suspended)
 
 	inst := s.inst
 	wf := &webfinger.Handler{Instance: inst, Exists: s.actorExists}
@@ -168,11 +170,13 @@ func (s *Server) routes() chi.Router {
 	r.Get("/users/{name}/outbox", s.secured("no such actor", false, s.outbox.Outbox))
 	r.Get("/users/{name}/outbox/{id}/deliveries", s.outbox.Deliveries)
 	r.Get("/users/{name}/statuses/{id}", s.secured("no such object", true, s.outbox.Object))
+	r.Get("/users/{name}/statuses/{id}/context", s.secured("no such context", false, s.outbox.ThreadContext))
 	r.Get("/users/{name}/statuses/{id}/{collection}", s.secured("no such collection", false, s.outbox.Reactions))
 	r.Get("/users/{name}/activities/{id}", s.secured("no such activity", false, s.outbox.Activity))
 	r.Get("/users/{name}/followers", s.secured("no such actor", false, s.outbox.Followers))
 	r.Get("/users/{name}/following", s.secured("no such actor", false, s.outbox.Following))
 	r.Get("/users/{name}/collections/featured", s.secured("no such actor", false, s.outbox.Featured))
+	r.Get("/users/{name}/quote_authorizations/{id}", s.outbox.QuoteAuthorization)
 	r.Get("/tags/{name}", s.tagPage)
 	r.Get("/users/{name}/followers_synchronization", s.node.Syncer.ServeHTTP)
 	r.Get("/actor/outbox", s.instanceOutbox)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
+	"herald/policy"
+	"herald/store"
 	"herald/web/templates"
 )
 
@@ -89,15 +92,53 @@ func (s *Server) blockedPanel(ctx context.Context) (Panel, error) {
 	if err != nil {
 		return Panel{}, err
 	}
-	p := Panel{Title: "Blocked domains", Columns: []string{"Domain", "Since", "Reason"}, Empty: "No domains are blocked."}
+	p := Panel{Title: "Moderated domains", Columns: []string{"Domain", "Severity", "Since", "Reason"}, Empty: "No domains are blocked or limited."}
 	if s.cfg.ShowBlocklist != BlocklistEveryone {
 		if len(list) > 0 {
-			p.Empty = fmt.Sprintf("%d blocked; this server does not publish the list.", len(list))
+			p.Empty = fmt.Sprintf("%d blocked or limited; this server does not publish the list.", len(list))
 		}
 		return p, nil
 	}
 	for _, b := range list {
-		p.Rows = append(p.Rows, []string{b.Domain, b.CreatedAt.Format("2006-01-02"), b.Reason})
+		domain := b.Domain
+		if b.Obfuscate {
+			domain = obfuscate(domain)
+		}
+		p.Rows = append(p.Rows, []string{domain, severityWords(b), b.CreatedAt.Format("2006-01-02"), b.Reason})
 	}
 	return p, nil
+}
+
+// severityWords is an entry's severity as the status page says it.
+func severityWords(b store.BlockedDomain) string {
+	var w []string
+	switch b.Severity {
+	case policy.SeveritySilence:
+		w = append(w, "limited")
+	case policy.SeverityNoop:
+	default:
+		w = append(w, "suspended")
+	}
+	if b.RejectMedia && !b.Suspends() {
+		w = append(w, "media rejected")
+	}
+	if b.RejectReports && !b.Suspends() {
+		w = append(w, "reports rejected")
+	}
+	return strings.Join(w, ", ")
+}
+
+// obfuscate stars the middle of a domain, keeping its dots, as Mastodon
+// shows an obfuscated domain block (app/models/domain_block.rb,
+// public_domain): a quarter of its length stays visible at each end.
+func obfuscate(domain string) string {
+	n := len(domain)
+	visible := n / 4
+	b := []byte(domain)
+	for i := range b {
+		if i > visible && i < n-visible && b[i] != '.' {
+			b[i] = '*'
+		}
+	}
+	return string(b)
 }

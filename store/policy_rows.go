@@ -41,7 +41,10 @@ func (q *Queries) policyRows(ctx context.Context) (policy.Rows, error) {
 	if err != nil {
 		return rows, err
 	}
-	if rows.Blocked, err = column[string](ctx, q.r, `SELECT domain FROM blocked_domains`); err != nil {
+	if rows.Blocked, err = column[string](ctx, q.r, `SELECT domain FROM blocked_domains WHERE severity = 'suspend'`); err != nil {
+		return rows, err
+	}
+	if err := q.moderationRows(ctx, &rows); err != nil {
 		return rows, err
 	}
 	if rows.Allowed, err = column[string](ctx, q.r, `SELECT domain FROM allowed_domains`); err != nil {

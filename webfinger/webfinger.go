@@ -40,6 +40,26 @@ type ActorExists func(ctx context.Context, name string) (found bool, movedTo str
 // (Mastodon's WebFinger says nothing of a move; the relation is Herald's).
 const RelMovedTo = "https://www.w3.org/ns/activitystreams#movedTo"
 
+// RelService is the link relation of a server-level actor (FEP-d556):
+// WebFinger of the server's URL, or of acct:host@host, links the instance
+// actor with it.
+const RelService = "https://www.w3.org/ns/activitystreams#Service"
+
+// filterRels keeps the links whose rel is one of rels (RFC 7033 §4.3:
+// the rel parameter selects links; subject and aliases stay).
+func filterRels(links []Link, rels []string) []Link {
+	out := []Link{}
+	for _, l := range links {
+		for _, rel := range rels {
+			if l.Rel == rel {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Handler answers WebFinger queries for local actors and the instance actor.
 type Handler struct {
 	Instance federation.Instance
@@ -70,6 +90,9 @@ func (h *Handler) parseResource(res string) (name string, err error) {
 		}
 		path := strings.TrimSuffix(u.Path, "/")
 		switch {
+		case path == "" && u.RawQuery == "" && u.Fragment == "":
+			// The server prefix itself (FEP-d556): the instance actor.
+			return "", nil
 		case path == "/actor":
 			return "", nil
 		case strings.HasPrefix(path, "/users/"):
@@ -124,10 +147,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		id := inst.InstanceActorID()
 		jrd = JRD{
+			// Mastodon's subject for every spelling of the instance actor
+			// (mastodon/mastodon app/lib/webfinger_resource.rb: /actor's
+			// URL and acct:host@host name the instance actor).
 			Subject: "acct:" + inst.Host() + "@" + inst.Domain,
 			Aliases: []string{id},
 			Links: []Link{
 				{Rel: "self", Type: "application/activity+json", Href: id},
+				// FEP-d556's relation for a server-level actor.
+				{Rel: RelService, Type: "application/activity+json", Href: id},
 				{Rel: "http://webfinger.net/rel/profile-page", Type: "text/html", Href: inst.Base() + "/status"},
 			},
 		}
@@ -155,6 +183,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if movedTo != "" {
 			jrd.Links = append(jrd.Links, Link{Rel: RelMovedTo, Type: "application/activity+json", Href: movedTo})
 		}
+	}
+	if rels := r.URL.Query()["rel"]; len(rels) > 0 {
+		jrd.Links = filterRels(jrd.Links, rels)
 	}
 	w.Header().Set("Cache-Control", "max-age=3600, public")
 	httpapi.Write(w, "application/jrd+json; charset=utf-8", http.StatusOK, jrd)

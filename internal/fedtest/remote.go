@@ -3,6 +3,7 @@ package fedtest
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/rsa"
 	"encoding/json"
 	"io"
@@ -67,7 +68,13 @@ type RemoteActor struct {
 	Name string
 	Key  *rsa.PrivateKey
 	PEM  string
-	host string
+	// Ed25519, when set (WithEd25519), is published as a FEP-521a
+	// Multikey in assertionMethod, id EdKeyID().
+	Ed25519 ed25519.PrivateKey
+	// EdController, when set, is the Multikey's controller instead of the
+	// actor (a claim on someone else's key).
+	EdController string
+	host         string
 	// alsoKnownAs are the accounts that may move to it (Remote.Alias).
 	alsoKnownAs []string
 }
@@ -276,6 +283,20 @@ func (r *Remote) ActorSharingKey(name string, like *RemoteActor) *RemoteActor {
 	return a
 }
 
+// WithEd25519 gives the actor an Ed25519 key, published as a Multikey in
+// its assertionMethod (FEP-521a), and returns the actor.
+func (a *RemoteActor) WithEd25519(t testing.TB) *RemoteActor {
+	_, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Ed25519 = priv
+	return a
+}
+
+// EdKeyID is the id of the actor's Ed25519 Multikey.
+func (a *RemoteActor) EdKeyID() string { return a.ID + "#ed25519-key" }
+
 // KeyID is the actor's key id.
 func (a *RemoteActor) KeyID() string { return a.ID + "#main-key" }
 
@@ -297,6 +318,19 @@ func (a *RemoteActor) Document() map[string]any {
 	}
 	if a.alsoKnownAs != nil {
 		doc["alsoKnownAs"] = a.alsoKnownAs
+	}
+	if a.Ed25519 != nil {
+		controller := a.ID
+		if a.EdController != "" {
+			controller = a.EdController
+		}
+		// Mitra's and tootik's shape (FEP-521a).
+		doc["@context"] = []any{"https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1",
+			federation.DIDContext, federation.MultikeyContext}
+		doc["assertionMethod"] = []any{map[string]any{
+			"id": a.EdKeyID(), "type": "Multikey", "controller": controller,
+			"publicKeyMultibase": federation.EncodeEd25519Multibase(a.Ed25519.Public().(ed25519.PublicKey)),
+		}}
 	}
 	return doc
 }

@@ -31,6 +31,22 @@ func SignedPost(t testing.TB, url string, body []byte, a *RemoteActor, scheme si
 	return req
 }
 
+// SignedPostEd25519 is SignedPost signed with a's Ed25519 Multikey (keyId
+// its Multikey id), as Mitra (draft-cavage hs2019) and tootik (RFC 9421
+// alg="ed25519") sign.
+func SignedPostEd25519(t testing.TB, url string, body []byte, a *RemoteActor, scheme signature.Scheme, at time.Time) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/activity+json")
+	if err := signature.Sign(req, body, signature.Key{ID: a.EdKeyID(), Private: a.Ed25519}, scheme, at); err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
 // SignedGet builds a GET of url signed by a with scheme at time at.
 func SignedGet(t testing.TB, url string, a *RemoteActor, scheme signature.Scheme, at time.Time) *http.Request {
 	t.Helper()

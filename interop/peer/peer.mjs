@@ -437,6 +437,8 @@ async function control(req, url) {
     }
     case "POST /control/send":
       return json(200, await send(ctx, me, body));
+    case "POST /control/send-ed25519":
+      return json(200, await sendEd25519(ctx, me, body));
     case "POST /control/respond": {
       const status = Number(body.status ?? 0);
       const count = Number(body.count ?? 1);
@@ -572,6 +574,62 @@ async function send(ctx, me, body) {
     id: activity.id?.href ?? null,
     activity: await activity.toJsonLd({ format: "compact" }),
   };
+}
+
+// POST /control/send-ed25519: {activity, inbox, spec} delivers activity (id
+// and actor filled in when missing) to inbox, its HTTP signature made with
+// the actor's Ed25519 key, keyId that key's Multikey id in assertionMethod
+// (FEP-521a), as Mitra (draft-cavage, algorithm="hs2019") and tootik
+// (RFC 9421, alg="ed25519") sign. Fedify's own signRequest signs with RSA
+// keys only, so the signature is made here with WebCrypto, over the same
+// components Fedify's signRequest covers. Answers Herald's status and body.
+async function sendEd25519(ctx, me, body) {
+  const raw = structuredClone(body.activity ?? {});
+  raw["@context"] ??= "https://www.w3.org/ns/activitystreams";
+  raw.id ??= new URL(`/activities/${crypto.randomUUID()}`, ORIGIN).href;
+  raw.actor ??= me.href;
+  const text = JSON.stringify(raw);
+  const bytes = new TextEncoder().encode(text);
+  const target = new URL(body.inbox);
+  const pairs = await ctx.getActorKeyPairs(NAME);
+  const ed = pairs.find((k) => k.privateKey.algorithm.name === "Ed25519");
+  const keyId = ed.multikey.id.href;
+  const b64 = (buf) => Buffer.from(buf).toString("base64");
+  const digest = b64(await crypto.subtle.digest("SHA-256", bytes));
+  const date = new Date().toUTCString();
+  const headers = {
+    "content-type": "application/activity+json",
+    host: target.host,
+    date,
+  };
+  const sign = async (base) => b64(await crypto.subtle.sign("Ed25519", ed.privateKey, new TextEncoder().encode(base)));
+  if (body.spec === "cavage") {
+    headers.digest = `SHA-256=${digest}`;
+    const base = [
+      `(request-target): post ${target.pathname}`,
+      `host: ${target.host}`,
+      `date: ${date}`,
+      `digest: SHA-256=${digest}`,
+    ].join("\n");
+    headers.signature = `keyId="${keyId}",algorithm="hs2019",headers="(request-target) host date digest",signature="${await sign(base)}"`;
+  } else {
+    headers["content-digest"] = `sha-256=:${digest}:`;
+    const created = Math.floor(Date.now() / 1000);
+    const params = `("@method" "@target-uri" "@authority" "host" "date" "content-digest");alg="ed25519";keyid="${keyId}";created=${created}`;
+    const base = [
+      `"@method": POST`,
+      `"@target-uri": ${target.href}`,
+      `"@authority": ${target.host}`,
+      `"host": ${target.host}`,
+      `"date": ${date}`,
+      `"content-digest": sha-256=:${digest}:`,
+      `"@signature-params": ${params}`,
+    ].join("\n");
+    headers["signature-input"] = `sig1=${params}`;
+    headers.signature = `sig1=:${await sign(base)}:`;
+  }
+  const res = await realFetch(target, { method: "POST", headers, body: bytes });
+  return { id: raw.id, keyId, status: res.status, body: await res.text(), headers };
 }
 
 // --- inbox recording -----------------------------------------------------

@@ -34,7 +34,7 @@ func Parse() (Pages, error) {
 // AdminPages are the console's pages (admin/*.html), each with the admin
 // layout and the shared style; funcs are the console's template functions.
 var AdminPages = []string{"login", "overview", "hosts", "host", "posts", "post", "blocks", "inbox", "actors",
-	"error", "confirm", "relays", "webhooks", "webhook", "jobs", "job", "server", "actor"}
+	"error", "confirm", "relays", "webhooks", "webhook", "jobs", "job", "server", "actor", "reports", "report"}
 
 // ParseAdmin parses the console's pages, by name without .html.
 func ParseAdmin(extra template.FuncMap) (Pages, error) {

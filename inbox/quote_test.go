@@ -1,0 +1,97 @@
+package inbox_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"herald/internal/fedtest"
+	"herald/internal/storetest"
+)
+
+// TestQuoteRequests (FEP-044f, as Mastodon 4.5 answers them): a
+// QuoteRequest for alice's public post is answered with an Accept whose
+// result is a stamp Herald serves (a QuoteAuthorization naming the quote
+// and the post); one for a followers-only post with a Reject; one whose
+// quoting post is on another host than the requester is dropped. Posts
+// state the same in their interactionPolicy.
+func TestQuoteRequests(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.12.1")
+	bob := r.Actor(t, "bob")
+	publish := func(doc map[string]any) map[string]any {
+		t.Helper()
+		res, body := h.Do(t, "POST", "/users/alice/outbox", h.Token, doc)
+		if res.StatusCode != 201 {
+			t.Fatalf("publish: %d %s", res.StatusCode, body)
+		}
+		var act struct{ Object map[string]any }
+		json.Unmarshal([]byte(body), &act)
+		return act.Object
+	}
+	public := publish(map[string]any{"type": "Note", "content": "quote me"})
+	private := publish(map[string]any{"type": "Note", "content": "not this", "to": []string{h.Inst.FollowersURL("alice")}})
+	policy, _ := json.Marshal(public["interactionPolicy"])
+	if string(policy) != `{"canQuote":{"automaticApproval":["https://www.w3.org/ns/activitystreams#Public"]}}` {
+		t.Errorf("public post's interactionPolicy %s", policy)
+	}
+	if p, _ := json.Marshal(private["interactionPolicy"]); string(p) != `{"canQuote":{"automaticApproval":["`+h.Inst.ActorID("alice")+`"]}}` {
+		t.Errorf("followers-only post's interactionPolicy %s", p)
+	}
+
+	answers := func(typ string) []map[string]any {
+		var out []map[string]any
+		for _, d := range storetest.Deliveries(t, h.DB) {
+			if d.Activity.Type == typ && d.Inbox == bob.Inbox() {
+				var doc map[string]any
+				json.Unmarshal([]byte(d.Activity.Body), &doc)
+				out = append(out, doc)
+			}
+		}
+		return out
+	}
+	ask := func(post string, quote string) map[string]any {
+		req := fedtest.Activity(bob, "QuoteRequest", post)
+		req["instrument"] = map[string]any{"id": quote, "type": "Note", "attributedTo": bob.ID, "content": "look", "quote": post}
+		if code, resp := h.Deliver(t, "/users/alice/inbox", bob, req); code != 202 {
+			t.Fatalf("QuoteRequest: %d %s\n%s", code, resp, h.Logs())
+		}
+		return req
+	}
+	req := ask(public["id"].(string), bob.ID+"/statuses/1")
+	accepts := answers("Accept")
+	if len(accepts) != 1 {
+		t.Fatalf("%d Accepts, want 1", len(accepts))
+	}
+	acc := accepts[0]
+	obj, _ := acc["object"].(map[string]any)
+	stamp, _ := acc["result"].(string)
+	if acc["actor"] != h.Inst.ActorID("alice") || obj["id"] != req["id"] || obj["type"] != "QuoteRequest" || obj["instrument"] != bob.ID+"/statuses/1" ||
+		!strings.HasPrefix(stamp, h.Inst.ActorID("alice")+"/quote_authorizations/") {
+		t.Errorf("Accept %v", acc)
+	}
+	res, body := h.Do(t, "GET", strings.TrimPrefix(stamp, h.URL), "", nil, "Accept", "application/activity+json")
+	var doc map[string]any
+	json.Unmarshal([]byte(body), &doc)
+	if res.StatusCode != 200 || doc["type"] != "QuoteAuthorization" || doc["id"] != stamp || doc["attributedTo"] != h.Inst.ActorID("alice") ||
+		doc["interactingObject"] != bob.ID+"/statuses/1" || doc["interactionTarget"] != public["id"] {
+		t.Errorf("stamp: %d %s", res.StatusCode, body)
+	}
+	// The same request again: the same stamp.
+	ask(public["id"].(string), bob.ID+"/statuses/1")
+	if a := answers("Accept"); len(a) != 2 || a[1]["result"] != stamp {
+		t.Errorf("a repeated request: %v", a)
+	}
+
+	ask(private["id"].(string), bob.ID+"/statuses/2")
+	if rej := answers("Reject"); len(rej) != 1 {
+		t.Errorf("%d Rejects of the followers-only post, want 1", len(rej))
+	}
+	ask(public["id"].(string), "https://127.0.12.9/statuses/3")
+	if n := len(answers("Accept")) + len(answers("Reject")); n != 3 {
+		t.Errorf("a quote on another host was answered (%d answers, want 3)", n)
+	}
+	if res, _ := h.Do(t, "GET", "/users/alice/quote_authorizations/999", "", nil); res.StatusCode != 404 {
+		t.Errorf("an unknown stamp: %d", res.StatusCode)
+	}
+}

@@ -1,0 +1,123 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"herald/federation"
+	"herald/federation/as"
+	"herald/httpapi"
+	"herald/outbox/delivery"
+	"herald/store"
+)
+
+// FEP-044f quote authorizations, as Mastodon 4.5 answers a QuoteRequest
+// (mastodon/mastodon app/lib/activitypub/activity/quote_request.rb,
+// app/serializers/activitypub/accept_quote_request_serializer.rb and
+// quote_authorization_serializer.rb): a quote of a public local post is
+// approved at once, with an Accept whose result is the stamp; any other
+// is answered with a Reject. The interactionPolicy Herald's posts carry
+// says the same (InteractionPolicy).
+
+// quoteContext defines the terms of a stamp (Mastodon's
+// quote_authorizations context extension).
+var quoteContext = []any{federation.ContextAS, map[string]any{
+	"gts":                "https://gotosocial.org/ns#",
+	"QuoteAuthorization": "https://w3id.org/fep/044f#QuoteAuthorization",
+	"QuoteRequest":       "https://w3id.org/fep/044f#QuoteRequest",
+	"interactingObject":  map[string]any{"@id": "gts:interactingObject"},
+	"interactionTarget":  map[string]any{"@id": "gts:interactionTarget"},
+}}
+
+// policyContext defines interactionPolicy and its canQuote rule
+// (Mastodon's interaction_policies context extension).
+var policyContext = map[string]any{
+	"gts":               "https://gotosocial.org/ns#",
+	"interactionPolicy": map[string]any{"@id": "gts:interactionPolicy", "@type": "@id"},
+	"canQuote":          map[string]any{"@id": "gts:canQuote", "@type": "@id"},
+	"automaticApproval": map[string]any{"@id": "gts:automaticApproval", "@type": "@id"},
+	"manualApproval":    map[string]any{"@id": "gts:manualApproval", "@type": "@id"},
+}
+
+// InteractionPolicy is the interactionPolicy of a new local post: anyone
+// may quote a public (or unlisted) post, approved automatically; nobody
+// but its author may quote another, as Mastodon 4.5 states them.
+func InteractionPolicy(public bool, author string) map[string]any {
+	approved := []string{author}
+	if public {
+		approved = []string{federation.Public}
+	}
+	return map[string]any{"canQuote": map[string]any{"automaticApproval": approved}}
+}
+
+// StampURL is where a stamp is served.
+func (p *Publisher) StampURL(local *store.Actor, id int64) string {
+	return p.Instance.ActorID(local.Name) + "/quote_authorizations/" + strconv.FormatInt(id, 10)
+}
+
+// AnswerQuoteRequest answers a QuoteRequest (request, as received) for
+// the local post o of local, from requester (whose inbox is inbox), for
+// the quoting post quote, inside tx: an Accept with the stamp when o is
+// public, a Reject otherwise.
+func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local *store.Actor, o *store.Object, request *as.Object, requester, quote, inbox string, now time.Time) (bool, error) {
+	req := &as.Object{ID: request.ID, Type: as.Types{"QuoteRequest"}, Actor: as.IRI(requester), Object: as.IRI(o.IRI)}
+	if err := req.Set("instrument", quote); err != nil {
+		return false, err
+	}
+	act := &as.Object{JSONLDContext: contextJSON(quoteContext), Object: as.Embed(req), To: as.IRIs(requester)}
+	accept := o.Public && !o.Deleted
+	if accept {
+		stamp, err := tx.AuthorizeQuote(ctx, o.ID, quote, requester, request.ID)
+		if err != nil {
+			return false, err
+		}
+		// A fresh id each time (Queue assigns it): a repeated request is
+		// answered again, with the same stamp.
+		act.Type = as.Types{"Accept"}
+		if err := act.Set("result", p.StampURL(local, stamp.ID)); err != nil {
+			return false, err
+		}
+	} else {
+		act.Type = as.Types{"Reject"}
+	}
+	_, _, err := p.Queue(ctx, tx, Outbound{Actor: local, Activity: act, Audience: delivery.Audience{Inboxes: []string{inbox}}, ObjectIRI: o.IRI}, now)
+	return accept, err
+}
+
+// QuoteAuthorization serves GET /users/{name}/quote_authorizations/{id}:
+// the stamp, for the quoting server and whoever checks the quote; 404 for
+// an unknown or revoked one, or one of a post gone.
+func (h *Handler) QuoteAuthorization(w http.ResponseWriter, r *http.Request) {
+	name := chi.URLParam(r, "name")
+	id, _ := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
+	stamp, err := h.DB.QuoteAuthorizationByID(r.Context(), id)
+	var o *store.Object
+	if err == nil {
+		o, err = h.DB.ObjectByID(r.Context(), stamp.ObjectID)
+	}
+	var owner *store.Actor
+	if err == nil {
+		owner, err = h.DB.ActorByID(r.Context(), o.ActorID)
+	}
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (stamp.Revoked || o.Deleted || owner.Name != name)) {
+		httpapi.Error(w, http.StatusNotFound, "no such quote authorization")
+		return
+	}
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	body, _ := json.Marshal(map[string]any{
+		"@context": quoteContext, "id": h.Instance.ActorID(name) + "/quote_authorizations/" + strconv.FormatInt(stamp.ID, 10),
+		"type": "QuoteAuthorization", "attributedTo": h.Instance.ActorID(name),
+		"interactingObject": stamp.Quote, "interactionTarget": o.IRI,
+	})
+	w.Header().Set("Content-Type", federation.ContentType)
+	w.Write(body)
+}
