@@ -77,20 +77,7 @@ func (q *Queries) Lists(ctx context.Context, actorID int64, account string) ([]*
 		query += ` AND id IN (SELECT list_id FROM list_accounts WHERE account = $2)`
 		args = append(args, account)
 	}
-	rows, err := q.r.QueryContext(ctx, query+` ORDER BY id`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []*List{}
-	for rows.Next() {
-		l, err := scanList(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return queryLists(ctx, q.r, query+` ORDER BY id`, args...)
 }
 
 // SetListAccounts adds accounts to a list (add) or takes them out.
@@ -116,7 +103,13 @@ func (q *Queries) ListAccounts(ctx context.Context, listID int64) ([]string, err
 
 // ListsHolding returns the lists (of any local actor) that hold account.
 func (q *Queries) ListsHolding(ctx context.Context, account string) ([]*List, error) {
-	rows, err := q.r.QueryContext(ctx, `SELECT `+listColumns+` FROM lists WHERE id IN (SELECT list_id FROM list_accounts WHERE account = $1)`, account)
+	return queryLists(ctx, q.r, `SELECT `+listColumns+` FROM lists WHERE id IN (SELECT list_id FROM list_accounts WHERE account = $1)`, account)
+}
+
+// queryLists runs a query of listColumns and scans its lists (an empty
+// list, not nil, for none: the API answers []).
+func queryLists(ctx context.Context, r querier, query string, args ...any) ([]*List, error) {
+	rows, err := r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
