@@ -101,7 +101,17 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	if err != nil {
 		return err
 	}
+	// serving ends with ctx, or when the node's background work stops on
+	// its own: a server that takes posts it cannot deliver would only
+	// show it at shutdown.
+	ctx, stopServing := context.WithCancel(ctx)
+	defer stopServing()
 	warnAtStart(ctx, logger, db, f, in, ln, port)
+	if pprofLn != nil {
+		// Before the start-up banner, which tells whoever waits that
+		// serve is up: the profiles' address is known by then.
+		logger.Info("serving profiles on http://"+pprofLn.Addr().String()+"/debug/pprof/", "pprof", pprofLn.Addr().String())
+	}
 	announce(ctx, logger, db, in, ln, f.role, level)
 	metricsDone := make(chan error, 1)
 	if metricsLn != nil {
@@ -112,7 +122,7 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	}
 	pprofDone := make(chan error, 1)
 	if pprofLn != nil {
-		go func() { pprofDone <- servePprof(ctx, pprofLn, logger) }()
+		go func() { pprofDone <- servePprof(ctx, pprofLn) }()
 	} else {
 		pprofDone <- nil
 	}
@@ -121,7 +131,17 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	defer stopBG()
 	go reloadOnHUP(bg, hup, f.cert, n, logger)
 	nodeDone := make(chan error, 1)
-	go func() { nodeDone <- n.Run(bg, lock.Wakes(), lock.Exclusive()) }()
+	go func() {
+		err := runNode(n, bg, lock.Wakes(), lock.Exclusive())
+		if bg.Err() == nil {
+			if err == nil {
+				err = errors.New("the background work stopped")
+			}
+			logger.Error("the background work stopped: stopping the server", "err", err)
+			stopServing()
+		}
+		nodeDone <- err
+	}()
 	var serveErr error
 	if ln == nil {
 		<-ctx.Done()
@@ -137,6 +157,10 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	logger.Info("stopped")
 	return nil
 }
+
+// runNode runs the node's background work (node.Node.Run); a variable so
+// that a test can make it fail at start.
+var runNode = (*node.Node).Run
 
 // recordInstance settles the instance the flags ask for with the one the
 // database holds (the first serve records it), and records --log-level and
