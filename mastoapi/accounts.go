@@ -182,15 +182,18 @@ func (h *Handler) relationshipOf(c *Call, ref *accountRef) (Relationship, error)
 }
 
 // relationships serves GET /api/v1/accounts/relationships?id[]=: one
-// entry an account, in the order asked, unknown ids left out.
+// entry an account, in the order asked, unknown ids left out, an id
+// named twice answered once (Mastodon reads them with one WHERE id IN).
 func (h *Handler) relationships(c *Call) error {
 	type known struct{ id, iri string }
 	var list []known
+	seen := map[int64]bool{}
 	for _, id := range c.Params.List("id") {
 		n, ok := ParseID(id)
-		if !ok {
+		if !ok || seen[n] {
 			continue
 		}
+		seen[n] = true
 		iri, err := h.DB.AccountIRI(c.Ctx(), n)
 		if errors.Is(err, store.ErrNotFound) {
 			continue

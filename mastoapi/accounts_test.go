@@ -58,7 +58,7 @@ func TestFollowThroughTheOutbox(t *testing.T) {
 	if follow == "" {
 		t.Fatalf("bob's server got no Follow: %+v", r.Received())
 	}
-	res, body = do(t, h, call{method: "GET", path: "/api/v1/accounts/relationships?id[]=" + bobID + "&id[]=999", token: tok})
+	res, body = do(t, h, call{method: "GET", path: "/api/v1/accounts/relationships?id[]=" + bobID + "&id[]=999&id[]=" + bobID, token: tok})
 	var rels []mastoapi.Relationship
 	decode(t, res, body, 200, &rels)
 	if len(rels) != 1 || !rels[0].Requested {

@@ -2,6 +2,7 @@ package mastoapi
 
 import (
 	"context"
+	"sync"
 
 	"herald/store"
 )
@@ -37,18 +38,26 @@ func (h *Handler) refetchAuthors(ctx context.Context, rows []*store.Status) {
 	if len(missing) == 0 {
 		return
 	}
+	withinBudget(ctx, len(missing), func(ctx context.Context, i int) {
+		if _, err := h.Fetcher.Actor(ctx, missing[i]); err != nil {
+			h.Logger.Debug("client API: author not fetched", "iri", missing[i], "err", err)
+		}
+	})
+}
+
+// withinBudget runs fetch for 0..n-1 at once (n is at most pendingMax)
+// under one deadline of pendingBudget, and returns when all have: the
+// one way a page waits for what it fetches.
+func withinBudget(ctx context.Context, n int, fetch func(ctx context.Context, i int)) {
 	ctx, cancel := context.WithTimeout(ctx, pendingBudget)
 	defer cancel()
-	done := make(chan struct{}, len(missing))
-	for _, iri := range missing {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
 		go func() {
-			defer func() { done <- struct{}{} }()
-			if _, err := h.Fetcher.Actor(ctx, iri); err != nil {
-				h.Logger.Debug("client API: author not fetched", "iri", iri, "err", err)
-			}
+			defer wg.Done()
+			fetch(ctx, i)
 		}()
 	}
-	for range missing {
-		<-done
-	}
+	wg.Wait()
 }

@@ -158,7 +158,7 @@ func (d *dispatcher) frame(e *store.APIEvent, c *streamConn, s *subscription, p 
 // mutes), the Notification, the Conversation.
 func (d *dispatcher) payload(e *store.APIEvent, c *streamConn, s *subscription) string {
 	if e.Event == "delete" {
-		return strconv.FormatInt(e.StatusID, 10)
+		return ID(e.StatusID)
 	}
 	viewer := c.viewer
 	if s.filtered() {

@@ -236,9 +236,7 @@ func (h *Handler) streamEvents(w http.ResponseWriter, r *http.Request) {
 		if status == http.StatusInternalServerError {
 			h.Logger.Error("streaming: could not start a stream", "err", err)
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]string{"error": msg})
+		writeError(w, Errorf(status, msg))
 	}
 	channel, ok := streamPaths[strings.TrimSuffix(r.URL.Path, "/")]
 	if !ok {

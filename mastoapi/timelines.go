@@ -72,20 +72,12 @@ func (h *Handler) resolvePending(ctx context.Context, rows []*store.Status) {
 	if len(pending) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, pendingBudget)
-	defer cancel()
-	done := make(chan struct{}, len(pending))
-	for _, b := range pending {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			if err := timeline.ResolveBoost(ctx, h.DB, h.Instance, h.Fetcher, b, h.Now()); err != nil {
-				h.Logger.Debug("client API: boosted status not fetched", "iri", b.ReblogIRI, "err", err)
-			}
-		}()
-	}
-	for range pending {
-		<-done
-	}
+	withinBudget(ctx, len(pending), func(ctx context.Context, i int) {
+		b := pending[i]
+		if err := timeline.ResolveBoost(ctx, h.DB, h.Instance, h.Fetcher, b, h.Now()); err != nil {
+			h.Logger.Debug("client API: boosted status not fetched", "iri", b.ReblogIRI, "err", err)
+		}
+	})
 	for _, b := range pending {
 		if fresh, err := h.DB.StatusByID(ctx, b.ID); err == nil {
 			*b = *fresh
