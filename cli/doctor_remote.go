@@ -230,7 +230,7 @@ func (d *doctorRun) checkProxy(ctx context.Context) {
 	if err == nil && json.Unmarshal(body, &raw) == nil {
 		seen.Scheme, seen.Client, seen.ClientVia = raw["scheme"], raw["client"], raw["client_via"]
 	}
-	behindProxy := d.hostPort() != d.listenHostPort()
+	behindProxy := !sameLoopbackOrEqual(d.hostPort(), d.listenHostPort())
 	switch {
 	case err != nil || code != http.StatusOK:
 		d.add("proxy", statusFail, fmt.Sprintf("%s answers %d (%v)", u, code, err), "")
@@ -265,6 +265,28 @@ func (d *doctorRun) listenHostPort() string {
 		}
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// sameLoopbackOrEqual reports whether two host:ports name the same
+// listener: equal, or on one port with both hosts loopback. The README's
+// quick start records localhost:8080 and listens on 127.0.0.1:8080: no
+// proxy stands between them, so doctor must not ask one for headers.
+func sameLoopbackOrEqual(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ah, ap, err1 := net.SplitHostPort(a)
+	bh, bp, err2 := net.SplitHostPort(b)
+	return err1 == nil && err2 == nil && ap == bp && isLoopbackHost(ah) && isLoopbackHost(bh)
+}
+
+// isLoopbackHost: localhost or a loopback address.
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Clock skew: within clockOK nothing to say; past clockWarn signatures
