@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -95,6 +96,11 @@ func reportSettle(resolve bool) func(*cli, context.Context, []string) int {
 			usage = "usage: herald report resolve ID --action " + strings.Join(jobs.ReportActions, "|") + " [--note TEXT]"
 		}
 		return c.withDB(ctx, fs, args, 1, usage, func(db *store.DB, pos []string) error {
+			if resolve && *action != "" && !slices.Contains(jobs.ReportActions, *action) {
+				// Said before the report is read: a misspelt action is the
+				// command's mistake, not something the report refused.
+				return usageError{fmt.Sprintf("invalid --action %q: want %s", *action, strings.Join(jobs.ReportActions, ", "))}
+			}
 			r, err := reportArg(ctx, db, pos[0])
 			if err != nil {
 				return err
