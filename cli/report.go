@@ -40,7 +40,9 @@ func (c *cli) reportAccount(ctx context.Context, args []string) int {
 			return err
 		}
 		return c.runJob(ctx, db, jobs.KindReport, actor, jobs.Args{Target: pos[0], Posts: posts, Comment: *comment, Forward: *forward}, func(res sent) {
-			fmt.Fprintf(c.stdout, "reported %s\n", res.Object)
+			// The job result carries no report id: say where to find it,
+			// since report resolve, close and note take one.
+			fmt.Fprintf(c.stdout, "reported %s (herald reports lists it with its id)\n", res.Object)
 			if res.Activity != "" {
 				fmt.Fprintf(c.stdout, "forwarded as Flag %s\n", res.Activity)
 				c.printQueued(res)
