@@ -102,6 +102,11 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 		return err
 	}
 	warnAtStart(ctx, logger, db, f, in, ln, port)
+	if pprofLn != nil {
+		// Before the serving line, not in servePprof's goroutine: whoever
+		// waits for "serving" (an operator's script, the tests) finds it.
+		logger.Info("serving profiles on http://"+pprofLn.Addr().String()+"/debug/pprof/", "pprof", pprofLn.Addr().String())
+	}
 	announce(ctx, logger, db, in, ln, f.role, level)
 	metricsDone := make(chan error, 1)
 	if metricsLn != nil {
@@ -112,7 +117,7 @@ func (c *cli) runServe(ctx context.Context, f *serveFlags, hup <-chan os.Signal)
 	}
 	pprofDone := make(chan error, 1)
 	if pprofLn != nil {
-		go func() { pprofDone <- servePprof(ctx, pprofLn, logger) }()
+		go func() { pprofDone <- servePprof(ctx, pprofLn) }()
 	} else {
 		pprofDone <- nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -96,10 +95,9 @@ func pprofMux() *http.ServeMux {
 }
 
 // servePprof serves the profiles on ln until ctx ends; it returns nil then.
-func servePprof(ctx context.Context, ln net.Listener, logger *slog.Logger) error {
+func servePprof(ctx context.Context, ln net.Listener) error {
 	// No write timeout: /debug/pprof/profile?seconds=30 answers after 30 s.
 	srv := &http.Server{Handler: pprofMux(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
-	logger.Info("serving profiles on http://"+ln.Addr().String()+"/debug/pprof/", "pprof", ln.Addr().String())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
