@@ -289,6 +289,21 @@ func isLoopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// peerURL is the URL doctor asks --peer at: a host becomes its https
+// root. A value that names no host is the operator's mistake, refused
+// before any check runs rather than reported as a peer that is down.
+func peerURL(peer string) (string, error) {
+	u := peer
+	if !strings.Contains(u, "://") {
+		u = "https://" + u + "/"
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Hostname() == "" {
+		return "", usageError{fmt.Sprintf("invalid --peer %q: want a host such as mastodon.social, or an http(s) URL", peer)}
+	}
+	return u, nil
+}
+
 // Clock skew: within clockOK nothing to say; past clockWarn signatures
 // stop verifying at servers with a short window.
 const (
@@ -303,10 +318,7 @@ func (d *doctorRun) checkClock(ctx context.Context) {
 		d.add("clock", statusSkip, "no --peer to compare the clock with (herald doctor --peer mastodon.social)", "")
 		return
 	}
-	u := d.peer
-	if !strings.Contains(u, "://") {
-		u = "https://" + u + "/"
-	}
+	u, _ := peerURL(d.peer) // checked when the flags were read
 	start := d.now()
 	code, hdr, _, err := d.fetch(ctx, u, "", "")
 	end := d.now()
