@@ -24,7 +24,7 @@ func (c *cli) actorSuspend(ctx context.Context, args []string) int {
 	return c.withDB(ctx, fs, args, 1, "usage: herald actor suspend NAME [--reason TEXT]", func(db *store.DB, pos []string) error {
 		a, err := db.ActorByName(ctx, pos[0])
 		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("no actor %q", pos[0])
+			return fmt.Errorf("no actor named %q", pos[0])
 		}
 		if err != nil {
 			return err
@@ -49,7 +49,7 @@ func (c *cli) actorUnsuspend(ctx context.Context, args []string) int {
 	return c.withDB(ctx, fs, args, 1, "usage: herald actor unsuspend NAME", func(db *store.DB, pos []string) error {
 		a, err := db.ActorByName(ctx, pos[0])
 		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("no actor %q", pos[0])
+			return fmt.Errorf("no actor named %q", pos[0])
 		}
 		if err != nil {
 			return err

@@ -66,7 +66,11 @@ func (c *cli) block(ctx context.Context, args []string) int {
 	name, err := host.ParseOperator(pos[0])
 	domain := name.String()
 	if err != nil {
-		return c.fail(usageError{fmt.Sprintf("invalid domain %q: %v; give a host name such as bad.example", pos[0], err)})
+		msg := fmt.Sprintf("invalid domain %q: %v", pos[0], err)
+		if !strings.Contains(msg, "give a host name") { // ParseOperator may have said it already
+			msg += "; give a host name such as bad.example"
+		}
+		return c.fail(usageError{msg})
 	}
 	db, err := openDB(ctx, *path)
 	if err != nil {

@@ -37,6 +37,9 @@ func (c *cli) doctor(ctx context.Context, args []string) int {
 	if err == nil && len(pos) > 0 {
 		err = usageError{fmt.Sprintf("doctor takes no arguments, got %q", pos[0])}
 	}
+	if err == nil && d.peer != "" {
+		_, err = peerURL(d.peer)
+	}
 	if err == nil && *extraCA != "" {
 		if d.roots, err = server.LoadCAFile(*extraCA); err != nil {
 			err = usageError{fmt.Sprintf("invalid --extra-ca: %v", err)}

@@ -230,7 +230,7 @@ func (d *doctorRun) checkProxy(ctx context.Context) {
 	if err == nil && json.Unmarshal(body, &raw) == nil {
 		seen.Scheme, seen.Client, seen.ClientVia = raw["scheme"], raw["client"], raw["client_via"]
 	}
-	behindProxy := d.hostPort() != d.listenHostPort()
+	behindProxy := !sameLoopbackOrEqual(d.hostPort(), d.listenHostPort())
 	switch {
 	case err != nil || code != http.StatusOK:
 		d.add("proxy", statusFail, fmt.Sprintf("%s answers %d (%v)", u, code, err), "")
@@ -267,6 +267,43 @@ func (d *doctorRun) listenHostPort() string {
 	return net.JoinHostPort(host, port)
 }
 
+// sameLoopbackOrEqual reports whether two host:ports name the same
+// listener: equal, or on one port with both hosts loopback. The README's
+// quick start records localhost:8080 and listens on 127.0.0.1:8080: no
+// proxy stands between them, so doctor must not ask one for headers.
+func sameLoopbackOrEqual(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ah, ap, err1 := net.SplitHostPort(a)
+	bh, bp, err2 := net.SplitHostPort(b)
+	return err1 == nil && err2 == nil && ap == bp && isLoopbackHost(ah) && isLoopbackHost(bh)
+}
+
+// isLoopbackHost: localhost or a loopback address.
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// peerURL is the URL doctor asks --peer at: a host becomes its https
+// root. A value that names no host is the operator's mistake, refused
+// before any check runs rather than reported as a peer that is down.
+func peerURL(peer string) (string, error) {
+	u := peer
+	if !strings.Contains(u, "://") {
+		u = "https://" + u + "/"
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Hostname() == "" {
+		return "", usageError{fmt.Sprintf("invalid --peer %q: want a host such as mastodon.social, or an http(s) URL", peer)}
+	}
+	return u, nil
+}
+
 // Clock skew: within clockOK nothing to say; past clockWarn signatures
 // stop verifying at servers with a short window.
 const (
@@ -281,10 +318,7 @@ func (d *doctorRun) checkClock(ctx context.Context) {
 		d.add("clock", statusSkip, "no --peer to compare the clock with (herald doctor --peer mastodon.social)", "")
 		return
 	}
-	u := d.peer
-	if !strings.Contains(u, "://") {
-		u = "https://" + u + "/"
-	}
+	u, _ := peerURL(d.peer) // checked when the flags were read
 	start := d.now()
 	code, hdr, _, err := d.fetch(ctx, u, "", "")
 	end := d.now()

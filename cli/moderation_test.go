@@ -74,6 +74,9 @@ func TestCLIReports(t *testing.T) {
 	if code, _, errOut := runCLI(t, nil, "report", "resolve", "1", "--action", "limit", "--db", db); code != 1 || !strings.Contains(errOut, "no report 1") {
 		t.Errorf("resolve of a report that does not exist: exit %d %q", code, errOut)
 	}
+	if code, _, errOut := runCLI(t, nil, "report", "resolve", "1", "--action", "bogus", "--db", db); code != 2 || !strings.Contains(errOut, `invalid --action "bogus"`) {
+		t.Errorf("resolve with an unknown action: exit %d %q, want 2 naming the flag", code, errOut)
+	}
 	if code, _, _ := runCLI(t, nil, "report", "resolve", "x", "--action", "limit", "--db", db); code != 2 {
 		t.Errorf("resolve of a bad id: exit %d, want 2", code)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -39,7 +40,9 @@ func (c *cli) reportAccount(ctx context.Context, args []string) int {
 			return err
 		}
 		return c.runJob(ctx, db, jobs.KindReport, actor, jobs.Args{Target: pos[0], Posts: posts, Comment: *comment, Forward: *forward}, func(res sent) {
-			fmt.Fprintf(c.stdout, "reported %s\n", res.Object)
+			// The job result carries no report id: say where to find it,
+			// since report resolve, close and note take one.
+			fmt.Fprintf(c.stdout, "reported %s (herald reports lists it with its id)\n", res.Object)
 			if res.Activity != "" {
 				fmt.Fprintf(c.stdout, "forwarded as Flag %s\n", res.Activity)
 				c.printQueued(res)
@@ -95,6 +98,11 @@ func reportSettle(resolve bool) func(*cli, context.Context, []string) int {
 			usage = "usage: herald report resolve ID --action " + strings.Join(jobs.ReportActions, "|") + " [--note TEXT]"
 		}
 		return c.withDB(ctx, fs, args, 1, usage, func(db *store.DB, pos []string) error {
+			if resolve && *action != "" && !slices.Contains(jobs.ReportActions, *action) {
+				// Said before the report is read: a misspelt action is the
+				// command's mistake, not something the report refused.
+				return usageError{fmt.Sprintf("invalid --action %q: want %s", *action, strings.Join(jobs.ReportActions, ", "))}
+			}
 			r, err := reportArg(ctx, db, pos[0])
 			if err != nil {
 				return err
