@@ -33,7 +33,7 @@ var urlInText = regexp.MustCompile(`https?://[^\s<>"']+`)
 
 // flag turns a Flag into reports inside the inbox's transaction.
 func (h *Handler) flag(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
-	if m, _ := h.moderation(ctx, tx, a.actor); m.RejectReports {
+	if m, _ := h.moderationOf(ctx, tx, a); m.RejectReports {
 		return DropReportsRejected, nil
 	}
 	named := a.doc.RefsOf("object").IDs()

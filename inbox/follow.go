@@ -45,7 +45,7 @@ func (h *Handler) follow(ctx context.Context, tx *store.Tx, a *activity) (string
 		return "", err
 	}
 	state := store.StateAccepted
-	if local.ManualApproval || h.limitedFollow(ctx, tx, a.actor) {
+	if local.ManualApproval || h.limitedFollow(ctx, tx, a) {
 		state = store.StatePending
 	}
 	state, created, err := tx.UpsertFollower(ctx, store.Follower{

@@ -92,6 +92,9 @@ type activity struct {
 	// (prepare, relay.go).
 	relay int64
 	moved *federation.RemoteActor
+	// mod is what the policy says of actor, read once per activity
+	// (moderation.go, moderationOf).
+	mod *policy.Moderation
 }
 
 // request is one POST as it goes through the pipeline's stages: what each

@@ -35,10 +35,24 @@ func (h *Handler) moderation(ctx context.Context, tx *store.Tx, account string) 
 	return p.Moderate(account), p.Suspended(account)
 }
 
+// moderationOf is moderation of the activity's actor, read once per
+// activity: moderate, limitRecipients, limitedFollow and flag all ask, and
+// each read may be a version query (or a whole compile) in tx.
+func (h *Handler) moderationOf(ctx context.Context, tx *store.Tx, a *activity) (policy.Moderation, bool) {
+	if a.mod == nil {
+		m, suspended := h.moderation(ctx, tx, a.actor)
+		if suspended {
+			return m, true // not kept: a suspended actor's activity goes no further
+		}
+		a.mod = &m
+	}
+	return *a.mod, false
+}
+
 // moderate applies suspension and rejected media before dispatch. It
 // returns a drop reason for an activity of a suspended account.
 func (h *Handler) moderate(ctx context.Context, tx *store.Tx, a *activity) string {
-	m, suspended := h.moderation(ctx, tx, a.actor)
+	m, suspended := h.moderationOf(ctx, tx, a)
 	if suspended {
 		return DropBlocked
 	}
@@ -78,7 +92,7 @@ func stripMedia(a *activity) bool {
 // to the relay feed: not from a limited sender. History (an Undo, Update
 // or Delete of what the holders have) still reaches them.
 func (h *Handler) limitRecipients(ctx context.Context, tx *store.Tx, a *activity, rcpt []int64, history bool) ([]int64, bool, error) {
-	if m, _ := h.moderation(ctx, tx, a.actor); !m.Limited {
+	if m, _ := h.moderationOf(ctx, tx, a); !m.Limited {
 		return rcpt, true, nil
 	}
 	if history {
@@ -91,10 +105,10 @@ func (h *Handler) limitRecipients(ctx context.Context, tx *store.Tx, a *activity
 	return slices.DeleteFunc(rcpt, func(id int64) bool { return !slices.Contains(followers, id) }), false, nil
 }
 
-// limitedFollow reports whether a Follow from account must wait for
-// approval: the account or its domain is limited.
-func (h *Handler) limitedFollow(ctx context.Context, tx *store.Tx, account string) bool {
-	m, _ := h.moderation(ctx, tx, account)
+// limitedFollow reports whether a Follow must wait for approval: its
+// actor or the actor's domain is limited.
+func (h *Handler) limitedFollow(ctx context.Context, tx *store.Tx, a *activity) bool {
+	m, _ := h.moderationOf(ctx, tx, a)
 	return m.Limited
 }
 

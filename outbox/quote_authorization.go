@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -58,7 +57,13 @@ func InteractionPolicy(public bool, author string) map[string]any {
 
 // StampURL is where a stamp is served.
 func (p *Publisher) StampURL(local *store.Actor, id int64) string {
-	return p.Instance.ActorID(local.Name) + "/quote_authorizations/" + strconv.FormatInt(id, 10)
+	return stampURL(p.Instance, local.Name, id)
+}
+
+// stampURL is StampURL for the local actor name, where the stamp's own
+// document (QuoteAuthorization) says it is.
+func stampURL(inst federation.Instance, name string, id int64) string {
+	return inst.ActorID(name) + "/quote_authorizations/" + strconv.FormatInt(id, 10)
 }
 
 // AnswerQuoteRequest answers a QuoteRequest (request, as received) for
@@ -113,11 +118,9 @@ func (h *Handler) QuoteAuthorization(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	body, _ := json.Marshal(map[string]any{
-		"@context": quoteContext, "id": h.Instance.ActorID(name) + "/quote_authorizations/" + strconv.FormatInt(stamp.ID, 10),
+	httpapi.Activity(w, http.StatusOK, map[string]any{
+		"@context": quoteContext, "id": stampURL(h.Instance, name, stamp.ID),
 		"type": "QuoteAuthorization", "attributedTo": h.Instance.ActorID(name),
 		"interactingObject": stamp.Quote, "interactionTarget": o.IRI,
 	})
-	w.Header().Set("Content-Type", federation.ContentType)
-	w.Write(body)
 }

@@ -1,7 +1,6 @@
 package as
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -52,13 +51,11 @@ func (o *Object) Decode(name string, v any) (bool, error) {
 // Set gives a property the JSON of v (encoded as Marshal encodes); a
 // typed property's field is set to what that JSON reads as.
 func (o *Object) Set(name string, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := encode(v)
+	if err != nil {
 		return err
 	}
-	raw := json.RawMessage(bytes.TrimRight(b.Bytes(), "\n"))
+	raw := json.RawMessage(b)
 	if o.props == nil {
 		o.props = map[string]json.RawMessage{}
 	}

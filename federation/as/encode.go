@@ -23,11 +23,15 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 
 // Marshal is o's JSON as Herald stores and sends it: compact, keys
 // sorted, <, > and & as they are (content is HTML).
-func Marshal(o *Object) ([]byte, error) {
+func Marshal(o *Object) ([]byte, error) { return encode(o) }
+
+// encode is v's JSON as Marshal writes it: compact, <, > and & as they
+// are; Object.Set encodes a property's value the same way.
+func encode(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(o); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
