@@ -74,7 +74,16 @@ func (h *Handler) addStream(c *streamConn) {
 	hb.conns[c] = struct{}{}
 	if !hb.running {
 		hb.running, hb.stop = true, make(chan struct{})
-		go h.runStreams(hb.stop)
+		// Where the loop starts reading, and its wake-ups, are taken
+		// before the connection is served: an event committed while the
+		// loop's goroutine is still starting is then read, not skipped.
+		wakes, unsubscribe := h.DB.APIEventWakes()
+		r := &eventReader{seen: map[int64]time.Time{}}
+		var err error
+		if r.floor, err = h.DB.LastAPIEventID(context.Background()); err != nil {
+			h.Logger.Error("streaming: could not read the events", "err", err)
+		}
+		go h.runStreams(hb.stop, r, wakes, unsubscribe)
 	}
 }
 
@@ -102,17 +111,12 @@ func (h *Handler) streamConns() []*streamConn {
 	return out
 }
 
-// runStreams is the loop: from the newest event at its start, it reads
-// what was committed since and dispatches it, until stop.
-func (h *Handler) runStreams(stop chan struct{}) {
+// runStreams is the loop: from r's floor (the newest event when the
+// first connection came), it reads what was committed since and
+// dispatches it, until stop.
+func (h *Handler) runStreams(stop chan struct{}, r *eventReader, wakes <-chan struct{}, unsubscribe func()) {
 	ctx := context.Background()
-	wakes, unsubscribe := h.DB.APIEventWakes()
 	defer unsubscribe()
-	r := &eventReader{seen: map[int64]time.Time{}}
-	var err error
-	if r.floor, err = h.DB.LastAPIEventID(ctx); err != nil {
-		h.Logger.Error("streaming: could not read the events", "err", err)
-	}
 	tick := time.NewTicker(streamPoll)
 	defer tick.Stop()
 	for {
