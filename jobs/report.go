@@ -20,7 +20,7 @@ func (r *Runner) report(ctx context.Context, j *store.Job, actor *store.Actor, a
 	_, err := r.Publisher.Report(ctx, actor, outbox.ReportInput{
 		Account: args.Target, Posts: args.Posts, Comment: args.Comment, Forward: args.Forward,
 		InTx: func(ctx context.Context, tx *store.Tx, rep *store.Report) error {
-			res := Result{Type: "Flag", Activity: rep.FlagID, Object: rep.Account}
+			res := Result{Type: "Flag", Activity: rep.FlagID, Object: rep.Account, Report: rep.ID}
 			if rep.FlagID != "" {
 				res.Queued = 1
 			} else {
