@@ -45,8 +45,8 @@ func TestStreamingModerated(t *testing.T) {
 		iri := a.ID + "/notes/" + id
 		deliverStreamed(t, h, a, "Create", map[string]any{"id": iri, "type": "Note", "attributedTo": a.ID,
 			"content": `<p>about <a href="https://x.example/tags/moderation" rel="tag">#moderation</a></p>`,
-			"tag":       []map[string]any{{"type": "Hashtag", "name": "#moderation", "href": "https://x.example/tags/moderation"}},
-			"to":        []string{"https://www.w3.org/ns/activitystreams#Public"}, "cc": []string{a.ID + "/followers"},
+			"tag":     []map[string]any{{"type": "Hashtag", "name": "#moderation", "href": "https://x.example/tags/moderation"}},
+			"to":      []string{"https://www.w3.org/ns/activitystreams#Public"}, "cc": []string{a.ID + "/followers"},
 			"published": "2024-05-01T12:00:00Z"})
 		return iri
 	}
