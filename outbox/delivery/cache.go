@@ -93,6 +93,7 @@ func (k *keyCache) get(ctx context.Context, actorID int64) (rsaKey, edKey signat
 // inboxes reads (and holds) its activity once.
 type bodyCache struct {
 	db    *store.DB
+	inst  federation.Instance
 	mu    sync.Mutex
 	items map[int64]activityBody
 }
@@ -106,6 +107,9 @@ type activityBody struct {
 	// syncFollowers: addressed to the sender's followers, so each delivery
 	// carries the FEP-8fcf header.
 	syncFollowers bool
+	// announces: an Update or Delete of the sending actor itself, which
+	// its suspension does not hold (policy.AnnouncementDelivery).
+	announces bool
 }
 
 const maxCachedBodies = 512
@@ -121,7 +125,8 @@ func (b *bodyCache) get(ctx context.Context, id int64) (activityBody, error) {
 	if err != nil {
 		return it, err
 	}
-	it = activityBody{iri: a.IRI, typ: a.Type, actorID: a.ActorID, actorName: a.ActorName, body: a.Body, syncFollowers: a.SyncFollowers}
+	it = activityBody{iri: a.IRI, typ: a.Type, actorID: a.ActorID, actorName: a.ActorName, body: a.Body, syncFollowers: a.SyncFollowers,
+		announces: (a.Type == "Update" || a.Type == "Delete") && a.ActorName != "" && a.ObjectIRI == b.inst.ActorID(a.ActorName)}
 	b.mu.Lock()
 	if len(b.items) >= maxCachedBodies {
 		// Forget everything: refilling costs one read per activity, and
