@@ -50,7 +50,7 @@ type DeliveryActivity struct {
 	ActorID       int64  // the sender; 0 for the instance actor
 	ActorName     string // the sender's name; "" for the instance actor
 	Body          []byte
-	SyncFollowers bool // addressed to the sender's followers (FEP-8fcf)
+	SyncFollowers bool   // addressed to the sender's followers (FEP-8fcf)
 	ObjectIRI     string // the object it acts on; "" for none
 }
 
