@@ -79,14 +79,20 @@ func (w *suspensionWorld) suspend(t *testing.T, lift bool) {
 
 // TestSuspensionAnnounced: suspending alice sends each follower's server
 // an Update of her suspended document (suspended: true, no profile),
-// signed with her key, while the post she queued before waits; lifting
-// it sends the Update of her whole document, and the post goes out.
+// signed with her key, while the post and the profile Update she queued
+// before wait; lifting it sends the Update of her whole document, and
+// what waited goes out.
 func TestSuspensionAnnounced(t *testing.T) {
 	w := newSuspensionWorld(t)
 	h, alice := w.h, w.h.Inst.ActorID("alice")
 	post := h.RunJob(t, jobs.KindPost, h.Alice.ID, jobs.Args{Text: "queued before the suspension"})
 	if post.State != store.JobDone {
 		t.Fatalf("post: %s", post.Error)
+	}
+	// A profile Update queued before the suspension waits like the post:
+	// sent after the suspension's, it would undo it.
+	if edit := h.RunJob(t, jobs.KindUpdateActor, h.Alice.ID, jobs.Args{}); edit.State != store.JobDone {
+		t.Fatalf("profile update: %s", edit.Error)
 	}
 	mark := w.mark()
 	w.suspend(t, false)
@@ -113,11 +119,14 @@ func TestSuspensionAnnounced(t *testing.T) {
 	updates, _ = w.received("Update", mark)
 	creates, _ = w.received("Create", mark)
 	for i, got := range updates {
-		if len(got) != 1 || len(creates[i]) != 1 {
-			t.Fatalf("server %d got %d Updates and %d Creates after the lifting, want 1 and 1", i, len(got), len(creates[i]))
+		// The lifting's Update, and the profile's that waited.
+		if len(got) != 2 || len(creates[i]) != 1 {
+			t.Fatalf("server %d got %d Updates and %d Creates after the lifting, want 2 and 1", i, len(got), len(creates[i]))
 		}
-		if obj, _ := got[0].Doc["object"].(map[string]any); obj["id"] != alice || obj["suspended"] != nil || obj["inbox"] == nil {
-			t.Errorf("server %d: the lifting's Update %s", i, got[0].Body)
+		for _, u := range got {
+			if obj, _ := u.Doc["object"].(map[string]any); obj["id"] != alice || obj["suspended"] != nil || obj["inbox"] == nil {
+				t.Errorf("server %d: an Update after the lifting %s", i, u.Body)
+			}
 		}
 	}
 }

@@ -267,7 +267,7 @@ func (p *Policy) Delivery(actorID int64, a host.Authority, now time.Time) Verdic
 
 // AnnouncementDelivery is Delivery for an activity that announces the
 // local actor's own state (the Update of its document that says it is
-// suspended, or the Delete of the actor): a suspension does not hold it,
+// suspended, or the Delete of the actor): the suspension does not hold it,
 // since it is how other servers learn of the suspension, as Mastodon
 // delivers the Update its SuspendAccountService sends.
 func (p *Policy) AnnouncementDelivery(actorID int64, a host.Authority, now time.Time) Verdict {

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -126,7 +127,7 @@ func (b *bodyCache) get(ctx context.Context, id int64) (activityBody, error) {
 		return it, err
 	}
 	it = activityBody{iri: a.IRI, typ: a.Type, actorID: a.ActorID, actorName: a.ActorName, body: a.Body, syncFollowers: a.SyncFollowers,
-		announces: (a.Type == "Update" || a.Type == "Delete") && a.ActorName != "" && a.ObjectIRI == b.inst.ActorID(a.ActorName)}
+		announces: announcesActor(b.inst, a)}
 	b.mu.Lock()
 	if len(b.items) >= maxCachedBodies {
 		// Forget everything: refilling costs one read per activity, and
@@ -136,4 +137,28 @@ func (b *bodyCache) get(ctx context.Context, id int64) (activityBody, error) {
 	b.items[id] = it
 	b.mu.Unlock()
 	return it, nil
+}
+
+// announcesActor says whether a is one of the two activities a suspended
+// actor still sends (policy.AnnouncementDelivery): the Delete of the actor,
+// or an Update of it whose document says it is suspended. Any other
+// Update of the actor (a profile edit queued before the suspension) waits
+// like the rest, so it cannot arrive after the suspension's Update and
+// undo it.
+func announcesActor(inst federation.Instance, a *store.DeliveryActivity) bool {
+	if a.ActorName == "" || a.ObjectIRI != inst.ActorID(a.ActorName) {
+		return false
+	}
+	switch a.Type {
+	case "Delete":
+		return true
+	case "Update":
+		var doc struct {
+			Object struct {
+				Suspended bool `json:"suspended"`
+			} `json:"object"`
+		}
+		return json.Unmarshal(a.Body, &doc) == nil && doc.Object.Suspended
+	}
+	return false
 }
