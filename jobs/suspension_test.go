@@ -164,6 +164,16 @@ func TestSuspensionDeletion(t *testing.T) {
 	if post.State != store.JobDone {
 		t.Fatalf("post: %s", post.Error)
 	}
+	// What else she owns, which the deletion removes.
+	if err := h.DB.SetActorPassword(ctx, h.Alice.ID, "$2a$04$abcdefghijklmnopqrstuu"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.DB.AddWebhook(ctx, h.Alice.ID, "https://hooks.example/alice", []string{"follow.received"}, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.DB.AddList(ctx, &store.List{ActorID: h.Alice.ID, Title: "friends", RepliesPolicy: "list"}, h.Clock()); err != nil {
+		t.Fatal(err)
+	}
 	w.suspend(t, false)
 	h.Advance(store.SuspensionRetention - time.Minute)
 	if n := run(); n != 0 {
@@ -200,6 +210,15 @@ func TestSuspensionDeletion(t *testing.T) {
 	a, err := h.DB.ActorByID(ctx, h.Alice.ID)
 	if err != nil || !a.Deleted || a.PrivateKeyPEM != "" || a.Ed25519PrivateKeyPEM != "" {
 		t.Errorf("alice after the Delete went out: deleted %v, keys left %v, %v", a.Deleted, a.PrivateKeyPEM != "", err)
+	}
+	if _, err := h.DB.ActorPasswordHash(ctx, h.Alice.ID); err != store.ErrNotFound {
+		t.Errorf("her password after the deletion: %v", err)
+	}
+	if hooks, err := h.DB.Webhooks(ctx, h.Alice.ID); err != nil || len(hooks) != 0 {
+		t.Errorf("her webhooks after the deletion: %d %v", len(hooks), err)
+	}
+	if lists, err := h.DB.Lists(ctx, h.Alice.ID, ""); err != nil || len(lists) != 0 {
+		t.Errorf("her lists after the deletion: %d %v", len(lists), err)
 	}
 	res, err := jobs.ResultOf(post)
 	if err != nil {

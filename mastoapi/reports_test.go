@@ -108,11 +108,13 @@ func TestReports(t *testing.T) {
 		t.Errorf("the Flag names the reporter: %s", flag.Body)
 	}
 
-	// Not forwarded, JSON: filed, nothing more sent; category other.
+	// Not forwarded, JSON: filed, nothing more sent; category other; a
+	// comment of 1,000 characters (2,000 bytes) is not too long.
 	sent := len(r.Received())
-	res, body = do(t, h, call{method: "POST", path: "/api/v1/reports", token: tok, kind: "json", params: map[string]any{"account_id": carolID}})
+	long := strings.Repeat("é", 1000)
+	res, body = do(t, h, call{method: "POST", path: "/api/v1/reports", token: tok, kind: "json", params: map[string]any{"account_id": carolID, "comment": long}})
 	decode(t, res, body, 200, &rep)
-	if rep.Forwarded || rep.Category != "other" || len(rep.StatusIDs) != 0 || rep.StatusIDs == nil {
+	if rep.Forwarded || rep.Category != "other" || len(rep.StatusIDs) != 0 || rep.StatusIDs == nil || rep.Comment != long {
 		t.Errorf("a report not forwarded: %s", body)
 	}
 	h.Step(t)
