@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestActorPageShowsDeletionDate: the console's actor page of a suspended
-// actor says when it is deleted for good unless lifted; an actor not
-// suspended says nothing of it.
+// TestActorPageShowsDeletionDate: the console's actors page and actor page
+// of a suspended actor say when it is deleted for good unless lifted; an
+// actor not suspended says nothing of it.
 func TestActorPageShowsDeletionDate(t *testing.T) {
 	c := newConsole(t)
 	s := c.login(t)
@@ -22,6 +22,9 @@ func TestActorPageShowsDeletionDate(t *testing.T) {
 	sus, err := c.DB.ActorSuspensionOf(ctx, c.Alice.ID)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, list := s.do(t, "GET", "/admin/actors", nil); !strings.Contains(list, "suspended: deleted on "+sus.DeletionDue().Format("2006-01-02")) {
+		t.Errorf("the actors page does not say when alice is deleted:\n%s", list)
 	}
 	_, page := s.do(t, "GET", "/admin/actors/alice", nil)
 	want := "deleted for good on <strong>" + sus.DeletionDue().Format("2006-01-02 15:04 UTC") + "</strong>"
