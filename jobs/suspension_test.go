@@ -227,4 +227,7 @@ func TestSuspensionDeletion(t *testing.T) {
 	if o, err := h.DB.ObjectByIRI(ctx, res.Object); err != nil || !o.Deleted || o.Body != `{"type":"Tombstone","id":"`+res.Object+`"}` {
 		t.Errorf("alice's post after the deletion: %+v %v", o, err)
 	}
+	if a, err := h.DB.ActivityByIRI(ctx, res.Activity); err != nil || a.Body != `{"id":"`+res.Activity+`"}` {
+		t.Errorf("alice's Create after the deletion: %+v %v", a, err)
+	}
 }

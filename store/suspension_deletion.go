@@ -45,7 +45,7 @@ func (q *Queries) DropActorDeliveries(ctx context.Context, actorID int64, now ti
 
 // PurgeActorContent removes what a local actor deleted for good owned, as
 // Mastodon's DeleteAccountService purges an account: its objects become
-// Tombstones (their hashtags go), its statuses are deleted from every
+// Tombstones (their hashtags go), its activities lose their bodies, its statuses are deleted from every
 // timeline with the favourites, reactions and notifications it made, its
 // profile is emptied and its avatar and header let go (the media sweep
 // removes the files), and its inbox, tokens, password, webhooks, push
@@ -63,6 +63,11 @@ func (q *Queries) PurgeActorContent(ctx context.Context, actorID int64, actorIRI
 			return err
 		}
 		for _, stmt := range []string{
+			// What it sent keeps its row (delivery reports count them) but
+			// not its content, unless a delivery of it is still to be made
+			// (the Delete of the actor, queued before this runs).
+			`UPDATE activities SET body = '{"id":"' || iri || '"}' WHERE actor_id = $1 AND NOT EXISTS (
+				SELECT 1 FROM deliveries d WHERE d.activity_id = activities.id AND d.state IN ('queued', 'leased'))`,
 			`DELETE FROM object_tags WHERE object_id IN (SELECT id FROM objects WHERE actor_id = $1)`,
 			`UPDATE media SET profile_of = NULL WHERE profile_of = $1`,
 			`UPDATE actors SET display_name = '', summary = '', fields = '[]', avatar_url = '', header_url = '', also_known_as = '[]', token_hash = NULL WHERE id = $1`,
