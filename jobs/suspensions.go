@@ -11,10 +11,10 @@ import (
 // DeleteLapsedSuspensions deletes for good every local actor suspended
 // for store.SuspensionRetention (30 days) or more (outbox.Publisher.
 // DeleteSuspendedActor: its content removed, the Delete of the actor sent
-// to the servers that know it), then removes the keys of the actors deleted so
-// whose Delete has gone out (store.RemoveDeletedActorKeys). The node's queue runner runs it hourly; an
-// actor unsuspended before its date is not due any more. It returns how
-// many actors it deleted.
+// to the servers that know it), then removes the keys of the actors so
+// deleted whose Delete has gone out (store.RemoveDeletedActorKeys). The
+// node's queue runner runs it hourly; an actor unsuspended before its
+// date is not due any more. It returns how many actors it deleted.
 func (r *Runner) DeleteLapsedSuspensions(ctx context.Context) (int, error) {
 	cutoff := r.Now().Add(-store.SuspensionRetention)
 	due, err := r.DB.LapsedSuspensions(ctx, cutoff)
