@@ -19,8 +19,9 @@ var ErrNoStamp = errors.New("no standing quote authorization for that quote")
 // (app/services/revoke_quote_service.rb): the stamp is revoked (served
 // as a Tombstone after, 410), the quote Herald holds is revoked, and a
 // Delete of the stamp goes to the quoting post's author. It returns the
-// stamp; ErrNoStamp when there is none standing.
-func (p *Publisher) RevokeQuote(ctx context.Context, local *store.Actor, quoted, quoting string) (*store.QuoteAuthorization, error) {
+// stamp; ErrNoStamp when there is none standing. opts.InTx runs in the
+// revocation's transaction (a job marks itself done there).
+func (p *Publisher) RevokeQuote(ctx context.Context, local *store.Actor, quoted, quoting string, opts Options) (*store.QuoteAuthorization, error) {
 	o, err := p.DB.ObjectByIRI(ctx, quoted)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && o.ActorID != local.ID) {
 		return nil, ErrNoStamp
@@ -56,12 +57,22 @@ func (p *Publisher) RevokeQuote(ctx context.Context, local *store.Actor, quoted,
 		if _, err := timeline.StampDeleted(ctx, tx, p.Instance, url, self, now); err != nil {
 			return err
 		}
-		if len(inboxes) == 0 {
-			return nil
+		res := &Result{}
+		if len(inboxes) > 0 {
+			del := &as.Object{Type: as.Types{"Delete"}, JSONLDContext: contextJSON(quoteContext), Object: as.IRI(url), To: as.IRIs(stamp.Actor)}
+			iri, q, err := p.Queue(ctx, tx, Outbound{Actor: local, Activity: del, Audience: delivery.Audience{Inboxes: inboxes}, ObjectIRI: url}, now)
+			if err != nil {
+				return err
+			}
+			res.Queued = q
+			if res.Activity, err = tx.ActivityByIRI(ctx, iri); err != nil {
+				return err
+			}
 		}
-		del := &as.Object{Type: as.Types{"Delete"}, JSONLDContext: contextJSON(quoteContext), Object: as.IRI(url), To: as.IRIs(stamp.Actor)}
-		_, _, err := p.Queue(ctx, tx, Outbound{Actor: local, Activity: del, Audience: delivery.Audience{Inboxes: inboxes}, ObjectIRI: url}, now)
-		return err
+		if opts.InTx != nil {
+			return opts.InTx(ctx, tx, res)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

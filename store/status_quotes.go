@@ -155,3 +155,27 @@ func (q *Queries) RevokeQuoteAuthorization(ctx context.Context, id int64, now ti
 		return n == 1, err
 	})
 }
+
+// QuotesCounts is how many statuses quote each of iris with an accepted
+// quote (those quoted by none are absent).
+func (q *Queries) QuotesCounts(ctx context.Context, iris []string) (map[string]int, error) {
+	out := map[string]int{}
+	if len(iris) == 0 {
+		return out, nil
+	}
+	rows, err := q.r.QueryContext(ctx, `SELECT sq.quoted_iri, count(*) FROM status_quotes sq JOIN statuses s ON s.id = sq.status_id
+		WHERE sq.state = 'accepted' AND s.deleted_at IS NULL AND `+q.db.inList("sq.quoted_iri", "$1")+` GROUP BY sq.quoted_iri`, q.db.listArg(iris))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var iri string
+		var n int
+		if err := rows.Scan(&iri, &n); err != nil {
+			return nil, err
+		}
+		out[iri] = n
+	}
+	return out, rows.Err()
+}
