@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"herald/federation"
@@ -30,7 +31,9 @@ func ResolveQuote(ctx context.Context, db *store.DB, inst federation.Instance, f
 	if sq.State != store.QuotePending {
 		return nil
 	}
-	n, ok, err := db.FetchAttempt(ctx, "quote:"+sq.QuotedIRI+" "+sq.Approval, now, quoteWait)
+	// One count of tries per quote and stamp: the status's id, not the
+	// quoted post's (two quotes of one post are two verifications).
+	n, ok, err := db.FetchAttempt(ctx, "quote:"+strconv.FormatInt(sq.StatusID, 10)+" "+sq.Approval, now, quoteWait)
 	if err != nil || !ok || n >= quoteTries {
 		return err
 	}
