@@ -55,6 +55,12 @@ func (p *Publisher) planQuote(ctx context.Context, actor *store.Actor, obj *as.O
 		return nil, nil
 	}
 	self := p.Instance.ActorID(actor.Name)
+	if !p.ours(target) {
+		// Kept as a status (through the guarded fetcher, from its own
+		// server) so that the quote shows it; objectOf then reads it
+		// there, or says why it could not be had.
+		timeline.FetchStatus(ctx, p.DB, p.Instance, p.Fetcher, target, p.Now())
+	}
 	author, _, doc, err := p.objectOf(ctx, "quote", target)
 	if err != nil {
 		return nil, err
