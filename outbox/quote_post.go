@@ -90,12 +90,6 @@ func (p *Publisher) planQuote(ctx context.Context, actor *store.Actor, obj *as.O
 	return qp, nil
 }
 
-// IsQuoteRefused reports whether err is a refused quote.
-func IsQuoteRefused(err error) bool {
-	var in *InputError
-	return errors.As(err, &in) && in.Msg == "quote: "+ErrQuoteRefused.Error()
-}
-
 // followsCollections are the followers collections of the accounts actor
 // follows, which a canQuote may name.
 func (p *Publisher) followsCollections(ctx context.Context, actor *store.Actor) func(string) bool {
