@@ -270,4 +270,24 @@ func TestQuotePosting(t *testing.T) {
 	if j := h.RunJob(t, jobs.KindPost, h.Alice.ID, jobs.Args{Text: "no", Quote: closed.URI}); j.State != store.JobFailed || !strings.Contains(j.Error, "does not allow") {
 		t.Errorf("herald post --quote of a closed post: %s %q", j.State, j.Error)
 	}
+
+	// The C2S outbox and the app API take a quote as the client API does.
+	sent = len(w.r.Received())
+	if res, body := h.Do(t, "POST", "/users/alice/outbox", h.Token, map[string]any{"type": "Note", "content": "no", "quote": closed.URI}); res.StatusCode != 400 || !strings.Contains(body, "does not allow") {
+		t.Errorf("the outbox quoting a closed post: %d %s", res.StatusCode, body)
+	}
+	if res, body := h.Do(t, "POST", "/api/v1/actors/alice/notes", h.Token, map[string]any{"text": "no", "quote": closed.URI}, "Content-Type", "application/json"); res.StatusCode != 400 || !strings.Contains(body, "does not allow") {
+		t.Errorf("the app API quoting a closed post: %d %s", res.StatusCode, body)
+	}
+	h.Step(t)
+	if n := len(w.r.Received()); n != sent {
+		t.Errorf("refused quotes sent %d activities", n-sent)
+	}
+	if res, body := h.Do(t, "POST", "/users/alice/outbox", h.Token, map[string]any{"type": "Note", "content": "yes", "quote": b1.URI}); res.StatusCode != 201 {
+		t.Fatalf("the outbox quoting: %d %s", res.StatusCode, body)
+	}
+	h.Step(t)
+	if req := w.lastSent(t, "QuoteRequest"); req["object"] != b1.URI || req["instrument"] == q1.URI {
+		t.Errorf("the outbox's quote sent %v", req)
+	}
 }
