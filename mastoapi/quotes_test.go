@@ -2,6 +2,7 @@ package mastoapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -219,6 +220,9 @@ func TestQuotePosting(t *testing.T) {
 	}
 	if !has(note["cc"], w.bob.ID) && !has(note["to"], w.bob.ID) {
 		t.Errorf("the quoting Note is not addressed to bob: to %v cc %v", note["to"], note["cc"])
+	}
+	if !has(note["tag"], w.bob.ID) || strings.Contains(fmt.Sprint(note["content"]), "@<span>bob") {
+		t.Errorf("bob is not mentioned silently: tag %v, content %v", note["tag"], note["content"])
 	}
 	req := w.lastSent(t, "QuoteRequest")
 	if req["actor"] != w.aliceIRI || req["object"] != b1.URI || req["instrument"] != q1.URI {

@@ -113,6 +113,32 @@ func followersOwner(iri string) (string, bool) {
 	return iri[:len(iri)-len(suffix)], true
 }
 
+// quotedAuthor is the author of the post obj quotes, as Herald has it,
+// or "". The quoted author is addressed and tagged but, as Mastodon's
+// silent mention of the quoted account (Quote#ensure_quoted_access), not
+// named in the text.
+func (p *Publisher) quotedAuthor(ctx context.Context, obj *as.Object) string {
+	target := obj.Quoted()
+	if target == "" {
+		return ""
+	}
+	if p.ours(target) {
+		o, err := p.DB.ObjectByIRI(ctx, target)
+		if err != nil {
+			return ""
+		}
+		a, err := p.DB.ActorByID(ctx, o.ActorID)
+		if err != nil {
+			return ""
+		}
+		return p.Instance.ActorID(a.Name)
+	}
+	if s, err := p.DB.StatusByIRI(ctx, target); err == nil {
+		return s.Author
+	}
+	return ""
+}
+
 // mayQuote reads a post's interactionPolicy.canQuote as Mastodon does
 // (app/lib/activitypub/parser/status_parser.rb, quote_policy): absent,
 // anyone may ask; present, the quoter must be named in
