@@ -116,6 +116,14 @@ func TestInboundQuotes(t *testing.T) {
 		}
 	}
 
+	// An edit that takes the quote away: q4, accepted, no longer quotes.
+	edited := w.note(w.bob, "q4", "not quoting any more")
+	edited["updated"] = "2024-05-02T12:00:00Z"
+	w.deliver(t, "Update", edited)
+	if q := quoteOf(t, w.statusByURI(t, w.bob.ID+"/notes/q4")); q != nil {
+		t.Errorf("q4 after an edit without its quote: %+v", q)
+	}
+
 	again := status(t, h, w.tok, "GET", "/api/v1/statuses/"+mine.ID, nil)
 	if again.QuotesCount != 1 {
 		t.Errorf("quotes_count %d, want 1", again.QuotesCount)
@@ -241,7 +249,9 @@ func TestQuotePosting(t *testing.T) {
 
 	q2 := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "hmm", "quoted_status_id": b2.ID})
 	h.Step(t)
-	w.deliver(t, "Reject", w.lastSent(t, "QuoteRequest")["id"])
+	// Mastodon's Reject embeds the request (reject_quote_request_serializer.rb).
+	req2 := w.lastSent(t, "QuoteRequest")
+	w.deliver(t, "Reject", map[string]any{"id": req2["id"], "type": "QuoteRequest", "actor": w.aliceIRI, "object": b2.URI, "instrument": q2.URI})
 	if q := quoteOf(t, status(t, h, w.tok, "GET", "/api/v1/statuses/"+q2.ID, nil)); q == nil || q.State != "rejected" {
 		t.Errorf("the rejected quote: %+v", q)
 	}

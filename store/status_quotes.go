@@ -58,6 +58,15 @@ func (q *Queries) PutStatusQuote(ctx context.Context, sq *StatusQuote) error {
 	})
 }
 
+// DropStatusQuote forgets what a status quoted (an edit took the quote
+// away).
+func (q *Queries) DropStatusQuote(ctx context.Context, statusID int64) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `DELETE FROM status_quotes WHERE status_id = $1`, statusID)
+		return err
+	})
+}
+
 // StatusQuoteOf is what a status quotes, or ErrNotFound.
 func (q *Queries) StatusQuoteOf(ctx context.Context, statusID int64) (*StatusQuote, error) {
 	return scanStatusQuote(q.r.QueryRowContext(ctx, `SELECT `+statusQuoteColumns+` FROM status_quotes WHERE status_id = $1`, statusID))

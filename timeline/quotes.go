@@ -31,7 +31,9 @@ func quoteApproval(obj *as.Object) string {
 func (w *writer) recordQuote(s *store.Status, obj *as.Object) (bool, error) {
 	target := obj.Quoted()
 	if target == "" || target == s.IRI {
-		return false, nil
+		// An edit that took the quote away: the status, as it stands,
+		// quotes nothing.
+		return false, w.tx.DropStatusQuote(w.ctx, s.ID)
 	}
 	sq := &store.StatusQuote{StatusID: s.ID, QuotedIRI: target, Approval: quoteApproval(obj), Legacy: !obj.Has("quote"),
 		State: store.QuotePending, UpdatedAt: w.now}
