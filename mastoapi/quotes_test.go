@@ -207,6 +207,8 @@ func TestQuotePosting(t *testing.T) {
 	for _, id := range []string{"b1", "b2"} {
 		w.deliver(t, "Create", w.note(w.bob, id, "quote me, "+id))
 	}
+	w.deliver(t, "Create", w.note(w.bob, "fo", "followers only", "to", []string{w.bob.ID + "/followers"}, "cc", []string{w.aliceIRI}),
+		"to", []string{w.bob.ID + "/followers"}, "cc", []string{w.aliceIRI})
 	w.deliver(t, "Create", w.note(w.bob, "closed", "not this one",
 		"interactionPolicy", map[string]any{"canQuote": map[string]any{"automaticApproval": []string{w.bob.ID}}}))
 	b1, b2, closed := w.statusByURI(t, w.bob.ID+"/notes/b1"), w.statusByURI(t, w.bob.ID+"/notes/b2"), w.statusByURI(t, w.bob.ID+"/notes/closed")
@@ -257,10 +259,13 @@ func TestQuotePosting(t *testing.T) {
 	}
 
 	sent := len(w.r.Received())
-	res, body := do(t, h, call{method: "POST", path: "/api/v1/statuses", token: w.tok, kind: "json",
-		params: map[string]any{"status": "nope", "quoted_status_id": closed.ID}})
-	if res.StatusCode != 422 || !strings.Contains(string(body), "does not allow") {
-		t.Errorf("quoting a closed post: %d %s", res.StatusCode, body)
+	followersOnly := w.statusByURI(t, w.bob.ID+"/notes/fo")
+	for _, refused := range []mastoapi.Status{closed, followersOnly} {
+		res, body := do(t, h, call{method: "POST", path: "/api/v1/statuses", token: w.tok, kind: "json",
+			params: map[string]any{"status": "nope", "quoted_status_id": refused.ID}})
+		if res.StatusCode != 422 || !strings.Contains(string(body), "does not allow") {
+			t.Errorf("quoting %s: %d %s", refused.URI, res.StatusCode, body)
+		}
 	}
 	h.Step(t)
 	if n := len(w.r.Received()); n != sent {

@@ -48,7 +48,8 @@ type quotePlan struct {
 // spellings; nil when obj quotes nothing. A post that may not be quoted
 // (its canQuote names neither the public, nor the quoter, nor a
 // collection the quoter is in; a local post that is not public) is an
-// *InputError wrapping ErrQuoteRefused.
+// *InputError saying ErrQuoteRefused; so is a quote of another's post that
+// is neither public nor unlisted.
 func (p *Publisher) planQuote(ctx context.Context, actor *store.Actor, obj *as.Object) (*quotePlan, error) {
 	target := obj.Quoted()
 	if target == "" {
@@ -77,7 +78,9 @@ func (p *Publisher) planQuote(ctx context.Context, actor *store.Actor, obj *as.O
 			return nil, &InputError{Msg: "quote: " + ErrQuoteRefused.Error()}
 		}
 	} else if author != self {
-		if doc != nil && !mayQuote(doc, self, p.followsCollections(ctx, actor)) {
+		// Only a public or unlisted post may be quoted by another, as
+		// Mastodon's Quote validates (quoted_status.distributable?).
+		if doc != nil && (!(doc.To.HasPublic() || doc.CC.HasPublic()) || !mayQuote(doc, self, p.followsCollections(ctx, actor))) {
 			return nil, &InputError{Msg: "quote: " + ErrQuoteRefused.Error()}
 		}
 		a, err := p.Fetcher.Actor(ctx, author)
