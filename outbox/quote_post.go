@@ -56,12 +56,6 @@ func (p *Publisher) planQuote(ctx context.Context, actor *store.Actor, obj *as.O
 		return nil, nil
 	}
 	self := p.Instance.ActorID(actor.Name)
-	if !p.ours(target) {
-		// Kept as a status (through the guarded fetcher, from its own
-		// server) so that the quote shows it; objectOf then reads it
-		// there, or says why it could not be had.
-		timeline.FetchStatus(ctx, p.DB, p.Instance, p.Fetcher, target, p.Now())
-	}
 	author, _, doc, err := p.objectOf(ctx, "quote", target)
 	if err != nil {
 		return nil, err
@@ -114,6 +108,16 @@ func followersOwner(iri string) (string, bool) {
 		return "", false
 	}
 	return iri[:len(iri)-len(suffix)], true
+}
+
+// keepQuoted keeps the remote post a new post quotes as a status
+// (fetched through the guarded fetcher, from its own server), so that the
+// quote shows it; objectOf then reads it there, or, when it could not be
+// had, fetches it and says why.
+func (p *Publisher) keepQuoted(ctx context.Context, target string) {
+	if !p.ours(target) {
+		timeline.FetchStatus(ctx, p.DB, p.Instance, p.Fetcher, target, p.Now())
+	}
 }
 
 // quotedAuthor is the author of the post obj quotes, as Herald has it,
