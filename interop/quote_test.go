@@ -165,7 +165,9 @@ var quoteContext = []any{"https://www.w3.org/ns/activitystreams", map[string]any
 func TestFedifyQuotedByHerald(t *testing.T) {
 	h, p := setup(t, PeerOptions{})
 	alice := h.ActorID("alice")
-	sent := p.SendNote(t, alice, "quote me, Herald")
+	// A public note (a direct one may not be quoted).
+	var sent Sent
+	p.Post(t, "/control/send", map[string]any{"target": alice, "note": "quote me, Herald", "public": true}, &sent)
 	target := strings.TrimSuffix(sent.ID, "/activity")
 	quoteOnce := func(text string) (post string, request map[string]any) {
 		out := h.CLI(t, "post", "--as", "alice", "--quote", target, text)
