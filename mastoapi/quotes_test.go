@@ -238,6 +238,12 @@ func TestQuotePosting(t *testing.T) {
 	if req["actor"] != w.aliceIRI || req["object"] != b1.URI || req["instrument"] != q1.URI {
 		t.Errorf("QuoteRequest: %v", req)
 	}
+	// An Accept from another actor of bob's server is not bob's answer.
+	carol := w.r.Actor(t, "carol")
+	w.deliverAs(t, carol, "Accept", req["id"], "result", carol.ID+"/quote_authorizations/1")
+	if q := quoteOf(t, status(t, h, w.tok, "GET", "/api/v1/statuses/"+q1.ID, nil)); q == nil || q.State != "pending" {
+		t.Errorf("after carol's Accept: %+v", q)
+	}
 	stamp := w.bob.ID + "/quote_authorizations/7"
 	w.deliver(t, "Accept", req["id"], "result", stamp)
 	if q := quoteOf(t, status(t, h, w.tok, "GET", "/api/v1/statuses/"+q1.ID, nil)); q == nil || q.State != "accepted" || q.QuotedStatus == nil || q.QuotedStatus.ID != b1.ID {
