@@ -113,6 +113,8 @@ func (h *Handler) contentRoutes() []Route {
 		{post, "/api/v1/statuses/{id}/unpin", UserToken, writeAccounts, h.statusAction(h.unpin)},
 		{get, "/api/v1/statuses/{id}/favourited_by", Public, readAccounts, h.statusAccounts(h.favouritedBy)},
 		{get, "/api/v1/statuses/{id}/reblogged_by", Public, readAccounts, h.statusAccounts(h.rebloggedBy)},
+		{get, "/api/v1/statuses/{id}/quotes", Public, readStatuses, h.statusQuotes},
+		{post, "/api/v1/statuses/{id}/quotes/{quoting_status_id}/revoke", UserToken, writeStatuses, h.revokeQuote},
 		{get, "/api/v1/polls/{id}", Public, readStatuses, h.getPoll},
 		{post, "/api/v1/polls/{id}/votes", UserToken, writeStatuses, h.votePoll},
 
