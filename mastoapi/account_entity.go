@@ -132,7 +132,12 @@ func (h *Handler) refByIRI(ctx context.Context, iri string, fetch bool) (*accoun
 	if errors.Is(err, store.ErrNotFound) && fetch {
 		ra, err = h.Fetcher.Actor(ctx, iri)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, federation.ErrCache):
+		// The database failed: a 500 (or 503), not a "not found" the
+		// app would take for the account's absence.
+		return nil, err
+	case err != nil:
 		// Unknown, unreachable, gone or refused by the federation
 		// policy: all alike not found, so the answer says nothing
 		// of blocks.
