@@ -55,8 +55,8 @@ func init() {
 		{name: "actor alias", args: "NAME [--add|--remove @user@host]",
 			help: "list or change the accounts elsewhere that may move to NAME", run: (*cli).actorAlias},
 		{name: "actor suspend", args: "NAME [--reason TEXT]",
-			help: "suspend an actor: served as suspended, nothing delivered, reversible for 30 days", run: (*cli).actorSuspend},
-		{name: "actor unsuspend", args: "NAME", help: "lift an actor's suspension (within 30 days)", run: (*cli).actorUnsuspend},
+			help: "suspend an actor: served as suspended and announced, nothing else delivered, deleted for good after 30 days", run: (*cli).actorSuspend},
+		{name: "actor unsuspend", args: "NAME", help: "lift an actor's suspension before its deletion date, calling the deletion off", run: (*cli).actorUnsuspend},
 
 		{name: "relay add", args: "URL [--style mastodon|litepub]",
 			help: "subscribe to a relay (its inbox, or its actor)", run: (*cli).relayAdd},

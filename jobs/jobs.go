@@ -75,6 +75,8 @@ type Result struct {
 	SkippedBlocked     int               `json:"skipped_blocked,omitempty"`
 	SkippedUnavailable int               `json:"skipped_unavailable,omitempty"`
 	Unresolved         map[string]string `json:"unresolved,omitempty"`
+	// Report is the report a report job filed (its id in `herald reports`).
+	Report int64 `json:"report,omitempty"`
 }
 
 // resultOf is the Result of a publication.

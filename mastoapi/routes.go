@@ -183,6 +183,9 @@ func (h *Handler) contentRoutes() []Route {
 		{post, "/api/v1/follow_requests/{id}/reject", UserToken, writeFollows, h.answerRequest(false)},
 		{get, "/api/v1/blocks", UserToken, s("read:blocks"), h.ownList(store.ListBlocks)},
 		{get, "/api/v1/mutes", UserToken, s("read:mutes"), h.mutes},
+
+		// Reports (reports.go).
+		{post, "/api/v1/reports", UserToken, s("write:reports"), h.createReport},
 	}
 }
 
