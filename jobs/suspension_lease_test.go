@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -45,5 +46,39 @@ func TestSuspensionDeletionDropsLeasedDeliveries(t *testing.T) {
 		if len(creates[i]) != 0 || len(deletes[i]) != 1 {
 			t.Errorf("server %d got %d Creates and %d Deletes after the deletion, want 0 and 1", i, len(creates[i]), len(deletes[i]))
 		}
+	}
+}
+
+// TestSuspensionDeletionKeepsActorDelete: alice suspended, then deleted by
+// hand (herald actor delete) shortly before her suspension's date, while a
+// follower's server is down: the deletion at the date removes her content
+// but leaves the retries of her Delete queued, so the server gets it once
+// it is back (and her keys stay until then).
+func TestSuspensionDeletionKeepsActorDelete(t *testing.T) {
+	ctx := context.Background()
+	w := newSuspensionWorld(t)
+	h, down := w.h, w.followers[0]
+	w.suspend(t, false)
+	h.Advance(store.SuspensionRetention - time.Hour)
+	down.PostStatus.Store(http.StatusServiceUnavailable)
+	if j := h.RunJob(t, jobs.KindDeleteActor, h.Alice.ID, jobs.Args{}); j.State != store.JobDone {
+		t.Fatalf("actor delete: %s %s", j.State, j.Error)
+	}
+	h.Step(t) // the Delete fails at the server that is down
+	h.Advance(2 * time.Hour)
+	if n, err := h.Node.Jobs.DeleteLapsedSuspensions(ctx); err != nil || n != 1 {
+		t.Fatalf("deleted %d actors: %v", n, err)
+	}
+	if a, err := h.DB.ActorByID(ctx, h.Alice.ID); err != nil || a.PrivateKeyPEM == "" {
+		t.Fatalf("alice's keys went before her Delete reached every server (%v)", err)
+	}
+	down.PostStatus.Store(0)
+	mark := w.mark()
+	for range 12 {
+		h.Advance(2 * time.Hour)
+		h.Step(t)
+	}
+	if deletes, _ := w.received("Delete", mark); len(deletes[0]) != 1 {
+		t.Errorf("the server back up got %d Deletes of alice, want 1", len(deletes[0]))
 	}
 }
