@@ -18,6 +18,9 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 	if reason := h.moderate(ctx, tx, a); reason != "" {
 		return reason, nil
 	}
+	if reason, held, err := h.interactionPolicy(ctx, tx, a); err != nil || reason != "" || held {
+		return reason, err
+	}
 	if err := timeline.Received(ctx, tx, h.Instance, a.forTimeline()); err != nil {
 		return "", err
 	}

@@ -68,7 +68,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 		return err
 	}
 	setThreadContext(obj, obj.InReplyTo.ID != "", obj.Context.ID, pl.public)
-	if err := obj.Set("interactionPolicy", InteractionPolicy(pl.public, p.Instance.ActorID(pl.actor.Name))); err != nil {
+	if err := p.postPolicy(pl.actor, obj); err != nil {
 		return err
 	}
 	pl.activity.JSONLDContext = contextFor(obj, pl.context) // with the policy's terms
