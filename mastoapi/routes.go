@@ -183,6 +183,12 @@ func (h *Handler) contentRoutes() []Route {
 		{post, "/api/v1/follow_requests/{id}/reject", UserToken, writeFollows, h.answerRequest(false)},
 		{get, "/api/v1/blocks", UserToken, s("read:blocks"), h.ownList(store.ListBlocks)},
 		{get, "/api/v1/mutes", UserToken, s("read:mutes"), h.mutes},
+
+		// GoToSocial's interaction requests (interaction_requests.go).
+		{get, "/api/v1/interaction_requests", UserToken, readNotifications, h.interactionRequests},
+		{get, "/api/v1/interaction_requests/{id}", UserToken, readNotifications, h.interactionRequestByID},
+		{post, "/api/v1/interaction_requests/{id}/authorize", UserToken, writeStatuses, h.decideInteraction(true)},
+		{post, "/api/v1/interaction_requests/{id}/reject", UserToken, writeStatuses, h.decideInteraction(false)},
 	}
 }
 
