@@ -61,6 +61,9 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 				return "", err
 			}
 		}
+		if handled, err := h.answerInteraction(ctx, tx, a); handled || err != nil {
+			return "", err
+		}
 	case "Delete":
 		if a.objectID == a.actor {
 			return "", h.deleteActor(ctx, tx, a)

@@ -6,6 +6,7 @@ import (
 
 	"herald/federation/as"
 	"herald/federation/signature"
+	"herald/host"
 	"herald/outbox"
 	"herald/store"
 )
@@ -144,4 +145,26 @@ func (h *Handler) approved(ctx context.Context, tx *store.Tx, a *activity, in in
 		return DropBadApproval
 	}
 	return ""
+}
+
+// answerInteraction applies an Accept or Reject of a local actor's
+// pending interaction with a peer's post (outbox.AnswerOutbound): only
+// from the post's author, and an Accept's result (the approval, which
+// the interaction then names as approvedBy) on the author's host, as
+// GoToSocial checks it ("Validating approvedBy"). handled is false when
+// the activity answers no pending interaction.
+func (h *Handler) answerInteraction(ctx context.Context, tx *store.Tx, a *activity) (handled bool, err error) {
+	ap, err := tx.InteractionApprovalOf(ctx, a.objectID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil || ap.Author != a.actor {
+		return false, err
+	}
+	result := a.doc.RefsOf("result").First()
+	accept := a.typ == "Accept"
+	if accept && (result == "" || !host.SameAuthority(result, a.actor)) {
+		return false, nil
+	}
+	return h.Publisher.AnswerOutbound(ctx, tx, ap, accept, result, a.now)
 }

@@ -251,15 +251,17 @@ func TestInteractionApproval(t *testing.T) {
 	// carol's server sends the reply again, now with its approval, to
 	// everyone: it is let in (not held again, not dropped).
 	again := fedtest.Activity(w.carol, "Create", map[string]any{"id": reply, "type": "Note", "attributedTo": w.carol.ID, "content": "re manual",
-		"inReplyTo": w.posts["manual"], "to": []string{federation.Public}, "approvedBy": approval})
+		"inReplyTo": w.posts["manual"], "to": []string{federation.Public}, "cc": []string{w.h.Inst.ActorID("alice")}, "approvedBy": approval})
+	again["cc"] = []string{w.h.Inst.ActorID("alice")}
 	if code, _ := w.h.Deliver(t, "/inbox", w.carol, again); code != 202 {
 		t.Fatalf("the approved reply: %d", code)
 	}
 	if rs, _ := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10); len(rs) != 0 {
 		t.Errorf("the approved reply is pending again")
 	}
-	if m := w.h.Metrics(t); strings.Contains(m, `federation_inbox_dropped_total{reason="approval_invalid"} 1`) {
-		t.Errorf("the approved reply was dropped")
+	if m := w.h.Metrics(t); !strings.Contains(m, `federation_inbox_dropped_total{reason="approval_invalid"} 0`) ||
+		!strings.Contains(m, `federation_inbox_dropped_total{reason="unaddressed"} 0`) {
+		t.Errorf("the approved reply was dropped:\n%s", grepLines(m, "dropped_total"))
 	}
 	for _, c := range []struct {
 		name, approvedBy string

@@ -50,7 +50,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 		addr = p.publicDefault(pl.actor)
 	}
 	obj.Context = as.Ref{} // Herald's to assign (thread_context.go)
-	extra, err := p.author(ctx, pl.actor, obj)
+	extra, err := p.author(ctx, pl, obj)
 	if err != nil {
 		return err
 	}

@@ -72,3 +72,35 @@ func scanInteractionApproval(row rowScanner) (*InteractionApproval, error) {
 	a.CreatedAt = time.UnixMilli(created).UTC()
 	return &a, nil
 }
+
+// ExtendActivity gives the stored activity iri the body body (the
+// approvedBy an approved interaction gains) and queues it, due now, for
+// each of inboxes that has no delivery of it yet, inside tx. The caller
+// judged the inboxes by the federation policy (outbox/delivery).
+func (tx *Tx) ExtendActivity(ctx context.Context, iri string, body []byte, inboxes []string, lane int, now time.Time) (EnqueueResult, error) {
+	var res EnqueueResult
+	if err := tx.w.QueryRowContext(ctx, `UPDATE activities SET body = $1 WHERE iri = $2 RETURNING id`, string(body), iri).Scan(&res.ActivityID); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return res, ErrNotFound
+		}
+		return res, err
+	}
+	var pairs []string
+	for _, inbox := range inboxes {
+		host, err := InboxHost(inbox)
+		if err != nil {
+			return res, err
+		}
+		pairs = append(pairs, inbox, host)
+	}
+	for len(pairs) > 0 {
+		n := min(len(pairs), 2*deliveryBatch)
+		queued, err := tx.insertDeliveries(ctx, res.ActivityID, lane, now.UnixMilli(), pairs[:n])
+		if err != nil {
+			return res, err
+		}
+		res.Queued += queued
+		pairs = pairs[n:]
+	}
+	return res, nil
+}
