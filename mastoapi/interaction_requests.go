@@ -148,4 +148,3 @@ func (h *Handler) interactionRequest(c *Call, r *store.InteractionRequest) (Inte
 	}
 	return e, nil
 }
-
