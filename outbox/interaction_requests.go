@@ -12,7 +12,6 @@ import (
 
 	"herald/federation"
 	"herald/federation/as"
-	"herald/federation/signature"
 	"herald/httpapi"
 	"herald/outbox/delivery"
 	"herald/store"
@@ -112,7 +111,7 @@ func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, i
 				return err
 			}
 		}
-		remote, err := tx.RemoteActorByID(ctx, signature.StripFragment(r.Actor))
+		remote, err := tx.RemoteActorByID(ctx, r.Actor)
 		if err != nil {
 			return err
 		}
