@@ -47,14 +47,18 @@ func TestQuoteApprovalPolicy(t *testing.T) {
 }
 
 // TestInteractionRefusedByPolicy: a reply to, favourite or boost of bob's
-// post whose interactionPolicy allows none of them is a 422 with
-// Mastodon's error JSON, and nothing goes out.
+// post whose interactionPolicy (as the inbox stored the post) allows none
+// of them is a 422 with Mastodon's error JSON, and nothing goes out.
 func TestInteractionRefusedByPolicy(t *testing.T) {
 	w := newWorld(t, "127.0.28.62")
 	h, tok := w.h, w.tok
 	nobody := map[string]any{"automaticApproval": w.bob.ID}
 	w.deliver(t, "Create", w.note(w.bob, "closed", "<p>no</p>", "interactionPolicy",
 		map[string]any{"canReply": nobody, "canLike": nobody, "canAnnounce": nobody}))
+	// Its server now serves it without a policy: what Herald stored with
+	// the post is what holds.
+	w.r.Serve("/users/bob/notes/closed", map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": w.bob.ID + "/notes/closed",
+		"type": "Note", "attributedTo": w.bob.ID, "content": "<p>no</p>", "to": []string{federation.Public}})
 	st := find(t, statuses(t, h, tok, "/api/v1/timelines/home"), w.bob.ID+"/notes/closed")
 	sent := len(w.r.Received())
 	for _, c := range []struct {
