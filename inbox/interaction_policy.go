@@ -61,6 +61,10 @@ func interactionOf(a *activity) (in interaction, ok bool) {
 // gave for this interaction (DropBadApproval); one that does lets it in.
 func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activity) (reason string, held bool, err error) {
 	in, ok := interactionOf(a)
+	if a.typ == "Undo" || a.typ == "Delete" {
+		// What it takes back may be held: it is no longer asked for.
+		return "", false, tx.WithdrawInteractionRequests(ctx, a.objectID, a.actor, a.now)
+	}
 	if !ok || !h.isLocal(in.target) {
 		return "", false, nil
 	}

@@ -183,6 +183,17 @@ func TestInteractionPolicyInbound(t *testing.T) {
 			}
 		})
 	}
+	// A held boost undone while pending is no longer asked for.
+	before := pending()
+	boost := w.interact(t, w.bob, "Announce", "manual", "")
+	undo := fedtest.Activity(w.bob, "Undo", boost)
+	undo["to"] = []string{w.h.Inst.ActorID("alice")}
+	if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, undo); code != 202 {
+		t.Fatalf("Undo: %d %s", code, resp)
+	}
+	if n := pending(); n != before {
+		t.Errorf("%d pending after the Undo, want %d", n, before)
+	}
 	metrics := w.h.Metrics(t)
 	if !strings.Contains(metrics, `federation_inbox_dropped_total{reason="interaction_not_allowed"} 3`) {
 		t.Errorf("drops not counted:\n%s", grepLines(metrics, "interaction_not_allowed"))

@@ -12,6 +12,9 @@ const (
 	InteractionPending  = "pending"
 	InteractionAccepted = "accepted"
 	InteractionRejected = "rejected"
+	// InteractionWithdrawn: the interacting actor undid or deleted its
+	// interaction while it was pending.
+	InteractionWithdrawn = "withdrawn"
 )
 
 // InteractionRequest is a peer's reply, Like or Announce of a local post
@@ -125,4 +128,14 @@ func scanInteractionRequest(row rowScanner) (*InteractionRequest, error) {
 		r.DecidedAt = time.UnixMilli(decided).UTC()
 	}
 	return &r, nil
+}
+
+// WithdrawInteractionRequests marks the pending requests for interaction
+// by actor withdrawn (its Undo or Delete arrived first).
+func (q *Queries) WithdrawInteractionRequests(ctx context.Context, interaction, actor string, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE interaction_requests SET state = 'withdrawn', decided_at = $1
+			WHERE interaction = $2 AND actor = $3 AND state = 'pending'`, now.UnixMilli(), interaction, actor)
+		return err
+	})
 }

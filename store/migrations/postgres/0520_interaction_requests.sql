@@ -14,7 +14,7 @@ CREATE TABLE interaction_requests (
 	interaction TEXT   NOT NULL,             -- the reply's id, or the Like's / Announce's
 	actor       TEXT   NOT NULL,             -- who interacted
 	body        TEXT   NOT NULL,             -- the activity as received
-	state       TEXT   NOT NULL DEFAULT 'pending', -- pending, accepted, rejected
+	state       TEXT   NOT NULL DEFAULT 'pending', -- pending, accepted, rejected, withdrawn (undone or deleted while pending)
 	created_at  BIGINT NOT NULL,
 	decided_at  BIGINT,
 	UNIQUE (object_id, interaction)
