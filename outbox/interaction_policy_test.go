@@ -128,3 +128,33 @@ func TestPolicyDecide(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateInteractionPolicy: an Update that gives an interactionPolicy
+// changes the sub-policies it gives and keeps the others; one that gives
+// none keeps the policy; a bad one is refused (400).
+func TestUpdateInteractionPolicy(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	alice := h.Inst.ActorID("alice")
+	_, created := post(t, h, h.Token, map[string]any{"type": "Note", "content": "v1"})
+	id := created["object"].(map[string]any)["id"].(string)
+	update := func(patch map[string]any) (int, map[string]any) {
+		patch["id"], patch["type"] = id, "Note"
+		res, act := post(t, h, h.Token, map[string]any{"type": "Update", "object": patch})
+		obj, _ := act["object"].(map[string]any)
+		policy, _ := obj["interactionPolicy"].(map[string]any)
+		return res.StatusCode, policy
+	}
+	code, policy := update(map[string]any{"content": "v2", "interactionPolicy": map[string]any{"canReply": map[string]any{"automaticApproval": []string{}}}})
+	reply, _ := json.Marshal(policy["canReply"])
+	like, _ := json.Marshal(policy["canLike"])
+	if code != 201 || string(reply) != `{"automaticApproval":["`+alice+`"],"manualApproval":[]}` || !strings.Contains(string(like), federation.Public) {
+		t.Errorf("changed: %d %s %s", code, reply, like)
+	}
+	code, policy = update(map[string]any{"content": "v3"})
+	if again, _ := json.Marshal(policy["canReply"]); code != 201 || string(again) != string(reply) {
+		t.Errorf("kept: %d %s", code, again)
+	}
+	if code, _ := update(map[string]any{"interactionPolicy": map[string]any{"canReply": "nobody"}}); code != 400 {
+		t.Errorf("a bad policy in an Update: %d", code)
+	}
+}
