@@ -103,8 +103,12 @@ func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, i
 		if accept {
 			state = store.InteractionAccepted
 		}
-		if changed, err := tx.DecideInteractionRequest(ctx, id, state, now); err != nil || !changed {
-			return errors.Join(err, ErrNotPending)
+		changed, err := tx.DecideInteractionRequest(ctx, id, state, now)
+		if err != nil {
+			return err
+		}
+		if !changed {
+			return ErrNotPending
 		}
 		if accept {
 			if err := p.applyHeld(ctx, tx, local, r, now); err != nil {
