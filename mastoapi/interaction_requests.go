@@ -84,7 +84,6 @@ func (h *Handler) decideInteraction(accept bool) func(*Call) error {
 		if r, err = h.Publisher.DecideInteraction(c.Ctx(), c.Actor, r.ID, accept); err != nil {
 			return err
 		}
-		r.DecidedAt = h.Now()
 		e, err := h.interactionRequest(c, r)
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -86,8 +87,29 @@ var ErrNotPending error = &InputError{Msg: "the interaction request was decided 
 // decided already.
 func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, id int64, accept bool) (*store.InteractionRequest, error) {
 	now := p.Now().UTC()
+	held, err := p.DB.InteractionRequestByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	post, err := p.DB.ObjectByID(ctx, held.ObjectID)
+	if err != nil {
+		return nil, err
+	}
+	if post.ActorID != local.ID {
+		return nil, store.ErrNotFound
+	}
+	if held.State != store.InteractionPending {
+		return nil, ErrNotPending
+	}
+	// Where the answer goes, found before the transaction: the cached
+	// actor, or its document fetched again (an Update of the actor drops
+	// the cached one).
+	remote, err := p.Fetcher.Actor(ctx, held.Actor)
+	if err != nil {
+		return nil, fmt.Errorf("the interacting actor %s: %w", held.Actor, err)
+	}
 	var out *store.InteractionRequest
-	err := p.DB.Write(ctx, func(tx *store.Tx) error {
+	err = p.DB.Write(ctx, func(tx *store.Tx) error {
 		r, err := tx.InteractionRequestByID(ctx, id)
 		if err != nil {
 			return err
@@ -115,11 +137,7 @@ func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, i
 				return err
 			}
 		}
-		remote, err := tx.RemoteActorByID(ctx, r.Actor)
-		if err != nil {
-			return err
-		}
-		r.State = state
+		r.State, r.DecidedAt = state, now
 		out = r
 		return p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
 	})
