@@ -53,6 +53,11 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 			return err
 		})
 	case "Accept", "Reject":
+		if t := h.innerType(a); t == "QuoteRequest" || t == "" {
+			if handled, err := h.answerQuote(ctx, tx, a); handled || err != nil {
+				return "", err
+			}
+		}
 		if t := h.innerType(a); t == "Follow" || t == "" {
 			if handled, err := h.answerRelay(ctx, tx, a); handled || err != nil {
 				return "", err
@@ -67,6 +72,9 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 	case "Delete":
 		if a.objectID == a.actor {
 			return "", h.deleteActor(ctx, tx, a)
+		}
+		if revoked, err := timeline.StampDeleted(ctx, tx, h.Instance, a.objectID, a.actor, a.now); revoked || err != nil {
+			return "", err
 		}
 		return h.applyToItems(ctx, tx, a, func() error {
 			_, err := tx.MarkObjectDeleted(ctx, a.objectID, a.actor, a.now)

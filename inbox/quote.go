@@ -43,3 +43,50 @@ func (h *Handler) quoteRequest(ctx context.Context, tx *store.Tx, a *activity) (
 	_, err = h.Publisher.AnswerQuoteRequest(ctx, tx, local, o, a.doc, a.actor, quote, inbox, a.now)
 	return "", err
 }
+
+// answerQuote applies the quoted author's Accept or Reject of a local
+// actor's QuoteRequest (named by its id, or embedded), as Mastodon's
+// accept.rb and reject.rb do for a quote: an Accept's result is the
+// stamp, which must be on the answering actor's host; the quote is then
+// accepted and the post sent again as an Update carrying it
+// (outbox.QuoteAccepted). A Reject rejects it (revokes it, if accepted).
+// Only the quoted post's author answers. handled is false for an answer
+// to anything else.
+func (h *Handler) answerQuote(ctx context.Context, tx *store.Tx, a *activity) (handled bool, err error) {
+	sq, err := tx.StatusQuoteByRequest(ctx, a.objectID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	quoting, err := tx.StatusByID(ctx, sq.StatusID)
+	if err != nil {
+		return false, err
+	}
+	if quoting.LocalActorID == 0 || !host.SameAuthority(sq.QuotedIRI, a.actor) {
+		return false, nil
+	}
+	if quoted, err := tx.StatusByIRI(ctx, sq.QuotedIRI); err == nil && quoted.Author != a.actor {
+		return false, nil
+	}
+	local, err := tx.ActorByID(ctx, quoting.LocalActorID)
+	if err != nil {
+		return false, err
+	}
+	if a.typ == "Reject" {
+		state := store.QuoteRejected
+		if sq.State == store.QuoteAccepted || sq.State == store.QuoteRevoked {
+			state = store.QuoteRevoked
+		}
+		return true, tx.SetQuoteState(ctx, sq.StatusID, state, "", a.now)
+	}
+	stamp := a.doc.RefsOf("result").First()
+	if stamp == "" || !host.SameAuthority(stamp, a.actor) {
+		return false, nil
+	}
+	if err := tx.SetQuoteState(ctx, sq.StatusID, store.QuoteAccepted, stamp, a.now); err != nil {
+		return false, err
+	}
+	return true, h.Publisher.QuoteAccepted(ctx, tx, local, quoting.IRI, stamp, a.now)
+}

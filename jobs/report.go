@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"herald/federation"
 	"herald/host"
@@ -20,7 +21,7 @@ func (r *Runner) report(ctx context.Context, j *store.Job, actor *store.Actor, a
 	_, err := r.Publisher.Report(ctx, actor, outbox.ReportInput{
 		Account: args.Target, Posts: args.Posts, Comment: args.Comment, Forward: args.Forward,
 		InTx: func(ctx context.Context, tx *store.Tx, rep *store.Report) error {
-			res := Result{Type: "Flag", Activity: rep.FlagID, Object: rep.Account}
+			res := Result{Type: "Flag", Activity: rep.FlagID, Object: rep.Account, Report: rep.ID}
 			if rep.FlagID != "" {
 				res.Queued = 1
 			} else {
@@ -70,10 +71,19 @@ func ResolveReport(ctx context.Context, db *store.DB, inst federation.Instance, 
 	case action == ReportNone:
 		did = "no action"
 	case action == ReportSuspend && local != nil:
-		if _, err := db.SuspendActor(ctx, local.ID, fmt.Sprintf("report %d", r.ID)); err != nil {
+		fresh, err := db.SuspendActor(ctx, local.ID, fmt.Sprintf("report %d", r.ID))
+		if err != nil {
 			return "", err
 		}
-		did = "suspended " + localName
+		if fresh {
+			// The Update of its suspended document tells its followers'
+			// servers (herald actor suspend leaves the same job).
+			if _, err := Submit(ctx, db, KindUpdateActor, local.ID, Args{}); err != nil {
+				return "", err
+			}
+		}
+		did = fmt.Sprintf("suspended %s (deleted for good on %s unless lifted before)", localName,
+			db.Now().Add(store.SuspensionRetention).UTC().Format(time.RFC3339))
 	case action == ReportDelete && local != nil:
 		for _, p := range r.Posts {
 			if _, err := Submit(ctx, db, KindDelete, local.ID, Args{Object: p}); err != nil {

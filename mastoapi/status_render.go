@@ -22,7 +22,11 @@ func (h *Handler) RenderStatuses(ctx context.Context, viewer *store.Actor, list 
 	if viewer != nil {
 		r.viewerIRI = h.Instance.ActorID(viewer.Name)
 	}
-	if err := r.load(list); err != nil {
+	quoted, err := r.loadQuotes(list)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.load(append(list[:len(list):len(list)], quoted...)); err != nil {
 		return nil, err
 	}
 	out := make([]Status, 0, len(list))
@@ -66,6 +70,12 @@ type renderer struct {
 	votes     map[int64][]int
 	fav, reb  map[int64]bool
 	book, pin map[int64]bool
+	// quotes: what the statuses quote, the quoted statuses' ids by IRI,
+	// how often each is quoted, and how deep in quotes the renderer is.
+	quotes      map[int64]*store.StatusQuote
+	quotedIDs   map[string]int64
+	quoteCounts map[string]int
+	depth       int
 }
 
 // load fetches what the statuses need: the boosted statuses, the
@@ -232,6 +242,9 @@ func (r *renderer) status(s *store.Status, outer bool) (Status, bool, error) {
 			}
 			st.Pleroma.EmojiReactions = append(st.Pleroma.EmojiReactions, e)
 		}
+	}
+	if err := r.setQuote(&st, s, obj); err != nil {
+		return Status{}, false, err
 	}
 	r.flags(&st, s)
 	return st, true, nil

@@ -87,6 +87,7 @@ func (h *Handler) getStatus(c *Call) error {
 	if err != nil {
 		return err
 	}
+	h.resolveQuotes(c.Ctx(), []*store.Status{s})
 	return h.answerStatus(c, s)
 }
 
@@ -225,6 +226,7 @@ type draft struct {
 	text, spoiler, language, visibility string
 	sensitive                           bool
 	replyTo                             *store.Status
+	quoted                              *store.Status // quoted_status_id
 	media                               []*store.Media
 	descriptions                        map[int64]string // media_attributes: alt text by upload
 	poll                                *pollDraft
@@ -275,6 +277,12 @@ func (h *Handler) readDraft(c *Call, edit *store.Status) (*draft, error) {
 			return nil, err
 		}
 		d.replyTo = s
+	}
+	if edit == nil {
+		var err error
+		if d.quoted, err = h.quotedStatus(c); err != nil {
+			return nil, err
+		}
 	}
 	for _, r := range p.Records("media_attributes") {
 		if id, ok := ParseID(r["id"]); ok {
@@ -344,6 +352,9 @@ func (h *Handler) object(c *Call, d *draft) (*as.Object, error) {
 		return nil, err
 	}
 	obj := &as.Object{Type: as.Types{"Note"}}
+	if d.quoted != nil {
+		obj.Quote = as.IRI(d.quoted.IRI)
+	}
 	obj.Set("source", map[string]any{"content": d.text, "mediaType": "text/plain"})
 	// Written even when empty, so that an edit clears them (an Update
 	// carries the whole post).

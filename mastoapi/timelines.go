@@ -39,6 +39,7 @@ func (h *Handler) moderatedPage(c *Call, public bool, read func(k store.KeysetPa
 		return err
 	}
 	h.resolvePending(c.Ctx(), rows)
+	h.resolveQuotes(c.Ctx(), rows)
 	h.refetchAuthors(c.Ctx(), rows)
 	shown, err := h.unmuted(c.Ctx(), c.Actor, rows)
 	if err != nil {

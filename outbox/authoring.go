@@ -94,6 +94,7 @@ func (p *Publisher) author(ctx context.Context, pl *plan, obj *as.Object) ([]str
 		// The quoted post's author is a recipient, as Mastodon reaches
 		// the quoted account (app/lib/status_reach_finder.rb,
 		// quoted_account_id among reached_account_ids).
+		p.keepQuoted(ctx, q)
 		author, _, err := p.objectAuthor(ctx, "quote", q)
 		if err != nil {
 			return nil, err

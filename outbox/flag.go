@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"herald/federation/as"
 	"herald/outbox/delivery"
@@ -56,7 +57,7 @@ func (p *Publisher) Report(ctx context.Context, reporter *store.Actor, in Report
 		}
 	}
 	in.Comment = strings.TrimSpace(in.Comment)
-	if len(in.Comment) > 1000 {
+	if utf8.RuneCountInString(in.Comment) > 1000 {
 		return nil, inputErr("the comment is longer than 1000 characters")
 	}
 	var inboxes []string

@@ -240,7 +240,7 @@ func parseRule(raw json.RawMessage, strict bool) (r Rule, present bool, err erro
 			if m[name] == nil {
 				continue
 			}
-			iris, err := iriList(m[name])
+			iris, err := policyIRIs(m[name])
 			if err != nil {
 				return r, false, fmt.Errorf("%s: %v", name, err)
 			}
@@ -250,9 +250,9 @@ func parseRule(raw json.RawMessage, strict bool) (r Rule, present bool, err erro
 	return Rule{Automatic: nonNil(lists[0]), Manual: nonNil(lists[1])}, true, nil
 }
 
-// iriList reads an IRI or a list of them; the public collection in any of
+// policyIRIs reads an IRI or a list of them; the public collection in any of
 // its spellings becomes its full IRI.
-func iriList(raw json.RawMessage) ([]string, error) {
+func policyIRIs(raw json.RawMessage) ([]string, error) {
 	var list []string
 	if err := json.Unmarshal(raw, &list); err != nil {
 		var one string

@@ -55,6 +55,10 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 		return err
 	}
 	addr.addRecipients(extra, p.Instance.FollowersURL(pl.actor.Name))
+	qp, err := p.planQuote(ctx, pl.actor, obj)
+	if err != nil {
+		return err
+	}
 	mediaIDs, err := p.attachments(ctx, pl, obj, 0)
 	if err != nil {
 		return err
@@ -74,7 +78,11 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 	pl.activity.JSONLDContext = contextFor(obj, pl.context) // with the policy's terms
 	pl.objIRI = obj.ID
 	pl.activity.Object = as.Embed(obj)
+	pl.after = func(ctx context.Context, tx *store.Tx, pl *plan) error { return p.requestQuote(ctx, tx, pl, qp, now) }
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
+		if err := p.applyQuote(ctx, tx, pl, obj, qp); err != nil {
+			return err
+		}
 		body, err := objectBody(obj, pl.context)
 		if err != nil {
 			return err
@@ -293,7 +301,8 @@ func withoutOwnTerms(raw json.RawMessage) json.RawMessage {
 // ownTerms reports whether m defines only terms contextFor adds.
 func ownTerms(m map[string]any) bool {
 	for k := range m {
-		if _, policy := policyContext[k]; k != "sensitive" && k != "toot" && k != "blurhash" && !policy {
+		_, quote := quoteTerms[k]
+		if _, policy := policyContext[k]; k != "sensitive" && k != "toot" && k != "blurhash" && !policy && !quote {
 			return false
 		}
 	}
@@ -314,8 +323,9 @@ func contextFor(obj *as.Object, client []any) json.RawMessage {
 		}
 	}
 	policy := obj.Has("interactionPolicy")
+	quoted := obj.Quoted() != ""
 	ctx := append([]any{federation.ContextAS}, client...)
-	if !sensitive && !hasBlurhash && !policy {
+	if !sensitive && !hasBlurhash && !policy && !quoted {
 		if len(ctx) == 1 {
 			return contextJSON(federation.ContextAS)
 		}
@@ -331,6 +341,11 @@ func contextFor(obj *as.Object, client []any) json.RawMessage {
 	}
 	if policy {
 		for k, v := range policyContext {
+			terms[k] = v
+		}
+	}
+	if quoted {
+		for k, v := range quoteTerms {
 			terms[k] = v
 		}
 	}

@@ -42,7 +42,7 @@ func (p *Publisher) StampURL(local *store.Actor, id int64) string {
 // stampURL is StampURL for the local actor name, where the stamp's own
 // document (QuoteAuthorization) says it is.
 func stampURL(inst federation.Instance, name string, id int64) string {
-	return inst.ActorID(name) + "/quote_authorizations/" + strconv.FormatInt(id, 10)
+	return inst.QuoteAuthorizationURL(name, id)
 }
 
 // AnswerQuoteRequest answers a QuoteRequest (request, as received) for
@@ -76,7 +76,8 @@ func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local 
 
 // QuoteAuthorization serves GET /users/{name}/quote_authorizations/{id}:
 // the stamp, for the quoting server and whoever checks the quote; 404 for
-// an unknown or revoked one, or one of a post gone.
+// an unknown one; 410 and a Tombstone for a revoked one, or one of a post
+// gone.
 func (h *Handler) QuoteAuthorization(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	id, _ := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
@@ -89,12 +90,21 @@ func (h *Handler) QuoteAuthorization(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		owner, err = h.DB.ActorByID(r.Context(), o.ActorID)
 	}
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (stamp.Revoked || o.Deleted || owner.Name != name)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && owner.Name != name) {
 		httpapi.Error(w, http.StatusNotFound, "no such quote authorization")
 		return
 	}
 	if err != nil {
 		h.fail(w, r, err)
+		return
+	}
+	if stamp.Revoked || o.Deleted {
+		// Revoked (RevokeQuote) or its post gone: a Tombstone, as a
+		// deleted object is served.
+		httpapi.Activity(w, http.StatusGone, map[string]any{
+			"@context": quoteContext, "id": stampURL(h.Instance, name, stamp.ID),
+			"type": "Tombstone", "formerType": "QuoteAuthorization",
+		})
 		return
 	}
 	httpapi.Activity(w, http.StatusOK, map[string]any{

@@ -25,6 +25,13 @@ func (w *writer) create(obj *as.Object, author string, local *store.Actor) (*sto
 	if err != nil || !created {
 		return s, err
 	}
+	if accepted, err := w.recordQuote(s, obj); err != nil {
+		return nil, err
+	} else if accepted {
+		if err := w.notifyQuoted(s, obj); err != nil {
+			return nil, err
+		}
+	}
 	if s.InReplyTo != "" {
 		if parent, err := w.tx.StatusByIRI(w.ctx, s.InReplyTo); err == nil {
 			if err := w.tx.AddToCount(w.ctx, parent.ID, store.CountReplies, 1); err != nil {
@@ -71,10 +78,16 @@ func Store(ctx context.Context, db *store.DB, inst federation.Instance, obj *as.
 		if err != nil {
 			return err
 		}
-		if _, err := w.store(p); err != nil {
+		created, err := w.store(p)
+		if err != nil {
 			return err
 		}
 		s = p.status
+		if created {
+			if _, err := w.recordQuote(s, obj); err != nil {
+				return err
+			}
+		}
 		return w.resolveBoosts(s)
 	})
 	return s, err
@@ -129,6 +142,13 @@ func (w *writer) edit(obj *as.Object, author string, local *store.Actor) error {
 	}
 	if err := w.tx.SetStatusAudience(w.ctx, old.ID, p.audience); err != nil {
 		return err
+	}
+	if accepted, err := w.recordQuote(old, obj); err != nil {
+		return err
+	} else if accepted {
+		if err := w.notifyQuoted(old, obj); err != nil {
+			return err
+		}
 	}
 	if !changed {
 		return nil

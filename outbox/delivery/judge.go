@@ -31,16 +31,20 @@ func (r *Runner) judge(ctx context.Context, c store.Claimed, now time.Time) (sto
 			NextAt: now.Add(time.Minute), Error: "held: the federation policy cannot be read"}, true
 	}
 	var actorID int64
+	judge := p.Delivery
 	if act, err := r.bodies.get(ctx, c.ActivityID); err == nil && act.typ != "Reject" {
 		// A Reject goes to a host the actor blocks: it is how that host
 		// learns that its Follow is refused.
 		actorID = act.actorID
+		if act.announces {
+			judge = p.AnnouncementDelivery
+		}
 	}
 	a, err := host.ParseAuthority(c.Host)
 	if err != nil {
 		a = host.Authority{} // judged invalid below
 	}
-	v := p.Delivery(actorID, a, now)
+	v := judge(actorID, a, now)
 	switch {
 	case !v.Refused():
 		return store.DeliveryResult{}, false

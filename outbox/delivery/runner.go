@@ -158,7 +158,7 @@ func New(cfg Config) *Runner {
 		wh:      newWebhookLane(cfg.Webhooks),
 	}
 	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, now: cfg.Now, keys: map[int64]cachedKey{}, epoch: map[int64]int{}}
-	r.bodies = bodyCache{db: cfg.DB, items: map[int64]activityBody{}}
+	r.bodies = bodyCache{db: cfg.DB, inst: cfg.Instance, items: map[int64]activityBody{}}
 	r.deliveries = queue.Add(cfg.Queues, queue.Spec[store.Claimed, store.DeliveryResult]{
 		Name:     "deliveries",
 		Table:    store.DeliveryLeases,
