@@ -145,7 +145,8 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 			}
 		}
 	}
-	aud.Relays = act.Public && relayedTypes[act.Type]
+	// Not to the relays: what they get is signed for them (Queue,
+	// signForRelays), and the approved interaction is not a new post.
 	_, err = p.Runner.EnqueueMore(ctx, tx, store.OutActivity{IRI: act.IRI, Type: act.Type, ActorID: act.ActorID, Body: body}, aud, now)
 	return true, err
 }
