@@ -21,9 +21,20 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 	if reason, held, err := h.interactionPolicy(ctx, tx, a); err != nil || reason != "" || held {
 		return reason, err
 	}
-	if err := timeline.Received(ctx, tx, h.Instance, a.forTimeline()); err != nil {
-		return "", err
+	outcome, err := h.apply(ctx, tx, a)
+	if err != nil || outcome != "" {
+		return outcome, err
 	}
+	// Only what is kept reaches the client API's tables: a dropped
+	// activity's transaction is rolled back (commit), so writing its
+	// statuses, favourites and notifications first only made every drop
+	// pay for writes that were then undone.
+	return "", timeline.Received(ctx, tx, h.Instance, a.forTimeline())
+}
+
+// apply does what the activity's type asks, and returns a drop reason
+// when it concerned nobody here.
+func (h *Handler) apply(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
 	switch a.typ {
 	case "Follow":
 		if a.objectID == h.Instance.InstanceActorID() {
