@@ -18,6 +18,9 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 	if reason := h.moderate(ctx, tx, a); reason != "" {
 		return reason, nil
 	}
+	if reason, held, err := h.interactionPolicy(ctx, tx, a); err != nil || reason != "" || held {
+		return reason, err
+	}
 	outcome, err := h.apply(ctx, tx, a)
 	if err != nil || outcome != "" {
 		return outcome, err
@@ -73,6 +76,9 @@ func (h *Handler) apply(ctx context.Context, tx *store.Tx, a *activity) (string,
 			if handled, err := h.answerFollow(ctx, tx, a); handled || err != nil {
 				return "", err
 			}
+		}
+		if handled, err := h.answerInteraction(ctx, tx, a); handled || err != nil {
+			return "", err
 		}
 	case "Delete":
 		if a.objectID == a.actor {
