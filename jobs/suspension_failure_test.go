@@ -13,30 +13,40 @@ import (
 	"herald/store"
 )
 
-// failSuspensionEnd makes the database itself refuse, with a trigger, to
-// mark actorID's suspension as ended in its deletion: a real failure of
-// one actor's deletion, the others' untouched.
-func failSuspensionEnd(t *testing.T, engine store.Engine, target string, actorID int64) {
+// execRaw runs the statements for engine on the test's database at
+// target, beside the server's own connections: a trigger that makes the
+// database itself refuse a step (a real failure), and its removal.
+func execRaw(t *testing.T, engine store.Engine, target string, stmts map[store.Engine][]string) {
 	t.Helper()
-	driver, stmts := "sqlite", []string{fmt.Sprintf(`CREATE TRIGGER refuse_deletion BEFORE UPDATE OF deleted_at ON actor_suspensions
-		WHEN NEW.actor_id = %d BEGIN SELECT RAISE(ABORT, 'injected failure'); END`, actorID)}
-	if engine == store.PostgreSQL {
-		driver, stmts = "pgx", []string{
-			fmt.Sprintf(`CREATE FUNCTION refuse_deletion() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-				IF NEW.actor_id = %d THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`, actorID),
-			`CREATE TRIGGER refuse_deletion BEFORE UPDATE OF deleted_at ON actor_suspensions FOR EACH ROW EXECUTE FUNCTION refuse_deletion()`,
-		}
-	}
-	db, err := sql.Open(driver, target)
+	db, err := sql.Open(map[store.Engine]string{store.SQLite: "sqlite", store.PostgreSQL: "pgx"}[engine], target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, s := range stmts {
+	for _, s := range stmts[engine] {
 		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// refuseRows are the statements that make the database refuse, with a
+// trigger, an insert or update (event) on table where the condition
+// (on NEW) holds, and those that lift it.
+func refuseRows(event, table, cond string) (refuse, lift map[store.Engine][]string) {
+	refuse = map[store.Engine][]string{
+		store.SQLite: {fmt.Sprintf(`CREATE TRIGGER refuse_rows BEFORE %s ON %s WHEN %s BEGIN SELECT RAISE(ABORT, 'injected failure'); END`, event, table, cond)},
+		store.PostgreSQL: {
+			fmt.Sprintf(`CREATE FUNCTION refuse_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+				IF %s THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`, cond),
+			fmt.Sprintf(`CREATE TRIGGER refuse_rows BEFORE %s ON %s FOR EACH ROW EXECUTE FUNCTION refuse_rows()`, event, table),
+		},
+	}
+	lift = map[store.Engine][]string{
+		store.SQLite:     {`DROP TRIGGER refuse_rows`},
+		store.PostgreSQL: {`DROP TRIGGER refuse_rows ON ` + table, `DROP FUNCTION refuse_rows()`},
+	}
+	return refuse, lift
 }
 
 // TestSuspensionDeletionGoesOnAfterAFailure: alice's and bob's
@@ -56,7 +66,8 @@ func TestSuspensionDeletionGoesOnAfterAFailure(t *testing.T) {
 		h.Advance(time.Minute) // alice's lapses first, and is tried first
 	}
 	h.Advance(store.SuspensionRetention)
-	failSuspensionEnd(t, engine, target, h.Alice.ID)
+	refuse, lift := refuseRows("UPDATE OF deleted_at", "actor_suspensions", fmt.Sprintf("NEW.actor_id = %d", h.Alice.ID))
+	execRaw(t, engine, target, refuse)
 
 	n, err := h.Node.Jobs.DeleteLapsedSuspensions(ctx)
 	if n != 1 || err == nil || !strings.Contains(err.Error(), "1 of 2") {
@@ -71,15 +82,7 @@ func TestSuspensionDeletionGoesOnAfterAFailure(t *testing.T) {
 	if logs := h.Logs(); !strings.Contains(logs, "injected failure") || !strings.Contains(logs, fmt.Sprintf("actor_id=%d", h.Alice.ID)) {
 		t.Errorf("the failure was not logged with the actor: %s", logs)
 	}
-	undo := "DROP TRIGGER refuse_deletion"
-	if engine == store.PostgreSQL {
-		undo += " ON actor_suspensions"
-	}
-	db, _ := sql.Open(map[store.Engine]string{store.SQLite: "sqlite", store.PostgreSQL: "pgx"}[engine], target)
-	if _, err := db.Exec(undo); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	execRaw(t, engine, target, lift)
 	if n, err := h.Node.Jobs.DeleteLapsedSuspensions(ctx); n != 1 || err != nil {
 		t.Fatalf("the next run deleted %d actors (%v), want alice", n, err)
 	}

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -62,4 +63,28 @@ func (r *Runner) DeleteLapsedSuspensions(ctx context.Context) (int, error) {
 		return deleted, fmt.Errorf("the deletion of %d of %d actors suspended for 30 days failed (the first: %w)", failed, len(due), firstErr)
 	}
 	return deleted, nil
+}
+
+// SuspendActor suspends a local actor and queues the KindUpdateActor job
+// that announces it (its suspended document to its followers' servers) in
+// the same transaction (store.SuspendActorAnnounced), so that no failure
+// leaves a suspension in force unannounced. For an actor suspended
+// already nothing changes: fresh is false and job 0.
+func SuspendActor(ctx context.Context, db *store.DB, actorID int64, reason string) (fresh bool, job int64, err error) {
+	args, err := json.Marshal(Args{})
+	if err != nil {
+		return false, 0, err
+	}
+	return db.SuspendActorAnnounced(ctx, actorID, reason, KindUpdateActor, args)
+}
+
+// UnsuspendActor lifts a local actor's suspension and queues the
+// KindUpdateActor job that announces it (its whole document again) in the
+// same transaction; store.ErrNotFound when it is not suspended.
+func UnsuspendActor(ctx context.Context, db *store.DB, actorID int64) (job int64, err error) {
+	args, err := json.Marshal(Args{})
+	if err != nil {
+		return 0, err
+	}
+	return db.UnsuspendActorAnnounced(ctx, actorID, KindUpdateActor, args)
 }
