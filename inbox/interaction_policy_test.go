@@ -3,6 +3,7 @@ package inbox_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"herald/federation"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
+	"herald/store"
 )
 
 // interactionWorld is alice with posts of several interaction policies,
@@ -291,5 +293,32 @@ func TestInteractionApproval(t *testing.T) {
 	}
 	if m := w.h.Metrics(t); !strings.Contains(m, `federation_inbox_dropped_total{reason="approval_invalid"} 3`) {
 		t.Errorf("approval drops:\n%s", grepLines(m, "approval_invalid"))
+	}
+}
+
+// TestHeldInteractionOfDeletedPost: a reply held on a post alice then
+// deletes can no longer be approved (its post is gone: no status, no
+// Accept naming an approval that would 404) and leaves her list of
+// requests.
+func TestHeldInteractionOfDeletedPost(t *testing.T) {
+	w := newInteractionWorld(t)
+	ctx := context.Background()
+	reply := w.interact(t, w.carol, "reply", "manual", "")
+	rs, err := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("pending %d, %v", len(rs), err)
+	}
+	del := map[string]any{"type": "Delete", "object": w.posts["manual"]}
+	if res, body := w.h.Do(t, "POST", "/users/alice/outbox", w.h.Token, del); res.StatusCode != 201 {
+		t.Fatalf("Delete: %d %s", res.StatusCode, body)
+	}
+	if _, err := w.h.Node.Publisher.DecideInteraction(ctx, w.h.Alice, rs[0].ID, true); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("approving a reply to a deleted post: %v, want ErrNotFound", err)
+	}
+	if n := len(w.answers(t, "Accept", w.carol, reply)); n != 0 || w.inboxHas(t, reply) {
+		t.Errorf("%d Accepts, in the inbox %v: the reply to a deleted post was approved", n, w.inboxHas(t, reply))
+	}
+	if rs, _ := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10); len(rs) != 0 {
+		t.Errorf("%d requests listed for a deleted post", len(rs))
 	}
 }

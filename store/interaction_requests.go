@@ -75,12 +75,12 @@ func (q *Queries) InteractionRequestByID(ctx context.Context, id int64) (*Intera
 	return scanInteractionRequest(q.r.QueryRowContext(ctx, `SELECT `+interactionRequestColumns+` FROM interaction_requests WHERE id = $1`, id))
 }
 
-// InteractionRequests lists the requests for the posts of the local actor
-// actorID in state ("" for every state), newest first, at most limit.
+// InteractionRequests lists the requests for the posts (not deleted) of
+// the local actor actorID in state ("" for every state), newest first, at most limit.
 func (q *Queries) InteractionRequests(ctx context.Context, actorID int64, state string, limit int) ([]*InteractionRequest, error) {
 	rows, err := q.r.QueryContext(ctx, `SELECT `+interactionRequestColumnsR+`
 		FROM interaction_requests r JOIN objects o ON o.id = r.object_id
-		WHERE o.actor_id = $1 AND ($2 = '' OR r.state = $2) ORDER BY r.id DESC LIMIT $3`, actorID, state, limit)
+		WHERE o.actor_id = $1 AND o.deleted_at IS NULL AND ($2 = '' OR r.state = $2) ORDER BY r.id DESC LIMIT $3`, actorID, state, limit)
 	if err != nil {
 		return nil, err
 	}
