@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
 	"herald/store"
+	"herald/timeline"
 )
 
 // interactionWorld is alice with posts of several interaction policies,
@@ -320,5 +323,41 @@ func TestHeldInteractionOfDeletedPost(t *testing.T) {
 	}
 	if rs, _ := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10); len(rs) != 0 {
 		t.Errorf("%d requests listed for a deleted post", len(rs))
+	}
+}
+
+// TestHeldReplyNotKeptWhenFetched: a reply held for alice's approval, or
+// rejected, is not kept when Herald comes by it another way (a search
+// resolving its URL, its author's outbox): it would be a status under
+// her post, in its context, before she approved it. Approved, it is.
+func TestHeldReplyNotKeptWhenFetched(t *testing.T) {
+	w := newInteractionWorld(t)
+	ctx := context.Background()
+	note := func(id string) *as.Object {
+		return &as.Object{ID: id, Type: as.Types{"Note"}, AttributedTo: as.IRIs(w.carol.ID), Content: "re manual",
+			InReplyTo: as.IRI(w.posts["manual"]), To: as.IRIs(federation.Public)}
+	}
+	held := w.interact(t, w.carol, "reply", "manual", "")
+	rejected := w.interact(t, w.carol, "reply", "manual", "")
+	approved := w.interact(t, w.carol, "reply", "manual", "")
+	rs, err := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10)
+	if err != nil || len(rs) != 3 {
+		t.Fatalf("pending %d, %v", len(rs), err)
+	}
+	for _, r := range rs {
+		if r.Interaction == held {
+			continue
+		}
+		if _, err := w.h.Node.Publisher.DecideInteraction(ctx, w.h.Alice, r.ID, r.Interaction == approved); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, keep := range map[string]bool{held: false, rejected: false, approved: true} {
+		if _, err := timeline.Store(ctx, w.h.DB, w.h.Inst, note(id), w.carol.ID, time.Now()); (err == nil) != keep {
+			t.Errorf("storing %s: %v", id, err)
+		}
+		if _, err := w.h.DB.StatusByIRI(ctx, id); (err == nil) != keep {
+			t.Errorf("%s kept: %v, want %v", id, err == nil, keep)
+		}
 	}
 }

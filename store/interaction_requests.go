@@ -139,3 +139,12 @@ func (q *Queries) WithdrawInteractionRequests(ctx context.Context, interaction, 
 		return err
 	})
 }
+
+// InteractionHeld reports whether the interaction (a reply's or an
+// activity's id) is held for a local author's approval or was refused
+// it: pending, rejected or withdrawn, and not accepted for any post.
+func (q *Queries) InteractionHeld(ctx context.Context, interaction string) (bool, error) {
+	var n int
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM interaction_requests WHERE interaction = $1 AND state <> 'accepted'`, interaction).Scan(&n)
+	return n > 0, err
+}
