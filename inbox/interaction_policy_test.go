@@ -361,3 +361,37 @@ func TestHeldReplyNotKeptWhenFetched(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldInteractionWithdrawnUnaddressed: an Undo or Delete of a held
+// interaction withdraws it whoever it is addressed to (Misskey's Undo
+// names nobody; a Delete goes to the public): the held interaction is
+// all it concerns here, so it is not dropped as unaddressed, which
+// would roll the withdrawal back.
+func TestHeldInteractionWithdrawnUnaddressed(t *testing.T) {
+	w := newInteractionWorld(t)
+	ctx := context.Background()
+	pending := func() int {
+		rs, err := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(rs)
+	}
+	for _, c := range []struct{ kind, undo string }{{"Announce", "Undo"}, {"reply", "Delete"}} {
+		t.Run(c.undo, func(t *testing.T) {
+			before := pending()
+			id := w.interact(t, w.carol, c.kind, "manual", "")
+			if pending() != before+1 {
+				t.Fatalf("%s not held", c.kind)
+			}
+			undo := fedtest.Activity(w.carol, c.undo, id)
+			undo["to"] = []string{federation.Public}
+			if code, resp := w.h.Deliver(t, "/inbox", w.carol, undo); code != 202 {
+				t.Fatalf("%s: %d %s", c.undo, code, resp)
+			}
+			if n := pending(); n != before {
+				t.Errorf("%d pending after the %s, want %d", n, c.undo, before)
+			}
+		})
+	}
+}

@@ -131,12 +131,16 @@ func scanInteractionRequest(row rowScanner) (*InteractionRequest, error) {
 }
 
 // WithdrawInteractionRequests marks the pending requests for interaction
-// by actor withdrawn (its Undo or Delete arrived first).
-func (q *Queries) WithdrawInteractionRequests(ctx context.Context, interaction, actor string, now time.Time) error {
-	return q.write(ctx, func(tx *Tx) error {
-		_, err := tx.w.ExecContext(ctx, `UPDATE interaction_requests SET state = 'withdrawn', decided_at = $1
+// by actor withdrawn (its Undo or Delete arrived first) and returns how
+// many there were.
+func (q *Queries) WithdrawInteractionRequests(ctx context.Context, interaction, actor string, now time.Time) (int64, error) {
+	return inTx(ctx, q, func(tx *Tx) (int64, error) {
+		res, err := tx.w.ExecContext(ctx, `UPDATE interaction_requests SET state = 'withdrawn', decided_at = $1
 			WHERE interaction = $2 AND actor = $3 AND state = 'pending'`, now.UnixMilli(), interaction, actor)
-		return err
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
 	})
 }
 
