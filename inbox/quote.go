@@ -49,7 +49,8 @@ func (h *Handler) quoteRequest(ctx context.Context, tx *store.Tx, a *activity) (
 // accept.rb and reject.rb do for a quote: an Accept's result is the
 // stamp, which must be on the answering actor's host; the quote is then
 // accepted and the post sent again as an Update carrying it
-// (outbox.QuoteAccepted). A Reject rejects it (revokes it, if accepted).
+// (outbox.QuoteAccepted), if it was still pending. A Reject rejects it
+// (revokes it, if accepted).
 // Only the quoted post's author answers. handled is false for an answer
 // to anything else.
 func (h *Handler) answerQuote(ctx context.Context, tx *store.Tx, a *activity) (handled bool, err error) {
@@ -84,6 +85,12 @@ func (h *Handler) answerQuote(ctx context.Context, tx *store.Tx, a *activity) (h
 	stamp := a.doc.RefsOf("result").First()
 	if stamp == "" || !host.SameAuthority(stamp, a.actor) {
 		return false, nil
+	}
+	if sq.State != store.QuotePending {
+		// Settled already (rejected, or its stamp revoked): a late or
+		// repeated Accept does not bring it back, as Mastodon's
+		// accept_quote! takes only a pending quote.
+		return true, nil
 	}
 	if err := tx.SetQuoteState(ctx, sq.StatusID, store.QuoteAccepted, stamp, a.now); err != nil {
 		return false, err

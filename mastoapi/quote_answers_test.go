@@ -1,0 +1,49 @@
+package mastoapi_test
+
+import (
+	"testing"
+)
+
+// TestQuoteAnswerSettled: an Accept of alice's QuoteRequest counts only
+// while the quote is pending, as Mastodon's accept_quote! (quote.pending?)
+// has it: once bob rejected the quote, or revoked its stamp, a later
+// Accept (a retried delivery, another stamp) neither accepts it again
+// nor sends the post again.
+func TestQuoteAnswerSettled(t *testing.T) {
+	w := newWorld(t, "127.0.44.4")
+	h := w.h
+	for _, id := range []string{"b1", "b2"} {
+		w.deliver(t, "Create", w.note(w.bob, id, "quote me, "+id))
+	}
+	b1, b2 := w.statusByURI(t, w.bob.ID+"/notes/b1"), w.statusByURI(t, w.bob.ID+"/notes/b2")
+
+	rejected := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "hmm", "quoted_status_id": b1.ID})
+	h.Step(t)
+	req := w.lastSent(t, "QuoteRequest")
+	w.deliver(t, "Reject", req["id"])
+	stamp := w.bob.ID + "/quote_authorizations/1"
+	w.deliver(t, "Accept", req["id"], "result", stamp)
+	if q := quoteOf(t, status(t, h, w.tok, "GET", "/api/v1/statuses/"+rejected.ID, nil)); q == nil || q.State != "rejected" {
+		t.Errorf("a rejected quote after an Accept: %+v", q)
+	}
+
+	revoked := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "so true", "quoted_status_id": b2.ID})
+	h.Step(t)
+	req = w.lastSent(t, "QuoteRequest")
+	stamp = w.bob.ID + "/quote_authorizations/2"
+	w.deliver(t, "Accept", req["id"], "result", stamp)
+	w.deliver(t, "Delete", stamp)
+	if q := quoteOf(t, status(t, h, w.tok, "GET", "/api/v1/statuses/"+revoked.ID, nil)); q == nil || q.State != "revoked" {
+		t.Fatalf("after bob deleted the stamp: %+v", q)
+	}
+	h.Step(t)
+	sent := len(w.r.Received())
+	w.deliver(t, "Accept", req["id"], "result", stamp)
+	if q := quoteOf(t, status(t, h, w.tok, "GET", "/api/v1/statuses/"+revoked.ID, nil)); q == nil || q.State != "revoked" {
+		t.Errorf("a revoked quote after an Accept: %+v", q)
+	}
+	h.Step(t)
+	if n := len(w.r.Received()); n != sent {
+		t.Errorf("an Accept of a revoked quote sent %d activities", n-sent)
+	}
+}
