@@ -75,6 +75,8 @@ type renderer struct {
 	quotes      map[int64]*store.StatusQuote
 	quotedIDs   map[string]int64
 	quoteCounts map[string]int
+	quoteHidden map[int64]bool             // quoted statuses moderation hides
+	quotedRels  map[string]*store.Relation // the viewer's with the quoted authors
 	depth       int
 }
 

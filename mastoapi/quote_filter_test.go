@@ -1,0 +1,47 @@
+package mastoapi_test
+
+import (
+	"context"
+	"testing"
+
+	"herald/policy"
+	"herald/store"
+)
+
+// TestQuotedStatusFiltered (Mastodon 4.5's StatusFilter#
+// filter_state_for_quote): a quote of carol's post shows accepted, with
+// carol's post; muted_account or blocked_account, still with it, while
+// alice mutes or blocks carol; unauthorized, without it, while the
+// operator suspends carol, whose posts apps are not shown.
+func TestQuotedStatusFiltered(t *testing.T) {
+	w := newWorld(t, "127.0.44.5")
+	h := w.h
+	carol, carolID := remoteAccount(t, h, w.r, "carol", w.tok)
+	carolPost := w.note(carol, "c1", "carol's")
+	good := carol.ID + "/quote_authorizations/1"
+	w.r.Serve("/users/carol/quote_authorizations/1", map[string]any{"@context": "https://www.w3.org/ns/activitystreams",
+		"id": good, "type": "QuoteAuthorization", "attributedTo": carol.ID,
+		"interactingObject": w.bob.ID + "/notes/q1", "interactionTarget": carolPost["id"]})
+	w.deliver(t, "Create", w.note(w.bob, "q1", "quoting carol", "quote", carolPost["id"], "quoteAuthorization", good))
+	shows := func(when, state string, withStatus bool) {
+		t.Helper()
+		q := quoteOf(t, w.statusByURI(t, w.bob.ID+"/notes/q1"))
+		if q == nil || q.State != state || (q.QuotedStatus != nil) != withStatus {
+			t.Errorf("%s: quote %+v, want %s (with the status: %v)", when, q, state, withStatus)
+		}
+	}
+	shows("before", "accepted", true)
+
+	api(t, h, w.tok, "POST", "/api/v1/accounts/"+carolID+"/mute", map[string]any{}, nil)
+	shows("carol muted", "muted_account", true)
+	api(t, h, w.tok, "POST", "/api/v1/accounts/"+carolID+"/unmute", map[string]any{}, nil)
+	api(t, h, w.tok, "POST", "/api/v1/accounts/"+carolID+"/block", map[string]any{}, nil)
+	shows("carol blocked", "blocked_account", true)
+	api(t, h, w.tok, "POST", "/api/v1/accounts/"+carolID+"/unblock", map[string]any{}, nil)
+	shows("carol unblocked", "accepted", true)
+
+	if _, err := h.DB.SetAccountRule(context.Background(), store.AccountRule{Account: carol.ID, Severity: policy.SeveritySuspend}); err != nil {
+		t.Fatal(err)
+	}
+	shows("carol suspended", "unauthorized", false)
+}
