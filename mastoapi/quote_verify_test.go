@@ -1,0 +1,31 @@
+package mastoapi_test
+
+import (
+	"testing"
+
+	"herald/internal/fedtest"
+)
+
+// TestQuoteStampOnAnotherHost: bob's quote of carol's post names a stamp
+// on a third server. Herald does not fetch it (a stamp counts only on the
+// quoted author's host, Mastodon's non_matching_uri_hosts?); the quote
+// stays pending.
+func TestQuoteStampOnAnotherHost(t *testing.T) {
+	w := newWorld(t, "127.0.44.6")
+	carol := w.r.Actor(t, "carol")
+	carolPost := w.note(carol, "c1", "carol's")
+	other := fedtest.NewRemote(t, "127.0.44.7")
+	stamp := other.URL + "/stamps/1"
+	other.Serve("/stamps/1", map[string]any{"@context": "https://www.w3.org/ns/activitystreams",
+		"id": stamp, "type": "QuoteAuthorization", "attributedTo": carol.ID,
+		"interactingObject": w.bob.ID + "/notes/q1", "interactionTarget": carolPost["id"]})
+	w.deliver(t, "Create", w.note(w.bob, "q1", "quoting carol", "quote", carolPost["id"], "quoteAuthorization", stamp))
+	if q := quoteOf(t, w.statusByURI(t, w.bob.ID+"/notes/q1")); q == nil || q.State != "pending" {
+		t.Errorf("a quote whose stamp is on another host: %+v", q)
+	}
+	for _, f := range other.Fetches() {
+		if f.Path == "/stamps/1" {
+			t.Errorf("Herald fetched a stamp on another host than the quoted author's: %s", f.Path)
+		}
+	}
+}
