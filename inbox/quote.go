@@ -7,6 +7,7 @@ import (
 	"herald/federation/signature"
 	"herald/host"
 	"herald/store"
+	"herald/timeline"
 )
 
 // quoteRequest answers a FEP-044f QuoteRequest for a local post
@@ -96,4 +97,23 @@ func (h *Handler) answerQuote(ctx context.Context, tx *store.Tx, a *activity) (h
 		return false, err
 	}
 	return true, h.Publisher.QuoteAccepted(ctx, tx, local, quoting.IRI, stamp, a.now)
+}
+
+// stampDeleted applies a Delete of a stamp (timeline.StampDeleted),
+// unless what it deletes is a post of the actor's: a Delete is of a post
+// first, as Mastodon's delete.rb tries delete_status before
+// revoke_quote, so that a quote naming someone's post as its stamp
+// cannot make that post's Delete be skipped.
+func (h *Handler) stampDeleted(ctx context.Context, tx *store.Tx, a *activity) (bool, error) {
+	s, err := tx.StatusByIRI(ctx, a.objectID)
+	if err == nil && s.Author == a.actor {
+		return false, nil
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return false, err
+	}
+	if items, err := tx.ObjectItems(ctx, a.objectID, a.actor); err != nil || len(items) > 0 {
+		return false, err
+	}
+	return timeline.StampDeleted(ctx, tx, h.Instance, a.objectID, a.actor, a.now)
 }

@@ -10,6 +10,7 @@ import (
 
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
+	"herald/store"
 )
 
 // TestQuoteRequests (FEP-044f, as Mastodon 4.5 answers them): a
@@ -143,5 +144,33 @@ func TestQuoteRequestAfterRevocation(t *testing.T) {
 	ask()
 	if types, results := answers(); len(types) != 2 || types[1] != "Reject" {
 		t.Errorf("answers after the revocation: %v %v", types, results)
+	}
+}
+
+// TestDeleteOfAPostNamedAsAStamp: bob's quote names carol's post itself
+// as its stamp. carol's Delete of her post still deletes it everywhere,
+// her items in alice's inbox too (a Delete is of a post before it is of
+// a stamp, as Mastodon's delete.rb tries delete_status first): a third
+// party cannot make an author's Delete be skipped.
+func TestDeleteOfAPostNamedAsAStamp(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.12.3")
+	bob, carol := r.Actor(t, "bob"), r.Actor(t, "carol")
+	alice := h.Inst.ActorID("alice")
+	post := carol.ID + "/notes/1"
+	deliver := func(who *fedtest.RemoteActor, typ string, object any) {
+		t.Helper()
+		act := fedtest.Activity(who, typ, object)
+		act["to"] = alice
+		if code, body := h.Deliver(t, "/users/alice/inbox", who, act); code != 202 {
+			t.Fatalf("%s: %d %s", typ, code, body)
+		}
+	}
+	deliver(carol, "Create", map[string]any{"id": post, "type": "Note", "attributedTo": carol.ID, "content": "mine", "to": alice})
+	deliver(bob, "Create", map[string]any{"id": bob.ID + "/notes/1", "type": "Note", "attributedTo": bob.ID, "content": "look",
+		"to": alice, "quote": post, "quoteAuthorization": post})
+	deliver(carol, "Delete", post)
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Object == post && i.Deleted }); n != 1 {
+		t.Errorf("carol's deleted post: %d items deleted, want 1", n)
 	}
 }
