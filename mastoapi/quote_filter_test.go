@@ -2,8 +2,10 @@ package mastoapi_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"herald/internal/fedtest"
 	"herald/policy"
 	"herald/store"
 )
@@ -44,4 +46,42 @@ func TestQuotedStatusFiltered(t *testing.T) {
 		t.Fatal(err)
 	}
 	shows("carol suspended", "unauthorized", false)
+}
+
+// TestQuotesListModerated: GET /api/v1/statuses/:id/quotes leaves out, as
+// the timelines do, the quotes of an account the operator suspended and
+// of one the caller mutes.
+func TestQuotesListModerated(t *testing.T) {
+	w := newWorld(t, "127.0.44.9")
+	h := w.h
+	carol, carolID := remoteAccount(t, h, w.r, "carol", w.tok)
+	mine := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "quote me"})
+	for _, who := range []*fedtest.RemoteActor{w.bob, carol} {
+		req := fedtest.Activity(who, "QuoteRequest", mine.URI)
+		req["instrument"] = who.ID + "/notes/q1"
+		if code, body := h.Deliver(t, "/users/alice/inbox", who, req); code != 202 {
+			t.Fatalf("QuoteRequest: %d %s", code, body)
+		}
+		h.Step(t)
+		stamp := w.lastSent(t, "Accept")["result"]
+		w.deliverAs(t, who, "Create", w.note(who, "q1", "look", "quote", mine.URI, "quoteAuthorization", stamp))
+	}
+	listed := func(when string, want ...string) {
+		t.Helper()
+		var got []string
+		for _, st := range statuses(t, h, w.tok, "/api/v1/statuses/"+mine.ID+"/quotes") {
+			got = append(got, st.URI)
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: quotes %v, want %v", when, got, want)
+		}
+	}
+	listed("before", carol.ID+"/notes/q1", w.bob.ID+"/notes/q1")
+	api(t, h, w.tok, "POST", "/api/v1/accounts/"+carolID+"/mute", map[string]any{}, nil)
+	listed("carol muted", w.bob.ID+"/notes/q1")
+	api(t, h, w.tok, "POST", "/api/v1/accounts/"+carolID+"/unmute", map[string]any{}, nil)
+	if _, err := h.DB.SetAccountRule(context.Background(), store.AccountRule{Account: carol.ID, Severity: policy.SeveritySuspend}); err != nil {
+		t.Fatal(err)
+	}
+	listed("carol suspended", w.bob.ID+"/notes/q1")
 }

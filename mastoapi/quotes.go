@@ -10,14 +10,22 @@ import (
 
 // statusQuotes serves GET /api/v1/statuses/:id/quotes (Mastodon 4.5):
 // the statuses that quote :id with an accepted quote, newest first, that
-// the caller may see.
+// the caller may see, without those of accounts the caller mutes or the
+// operator's moderation hides, as the timelines leave them out (Mastodon
+// filters them with StatusFilter).
 func (h *Handler) statusQuotes(c *Call) error {
 	s, err := h.visibleStatus(c)
 	if err != nil {
 		return err
 	}
-	return h.markedPage(c, func(k store.KeysetPage[int64]) ([]store.Marked, error) {
+	return h.filteredMarkedPage(c, func(k store.KeysetPage[int64]) ([]store.Marked, error) {
 		return h.DB.QuotesPage(c.Ctx(), s.IRI, k)
+	}, func(list []*store.Status) ([]*store.Status, error) {
+		shown, err := h.unmuted(c.Ctx(), c.Actor, list)
+		if err != nil {
+			return nil, err
+		}
+		return h.moderated(c.Ctx(), shown, false)
 	})
 }
 
