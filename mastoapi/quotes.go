@@ -64,8 +64,9 @@ func (h *Handler) revokeQuote(c *Call) error {
 }
 
 // quotedStatus reads quoted_status_id (POST /api/v1/statuses, Mastodon
-// 4.5): the status to quote, one the caller may see and not a boost; nil
-// when none is asked for.
+// 4.5): the status to quote, one the caller may see; a boost stands for
+// the status it boosts (Mastodon's Status#proper); nil when none is asked
+// for.
 func (h *Handler) quotedStatus(c *Call) (*store.Status, error) {
 	raw := c.Params.Get("quoted_status_id")
 	if raw == "" {
@@ -73,6 +74,13 @@ func (h *Handler) quotedStatus(c *Call) (*store.Status, error) {
 	}
 	id, _ := ParseID(raw)
 	s, err := h.DB.StatusByID(c.Ctx(), id)
+	if err == nil && s.ReblogIRI != "" {
+		if s.ReblogOf == 0 {
+			err = store.ErrNotFound // the boosted status Herald lacks
+		} else {
+			s, err = h.DB.StatusByID(c.Ctx(), s.ReblogOf)
+		}
+	}
 	if err == nil {
 		var ok bool
 		if ok, err = h.canSee(c.Ctx(), c.Actor, s); err == nil && !ok {

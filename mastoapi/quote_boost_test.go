@@ -1,0 +1,33 @@
+package mastoapi_test
+
+import (
+	"testing"
+)
+
+// TestQuoteOfABoost: quoted_status_id naming a boost quotes the boosted
+// post, as Mastodon's statuses controller takes the status's proper.
+func TestQuoteOfABoost(t *testing.T) {
+	w := newWorld(t, "127.0.44.10")
+	h := w.h
+	carol := w.r.Actor(t, "carol")
+	post := w.note(carol, "c1", "carol's")
+	w.deliverAs(t, carol, "Create", post)
+	w.deliver(t, "Announce", post["id"])
+	var boost string
+	for _, st := range statuses(t, h, w.tok, "/api/v1/timelines/home") {
+		if st.Reblog != nil && st.Reblog.URI == post["id"] {
+			boost = st.ID
+		}
+	}
+	if boost == "" {
+		t.Fatal("bob's boost is not in alice's home timeline")
+	}
+	q := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "so true", "quoted_status_id": boost})
+	if qt := quoteOf(t, q); qt == nil || qt.State != "pending" {
+		t.Errorf("a quote of a boost: %+v", qt)
+	}
+	h.Step(t)
+	if req := w.lastSent(t, "QuoteRequest"); req["object"] != post["id"] {
+		t.Errorf("the QuoteRequest of a quote of a boost: %v", req)
+	}
+}
