@@ -1,7 +1,10 @@
 package mastoapi_test
 
 import (
+	"strings"
 	"testing"
+
+	"herald/mastoapi"
 )
 
 // TestQuoteOfABoost: quoted_status_id naming a boost quotes the boosted
@@ -29,5 +32,19 @@ func TestQuoteOfABoost(t *testing.T) {
 	h.Step(t)
 	if req := w.lastSent(t, "QuoteRequest"); req["object"] != post["id"] {
 		t.Errorf("the QuoteRequest of a quote of a boost: %v", req)
+	}
+}
+
+// TestQuoteApprovalOfNobody: quote_approval.current_user is denied for a
+// caller who is not logged in (Mastodon's quote_policy_for_account: no
+// account may quote), whatever the post's policy.
+func TestQuoteApprovalOfNobody(t *testing.T) {
+	w := newWorld(t, "127.0.44.11")
+	mine := status(t, w.h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "quote me"})
+	var anon mastoapi.Status
+	res, body := do(t, w.h, call{method: "GET", path: "/api/v1/statuses/" + mine.ID})
+	decode(t, res, body, 200, &anon)
+	if anon.QuoteApproval == nil || anon.QuoteApproval.CurrentUser != "denied" || strings.Join(anon.QuoteApproval.Automatic, ",") != "public" {
+		t.Errorf("quote_approval for nobody logged in: %+v", anon.QuoteApproval)
 	}
 }
