@@ -2,6 +2,8 @@ package mastoapi_test
 
 import (
 	"testing"
+
+	"herald/internal/fedtest"
 )
 
 // TestQuoteAnswerSettled: an Accept of alice's QuoteRequest counts only
@@ -45,5 +47,40 @@ func TestQuoteAnswerSettled(t *testing.T) {
 	h.Step(t)
 	if n := len(w.r.Received()); n != sent {
 		t.Errorf("an Accept of a revoked quote sent %d activities", n-sent)
+	}
+}
+
+// TestQuoteRevocationReach: alice's revocation of bob's quote reaches, as
+// Mastodon's RevokeQuoteService sends it, the servers that got her post
+// (dave's follows her), not only bob's: they hold the quote too, and its
+// stamp, and would show it approved.
+func TestQuoteRevocationReach(t *testing.T) {
+	w := newWorld(t, "127.0.44.12")
+	h := w.h
+	other := fedtest.NewRemote(t, "127.0.44.13")
+	dave := other.Actor(t, "dave")
+	follow := fedtest.Activity(dave, "Follow", w.aliceIRI)
+	if code, body := h.Deliver(t, "/users/alice/inbox", dave, follow); code != 202 {
+		t.Fatalf("dave's Follow: %d %s", code, body)
+	}
+	h.Step(t)
+	mine := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "quote me"})
+	h.Step(t)
+	stamp := w.stampFor(t, mine.URI, w.bob.ID+"/notes/q1")
+	w.deliver(t, "Create", w.note(w.bob, "q1", "look", "quote", mine.URI, "quoteAuthorization", stamp))
+	q1 := w.statusByURI(t, w.bob.ID+"/notes/q1")
+	status(t, h, w.tok, "POST", "/api/v1/statuses/"+mine.ID+"/quotes/"+q1.ID+"/revoke", map[string]any{})
+	h.Step(t)
+	reached := false
+	for _, rec := range other.Received() {
+		if rec.Doc["type"] == "Delete" && rec.Doc["object"] == stamp {
+			reached = true
+		}
+	}
+	if !reached {
+		t.Errorf("dave's server did not get the Delete of the stamp")
+	}
+	if del := w.lastSent(t, "Delete"); del["object"] != stamp {
+		t.Errorf("bob's server got %v", del)
 	}
 }
