@@ -84,3 +84,37 @@ func TestQuoteRevocationReach(t *testing.T) {
 		t.Errorf("bob's server got %v", del)
 	}
 }
+
+// TestQuoteRevokedByQuotedAuthor: bob deletes the stamp of alice's quote
+// of his post. The quote is revoked, and alice's post goes again as an
+// Update without quoteAuthorization (as Mastodon redistributes it,
+// delete.rb revoke_quote), so the servers that got it stop showing it
+// approved; the quote stays revoked after that Update and after alice
+// edits the post.
+func TestQuoteRevokedByQuotedAuthor(t *testing.T) {
+	w := newWorld(t, "127.0.44.14")
+	h := w.h
+	w.deliver(t, "Create", w.note(w.bob, "b1", "quote me"))
+	b1 := w.statusByURI(t, w.bob.ID+"/notes/b1")
+	q := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "so true", "quoted_status_id": b1.ID})
+	h.Step(t)
+	req := w.lastSent(t, "QuoteRequest")
+	stamp := w.bob.ID + "/quote_authorizations/1"
+	w.deliver(t, "Accept", req["id"], "result", stamp)
+	h.Step(t)
+	w.deliver(t, "Delete", stamp)
+	h.Step(t)
+	update := object(t, w.lastSent(t, "Update"))
+	if update["id"] != q.URI || update["quoteAuthorization"] != nil || update["quote"] != b1.URI {
+		t.Errorf("the Update after the revocation: %v", update)
+	}
+	state := func(when string) {
+		t.Helper()
+		if qt := quoteOf(t, status(t, h, w.tok, "GET", "/api/v1/statuses/"+q.ID, nil)); qt == nil || qt.State != "revoked" {
+			t.Errorf("%s: %+v", when, qt)
+		}
+	}
+	state("after the revocation")
+	api(t, h, w.tok, "PUT", "/api/v1/statuses/"+q.ID, map[string]any{"status": "so true, edited"}, nil)
+	state("after an edit")
+}

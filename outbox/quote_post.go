@@ -233,6 +233,21 @@ func (p *Publisher) requestQuote(ctx context.Context, tx *store.Tx, pl *plan, qp
 // every server that got it, as Mastodon sends it once the quote is
 // approved.
 func (p *Publisher) QuoteAccepted(ctx context.Context, tx *store.Tx, local *store.Actor, iri, approval string, now time.Time) error {
+	return p.resendQuote(ctx, tx, local, iri, approval, now)
+}
+
+// QuoteRevoked applies, inside the inbox's transaction, the quoted
+// author's revocation of the stamp of local's post iri: the post goes
+// again as an Update without quoteAuthorization, as Mastodon sends it
+// (app/lib/activitypub/activity/delete.rb, revoke_quote).
+func (p *Publisher) QuoteRevoked(ctx context.Context, tx *store.Tx, local *store.Actor, iri string, now time.Time) error {
+	return p.resendQuote(ctx, tx, local, iri, "", now)
+}
+
+// resendQuote writes approval into local's post iri as its
+// quoteAuthorization ("" takes it out) and sends the post again, as an
+// Update, to every server that got it.
+func (p *Publisher) resendQuote(ctx context.Context, tx *store.Tx, local *store.Actor, iri, approval string, now time.Time) error {
 	o, err := tx.ObjectByIRI(ctx, iri)
 	if err != nil || o.Deleted {
 		return err
@@ -243,7 +258,9 @@ func (p *Publisher) QuoteAccepted(ctx context.Context, tx *store.Tx, local *stor
 	}
 	client := clientContext(withoutOwnTerms(obj.JSONLDContext))
 	obj.JSONLDContext = nil
-	if err := obj.Set("quoteAuthorization", approval); err != nil {
+	if approval == "" {
+		obj.Delete("quoteAuthorization")
+	} else if err := obj.Set("quoteAuthorization", approval); err != nil {
 		return err
 	}
 	body, err := objectBody(obj, client)
