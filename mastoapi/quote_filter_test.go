@@ -21,10 +21,7 @@ func TestQuotedStatusFiltered(t *testing.T) {
 	h := w.h
 	carol, carolID := remoteAccount(t, h, w.r, "carol", w.tok)
 	carolPost := w.note(carol, "c1", "carol's")
-	good := carol.ID + "/quote_authorizations/1"
-	w.r.Serve("/users/carol/quote_authorizations/1", map[string]any{"@context": "https://www.w3.org/ns/activitystreams",
-		"id": good, "type": "QuoteAuthorization", "attributedTo": carol.ID,
-		"interactingObject": w.bob.ID + "/notes/q1", "interactionTarget": carolPost["id"]})
+	good := w.carolStamp(carol, "q1", carolPost["id"])
 	w.deliver(t, "Create", w.note(w.bob, "q1", "quoting carol", "quote", carolPost["id"], "quoteAuthorization", good))
 	shows := func(when, state string, withStatus bool) {
 		t.Helper()
