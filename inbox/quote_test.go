@@ -35,11 +35,12 @@ func TestQuoteRequests(t *testing.T) {
 	}
 	public := publish(map[string]any{"type": "Note", "content": "quote me"})
 	private := publish(map[string]any{"type": "Note", "content": "not this", "to": []string{h.Inst.FollowersURL("alice")}})
-	policy, _ := json.Marshal(public["interactionPolicy"])
-	if string(policy) != `{"canQuote":{"automaticApproval":["https://www.w3.org/ns/activitystreams#Public"]}}` {
+	canQuote := func(obj map[string]any) any { return obj["interactionPolicy"].(map[string]any)["canQuote"] }
+	policy, _ := json.Marshal(canQuote(public))
+	if string(policy) != `{"automaticApproval":["https://www.w3.org/ns/activitystreams#Public"],"manualApproval":[]}` {
 		t.Errorf("public post's interactionPolicy %s", policy)
 	}
-	if p, _ := json.Marshal(private["interactionPolicy"]); string(p) != `{"canQuote":{"automaticApproval":["`+h.Inst.ActorID("alice")+`"]}}` {
+	if p, _ := json.Marshal(canQuote(private)); string(p) != `{"automaticApproval":["`+h.Inst.ActorID("alice")+`"],"manualApproval":[]}` {
 		t.Errorf("followers-only post's interactionPolicy %s", p)
 	}
 

@@ -82,8 +82,14 @@ func ResolveReport(ctx context.Context, db *store.DB, inst federation.Instance, 
 				return "", err
 			}
 		}
+		// The date is the suspension's: one that began before this
+		// report keeps its time, and so its deletion date.
+		s, err := db.ActorSuspensionOf(ctx, local.ID)
+		if err != nil {
+			return "", err
+		}
 		did = fmt.Sprintf("suspended %s (deleted for good on %s unless lifted before)", localName,
-			db.Now().Add(store.SuspensionRetention).UTC().Format(time.RFC3339))
+			s.DeletionDue().UTC().Format(time.RFC3339))
 	case action == ReportDelete && local != nil:
 		for _, p := range r.Posts {
 			if _, err := Submit(ctx, db, KindDelete, local.ID, Args{Object: p}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"herald/outbox"
 	"herald/store"
@@ -44,8 +45,9 @@ func errValidation(msg string) *Error {
 // (the report queue, outbox.Publisher.Report); with forward, the report
 // also goes to the account's server as a bare Flag from the instance
 // actor, the caller never named. An unknown account or a status that is
-// not the account's is 404; a comment over 1,000 characters, an unknown
-// category or rule ids (the instance has no rules) are 422.
+// not the account's or that the caller cannot see is 404; a comment over
+// 1,000 characters, an unknown category or rule ids (the instance has no
+// rules) are 422.
 func (h *Handler) createReport(c *Call) error {
 	ref, err := h.refByID(c.Ctx(), c.Params.Get("account_id"))
 	if err != nil {
@@ -115,8 +117,11 @@ func reportCategory(p *Params) (string, error) {
 }
 
 // reportedPosts turns the reported statuses' ids into their objects' ids,
-// each a status of the account (Mastodon finds them among the account's
-// statuses, deleted ones too, and answers 404 for any other).
+// each a status of the account that the caller may see (Mastodon's
+// ReportService finds them among AccountStatusesFilter's results for the
+// reporter, deleted ones too, and answers 404 for any other): a status the
+// caller cannot see is one that does not exist, as GET
+// /api/v1/statuses/:id answers, so no report names it.
 func (h *Handler) reportedPosts(c *Call, account string, ids []string) ([]string, error) {
 	var posts []string
 	for _, id := range ids {
@@ -130,6 +135,13 @@ func (h *Handler) reportedPosts(c *Call, account string, ids []string) ([]string
 		}
 		if err != nil {
 			return nil, err
+		}
+		seen := *st
+		seen.DeletedAt = time.Time{} // deleted since: still reportable (with_discarded)
+		if ok, err := h.canSee(c.Ctx(), c.Actor, &seen); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, ErrNotFound
 		}
 		if !slices.Contains(posts, st.IRI) {
 			posts = append(posts, st.IRI)

@@ -186,6 +186,11 @@ func (h *Handler) contentRoutes() []Route {
 		{get, "/api/v1/blocks", UserToken, s("read:blocks"), h.ownList(store.ListBlocks)},
 		{get, "/api/v1/mutes", UserToken, s("read:mutes"), h.mutes},
 
+		// GoToSocial's interaction requests (interaction_requests.go).
+		{get, "/api/v1/interaction_requests", UserToken, readNotifications, h.interactionRequests},
+		{get, "/api/v1/interaction_requests/{id}", UserToken, readNotifications, h.interactionRequestByID},
+		{post, "/api/v1/interaction_requests/{id}/authorize", UserToken, writeStatuses, h.decideInteraction(true)},
+		{post, "/api/v1/interaction_requests/{id}/reject", UserToken, writeStatuses, h.decideInteraction(false)},
 		// Reports (reports.go).
 		{post, "/api/v1/reports", UserToken, s("write:reports"), h.createReport},
 	}

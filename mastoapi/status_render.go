@@ -67,6 +67,8 @@ type renderer struct {
 	replyIDs  map[string]int64
 	polls     map[int64]*store.Poll
 	reactions map[int64][]store.Reaction
+	objs      map[int64]map[string]any      // each status's object, parsed once
+	uploads   map[string]store.FocusedMedia // the local statuses' attachments
 	votes     map[int64][]int
 	fav, reb  map[int64]bool
 	book, pin map[int64]bool
@@ -101,11 +103,22 @@ func (r *renderer) load(list []*store.Status) error {
 	for id, s := range boosted {
 		r.byID[id] = s
 	}
+	r.objs = map[int64]map[string]any{}
+	var files []string
 	for id, s := range r.byID {
 		ids = append(ids, id)
 		if s.InReplyTo != "" {
 			replies = append(replies, s.InReplyTo)
 		}
+		obj := map[string]any{}
+		if s.Body != "" {
+			json.Unmarshal([]byte(s.Body), &obj)
+		}
+		r.objs[id] = obj
+		files = append(files, r.h.localFiles(s, obj)...)
+	}
+	if r.uploads, err = db.MediaByFiles(ctx, files); err != nil {
+		return err
 	}
 	if r.replyIDs, err = db.StatusIDsByIRI(ctx, replies); err != nil {
 		return err
@@ -222,11 +235,11 @@ func (r *renderer) status(s *store.Status, outer bool) (Status, bool, error) {
 			}
 		}
 	}
-	obj := map[string]any{}
-	if s.Body != "" {
-		json.Unmarshal([]byte(s.Body), &obj)
+	obj, err := r.object(s)
+	if err != nil {
+		return Status{}, false, err
 	}
-	st.MediaAttachments = r.h.attachments(r.ctx, s, obj)
+	st.MediaAttachments = r.h.attachments(s, obj, r.uploads)
 	if st.Mentions, err = r.mentions(obj); err != nil {
 		return Status{}, false, err
 	}
@@ -250,6 +263,30 @@ func (r *renderer) status(s *store.Status, outer bool) (Status, bool, error) {
 	}
 	r.flags(&st, s)
 	return st, true, nil
+}
+
+// object is s's object as load parsed it, or parsed now (with its
+// uploads) for a status load did not see.
+func (r *renderer) object(s *store.Status) (map[string]any, error) {
+	if obj, ok := r.objs[s.ID]; ok {
+		return obj, nil
+	}
+	obj := map[string]any{}
+	if s.Body != "" {
+		json.Unmarshal([]byte(s.Body), &obj)
+	}
+	uploads, err := r.h.DB.MediaByFiles(r.ctx, r.h.localFiles(s, obj))
+	if err != nil {
+		return nil, err
+	}
+	if r.objs == nil {
+		r.objs, r.uploads = map[int64]map[string]any{}, map[string]store.FocusedMedia{}
+	}
+	r.objs[s.ID] = obj
+	for f, m := range uploads {
+		r.uploads[f] = m
+	}
+	return obj, nil
 }
 
 // flags sets the viewer's flags on a rendered status.

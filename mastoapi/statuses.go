@@ -424,6 +424,9 @@ func (h *Handler) postStatus(c *Call) error {
 	if err != nil {
 		return err
 	}
+	if err := h.quotePolicy(c, obj); err != nil {
+		return err
+	}
 	res, err := h.Publisher.Publish(c.Ctx(), c.Actor, obj, outbox.Options{IdempotencyKey: c.R.Header.Get("Idempotency-Key")})
 	if err != nil {
 		return err

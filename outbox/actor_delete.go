@@ -72,7 +72,7 @@ func (p *Publisher) DeleteSuspendedActor(ctx context.Context, actor *store.Actor
 		} else if err != nil {
 			return err
 		}
-		_, err := tx.DropActorDeliveries(ctx, actor.ID, now)
+		_, err := tx.DropActorDeliveries(ctx, actor.ID, actorIRI, now)
 		return err
 	}
 	if actor.Deleted {

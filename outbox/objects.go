@@ -50,7 +50,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 		addr = p.publicDefault(pl.actor)
 	}
 	obj.Context = as.Ref{} // Herald's to assign (thread_context.go)
-	extra, err := p.author(ctx, pl.actor, obj)
+	extra, err := p.author(ctx, pl, obj)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 		return err
 	}
 	setThreadContext(obj, obj.InReplyTo.ID != "", obj.Context.ID, pl.public)
-	if err := obj.Set("interactionPolicy", InteractionPolicy(pl.public, p.Instance.ActorID(pl.actor.Name))); err != nil {
+	if err := p.postPolicy(pl.actor, obj, nil); err != nil {
 		return err
 	}
 	pl.activity.JSONLDContext = contextFor(obj, pl.context) // with the policy's terms
@@ -123,6 +123,9 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc *as.Object, no
 	pl.context = clientContext(withoutOwnTerms(obj.JSONLDContext), doc.JSONLDContext, patch.JSONLDContext)
 	obj.JSONLDContext = nil
 	obj.Merge(patch, "id", "type", "attributedTo", "published", "@context", "context", "interactionPolicy")
+	if err := p.updatePolicy(pl.actor, obj, patch); err != nil {
+		return err
+	}
 	obj.Updated = now.Format(time.RFC3339)
 	if patch.Has("content") || patch.Has("contentMap") {
 		sanitizeContent(obj)

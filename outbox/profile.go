@@ -72,9 +72,17 @@ func (p *Publisher) UpdateActor(ctx context.Context, actor *store.Actor, opts Op
 }
 
 // queueActorUpdate queues the Update of actor's document, as it is in
-// memory, to its followers inside tx.
+// memory, inside tx to its followers and to the servers whose accounts
+// reported it, as Mastodon's UpdateDistributionWorker sends it to
+// AccountReachFinder's inboxes (app/lib/account_reach_finder.rb): the
+// Update that announces a suspension, and the one that lifts it, reach
+// the server that reported the actor.
 func (p *Publisher) queueActorUpdate(ctx context.Context, tx *store.Tx, actor *store.Actor, now time.Time) (string, store.EnqueueResult, error) {
-	update, err := p.actorUpdate(ctx, tx, actor, delivery.Audience{FollowersOf: actor.ID}, now)
+	reporters, err := tx.ReporterInboxes(ctx, p.Instance.ActorID(actor.Name))
+	if err != nil {
+		return "", store.EnqueueResult{}, err
+	}
+	update, err := p.actorUpdate(ctx, tx, actor, delivery.Audience{FollowersOf: actor.ID, Inboxes: reporters}, now)
 	if err != nil {
 		return "", store.EnqueueResult{}, err
 	}

@@ -119,6 +119,10 @@ type plan struct {
 	// its status written (a quote's QuoteRequest).
 	after      func(ctx context.Context, tx *store.Tx, p *plan) error
 	unresolved map[string]string
+	// pending is an interaction the peer's post's policy leaves to its
+	// author, sent to pendingInbox alone (interaction_out.go).
+	pending      *store.InteractionApproval
+	pendingInbox string
 }
 
 // Options tune one publication.
@@ -237,8 +241,9 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 				return err
 			}
 		}
+		pl.holdForApproval()
 		aud := pl.aud
-		aud.Relays = pl.public && relayedTypes[pl.typ]
+		aud.Relays = pl.public && relayedTypes[pl.typ] && pl.pending == nil
 		iri, q, err := p.Queue(ctx, tx, Outbound{
 			Actor: pl.actor, Activity: pl.activity, Audience: aud,
 			ObjectIRI: pl.objIRI, Public: pl.public, InOutbox: true, IdempotencyKey: key,
@@ -247,6 +252,9 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 			return err
 		}
 		res.Queued = q
+		if err := pl.recordPending(ctx, tx, iri, now); err != nil {
+			return err
+		}
 		if res.Activity, err = tx.ActivityByIRI(ctx, iri); err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ import (
 // quote_authorization_serializer.rb): a quote of a public local post is
 // approved at once, with an Accept whose result is the stamp; any other
 // is answered with a Reject. The interactionPolicy Herald's posts carry
-// says the same (InteractionPolicy).
+// says the same (interaction_policy.go, DefaultPolicy).
 
 // quoteContext defines the terms of a stamp (Mastodon's
 // quote_authorizations context extension).
@@ -33,27 +33,6 @@ var quoteContext = []any{federation.ContextAS, map[string]any{
 	"interactingObject":  map[string]any{"@id": "gts:interactingObject"},
 	"interactionTarget":  map[string]any{"@id": "gts:interactionTarget"},
 }}
-
-// policyContext defines interactionPolicy and its canQuote rule
-// (Mastodon's interaction_policies context extension).
-var policyContext = map[string]any{
-	"gts":               "https://gotosocial.org/ns#",
-	"interactionPolicy": map[string]any{"@id": "gts:interactionPolicy", "@type": "@id"},
-	"canQuote":          map[string]any{"@id": "gts:canQuote", "@type": "@id"},
-	"automaticApproval": map[string]any{"@id": "gts:automaticApproval", "@type": "@id"},
-	"manualApproval":    map[string]any{"@id": "gts:manualApproval", "@type": "@id"},
-}
-
-// InteractionPolicy is the interactionPolicy of a new local post: anyone
-// may quote a public (or unlisted) post, approved automatically; nobody
-// but its author may quote another, as Mastodon 4.5 states them.
-func InteractionPolicy(public bool, author string) map[string]any {
-	approved := []string{author}
-	if public {
-		approved = []string{federation.Public}
-	}
-	return map[string]any{"canQuote": map[string]any{"automaticApproval": approved}}
-}
 
 // StampURL is where a stamp is served.
 func (p *Publisher) StampURL(local *store.Actor, id int64) string {

@@ -124,6 +124,19 @@ func TestAuthorizedFetch(t *testing.T) {
 	if code != 404 || code != wantCode || body != wantBody {
 		t.Errorf("actor by a blocked signer: %d %q; an unknown actor: %d %q", code, body, wantCode, wantBody)
 	}
+	// A stale signature is told what it is whether or not its host is
+	// blocked (no oracle of the block): 401 for both.
+	for who, a := range map[string]*fedtest.RemoteActor{"accepted": gina, "blocked": eve} {
+		req := fedtest.SignedGet(t, h.URL+path(obj), a, signature.Cavage, h.Clock().Add(-3*time.Hour))
+		res, err := h.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 401 {
+			t.Errorf("a stale signature, %s host: %d, want 401", who, res.StatusCode)
+		}
+	}
 	if n := bad.Requests.Load(); n != 0 {
 		t.Errorf("the blocked signer's server was contacted %d times", n)
 	}

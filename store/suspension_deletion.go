@@ -30,12 +30,21 @@ func (q *Queries) EndSuspensionInDeletion(ctx context.Context, actorID int64, cu
 
 // DropActorDeliveries fails the deliveries of the local actor's activities
 // still waiting (a suspension held them): the actor is being deleted, so
-// what it published is not to go out any more. A delivery being
-// attempted now finishes as it will.
-func (q *Queries) DropActorDeliveries(ctx context.Context, actorID int64, now time.Time) (int64, error) {
+// what it published is not to go out any more. Leased ones too: a runner
+// judging a held one would put it back in the queue (and one whose process
+// died gets it back from ReclaimLeases), where, the actor being no longer
+// suspended but deleted, it would go out after the Delete of the actor,
+// body and signature kept for it. A runner's result for a row it no
+// longer holds is not written (ApplyDeliveryResults); an attempt already
+// on the wire still reaches its server. The Delete of the actor itself
+// (actorIRI; herald actor delete queued it before) keeps its deliveries:
+// it is what the servers are to learn, and its retries go on.
+func (q *Queries) DropActorDeliveries(ctx context.Context, actorID int64, actorIRI string, now time.Time) (int64, error) {
 	return inTx(ctx, q, func(tx *Tx) (int64, error) {
-		res, err := tx.w.ExecContext(ctx, `UPDATE deliveries SET state = 'failed', last_error = 'skipped: the actor was deleted', updated_at = $1
-			WHERE state = 'queued' AND activity_id IN (SELECT id FROM activities WHERE actor_id = $2)`, now.UnixMilli(), actorID)
+		res, err := tx.w.ExecContext(ctx, `UPDATE deliveries SET state = 'failed', last_error = 'skipped: the actor was deleted', updated_at = $1,
+			lease_owner = NULL, lease_until = NULL
+			WHERE state IN ('queued', 'leased') AND activity_id IN (SELECT id FROM activities WHERE actor_id = $2
+				AND NOT (type = 'Delete' AND coalesce(object_iri, '') = $3))`, now.UnixMilli(), actorID, actorIRI)
 		if err != nil {
 			return 0, err
 		}
