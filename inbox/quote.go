@@ -119,29 +119,7 @@ func (h *Handler) stampDeleted(ctx context.Context, tx *store.Tx, a *activity) (
 	if err != nil {
 		return false, err
 	}
-	for _, sq := range revoked {
-		if err := h.quoteRevoked(ctx, tx, sq, a); err != nil {
-			return false, err
-		}
-	}
-	return len(revoked) > 0, nil
-}
-
-// quoteRevoked sends a local post whose accepted quote was just revoked
-// again, without the stamp (outbox.QuoteRevoked), as Mastodon's
-// delete.rb redistributes the quoting post: the servers that got it stop
-// showing the quote approved.
-func (h *Handler) quoteRevoked(ctx context.Context, tx *store.Tx, sq *store.StatusQuote, a *activity) error {
-	if sq.State != store.QuoteAccepted {
-		return nil // it went out without a stamp
-	}
-	s, err := tx.StatusByID(ctx, sq.StatusID)
-	if err != nil || s.LocalActorID == 0 {
-		return err
-	}
-	local, err := tx.ActorByID(ctx, s.LocalActorID)
-	if err != nil {
-		return err
-	}
-	return h.Publisher.QuoteRevoked(ctx, tx, local, s.IRI, a.now)
+	// The local posts among them go again without the stamp, as
+	// Mastodon's delete.rb redistributes the quoting post.
+	return len(revoked) > 0, h.Publisher.QuotesRevoked(ctx, tx, revoked, a.now)
 }

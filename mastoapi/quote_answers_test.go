@@ -118,3 +118,49 @@ func TestQuoteRevokedByQuotedAuthor(t *testing.T) {
 	api(t, h, w.tok, "PUT", "/api/v1/statuses/"+q.ID, map[string]any{"status": "so true, edited"}, nil)
 	state("after an edit")
 }
+
+// TestLocalQuoteRevoked: alice revokes dora's quote of her post, both
+// local. dora's post goes again as an Update without quoteAuthorization
+// to the servers that got it (dave's follows dora, not alice), as when
+// a remote author revokes a quote of a Herald post.
+func TestLocalQuoteRevoked(t *testing.T) {
+	w := newWorld(t, "127.0.44.15")
+	h := w.h
+	dora, doraToken := h.AddActor(t, "dora", false)
+	other := fedtest.NewRemote(t, "127.0.44.16")
+	dave := other.Actor(t, "dave")
+	if code, body := h.Deliver(t, "/users/dora/inbox", dave, fedtest.Activity(dave, "Follow", h.Inst.ActorID(dora.Name))); code != 202 {
+		t.Fatalf("dave's Follow: %d %s", code, body)
+	}
+	h.Step(t)
+	mine := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "quote me"})
+	res, body := h.Do(t, "POST", "/users/dora/outbox", doraToken, map[string]any{"type": "Note", "content": "look", "quote": mine.URI})
+	if res.StatusCode != 201 {
+		t.Fatalf("dora's quote: %d %s", res.StatusCode, body)
+	}
+	h.Step(t)
+	var quote string
+	for _, rec := range other.Received() {
+		if obj, _ := rec.Doc["object"].(map[string]any); rec.Doc["type"] == "Create" && obj["quote"] == mine.URI {
+			quote, _ = obj["id"].(string)
+			if obj["quoteAuthorization"] == nil {
+				t.Errorf("dora's quote went out without its stamp: %v", obj)
+			}
+		}
+	}
+	if quote == "" {
+		t.Fatal("dave's server did not get dora's quote")
+	}
+	q := w.statusByURI(t, quote)
+	status(t, h, w.tok, "POST", "/api/v1/statuses/"+mine.ID+"/quotes/"+q.ID+"/revoke", map[string]any{})
+	h.Step(t)
+	updated := false
+	for _, rec := range other.Received() {
+		if obj, _ := rec.Doc["object"].(map[string]any); rec.Doc["type"] == "Update" && obj["id"] == quote {
+			updated = obj["quoteAuthorization"] == nil
+		}
+	}
+	if !updated {
+		t.Error("dave's server got no Update of dora's post without its stamp")
+	}
+}

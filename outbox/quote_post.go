@@ -236,12 +236,34 @@ func (p *Publisher) QuoteAccepted(ctx context.Context, tx *store.Tx, local *stor
 	return p.resendQuote(ctx, tx, local, iri, approval, now)
 }
 
-// QuoteRevoked applies, inside the inbox's transaction, the quoted
-// author's revocation of the stamp of local's post iri: the post goes
-// again as an Update without quoteAuthorization, as Mastodon sends it
-// (app/lib/activitypub/activity/delete.rb, revoke_quote).
-func (p *Publisher) QuoteRevoked(ctx context.Context, tx *store.Tx, local *store.Actor, iri string, now time.Time) error {
-	return p.resendQuote(ctx, tx, local, iri, "", now)
+// QuotesRevoked applies, inside tx, the revocation of the quotes revoked
+// (timeline.StampDeleted, as they were before): each local post among
+// them whose quote was accepted goes again as an Update without
+// quoteAuthorization, so the servers that got it stop showing the quote
+// approved, as Mastodon redistributes it
+// (app/lib/activitypub/activity/delete.rb, revoke_quote;
+// app/services/revoke_quote_service.rb).
+func (p *Publisher) QuotesRevoked(ctx context.Context, tx *store.Tx, revoked []*store.StatusQuote, now time.Time) error {
+	for _, sq := range revoked {
+		if sq.State != store.QuoteAccepted {
+			continue // it went out without a stamp
+		}
+		s, err := tx.StatusByID(ctx, sq.StatusID)
+		if err != nil {
+			return err
+		}
+		if s.LocalActorID == 0 {
+			continue
+		}
+		local, err := tx.ActorByID(ctx, s.LocalActorID)
+		if err != nil {
+			return err
+		}
+		if err := p.resendQuote(ctx, tx, local, s.IRI, "", now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resendQuote writes approval into local's post iri as its

@@ -55,7 +55,11 @@ func (p *Publisher) RevokeQuote(ctx context.Context, local *store.Actor, quoted,
 			}
 			return err
 		}
-		if _, err := timeline.StampDeleted(ctx, tx, p.Instance, url, self, now); err != nil {
+		revoked, err := timeline.StampDeleted(ctx, tx, p.Instance, url, self, now)
+		if err != nil {
+			return err
+		}
+		if err := p.QuotesRevoked(ctx, tx, revoked, now); err != nil {
 			return err
 		}
 		res := &Result{}
