@@ -48,3 +48,18 @@ func TestQuoteApprovalOfNobody(t *testing.T) {
 		t.Errorf("quote_approval for nobody logged in: %+v", anon.QuoteApproval)
 	}
 }
+
+// TestQuoteRedraft: DELETE /api/v1/statuses/:id of a quote still
+// pending answers the quote with its quoted status, as Mastodon does for
+// "delete and redraft" (source_requested), so an app can quote it again.
+func TestQuoteRedraft(t *testing.T) {
+	w := newWorld(t, "127.0.44.17")
+	h := w.h
+	w.deliver(t, "Create", w.note(w.bob, "b1", "quote me"))
+	b1 := w.statusByURI(t, w.bob.ID+"/notes/b1")
+	q := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "so true", "quoted_status_id": b1.ID})
+	gone := status(t, h, w.tok, "DELETE", "/api/v1/statuses/"+q.ID, nil)
+	if qt := quoteOf(t, gone); qt == nil || qt.State != "pending" || qt.QuotedStatus == nil || qt.QuotedStatus.ID != b1.ID {
+		t.Errorf("the deleted quote's quote: %+v", qt)
+	}
+}

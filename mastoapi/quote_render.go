@@ -14,17 +14,25 @@ import (
 // hides) unauthorized, one by an account or domain the viewer blocks or
 // mutes blocked_account, blocked_domain or muted_account; else its own
 // state. quoted is the quoted status to show, nil unless accepted and
-// not unauthorized.
+// not unauthorized (or, for a redraft, r.source, whatever the state).
 func (r *renderer) quoteState(sq *store.StatusQuote) (state string, quoted *store.Status, shown bool) {
 	if sq == nil || (sq.Legacy && sq.State != store.QuoteAccepted) {
 		return "", nil, false
 	}
-	if sq.State != store.QuoteAccepted {
-		return sq.State, nil, true
-	}
 	id, ok := r.quotedIDs[sq.QuotedIRI]
 	quoted = r.byID[id]
-	if !ok || quoted == nil || !quoted.DeletedAt.IsZero() || quoted.ReblogIRI != "" {
+	gone := !ok || quoted == nil || !quoted.DeletedAt.IsZero() || quoted.ReblogIRI != ""
+	if sq.State != store.QuoteAccepted {
+		// A redraft's quote names what it quoted, if the viewer may see it.
+		if !r.source || gone {
+			return sq.State, nil, true
+		}
+		if see, err := r.h.canSee(r.ctx, r.viewer, quoted); err != nil || !see || r.quoteHidden[quoted.ID] {
+			return sq.State, nil, true
+		}
+		return sq.State, quoted, true
+	}
+	if gone {
 		return "deleted", nil, true
 	}
 	if see, err := r.h.canSee(r.ctx, r.viewer, quoted); err != nil || !see || r.quoteHidden[quoted.ID] {
