@@ -1,9 +1,11 @@
 package mastoapi_test
 
 import (
+	"context"
 	"testing"
 
 	"herald/internal/fedtest"
+	"herald/store"
 )
 
 // TestQuoteAnswerSettled: an Accept of alice's QuoteRequest counts only
@@ -162,5 +164,43 @@ func TestLocalQuoteRevoked(t *testing.T) {
 	}
 	if !updated {
 		t.Error("dave's server got no Update of dora's post without its stamp")
+	}
+}
+
+// TestQuoteAnswerOfAnUnknownAuthor: alice quotes bob's Document, which
+// Herald keeps no status of; carol, on bob's server, answers the
+// QuoteRequest. Her Accept is not applied: only the quoted post's author
+// answers (Mastodon's quote.quoted_account != @account): without the
+// post, the one the request went to. bob's Accept is.
+func TestQuoteAnswerOfAnUnknownAuthor(t *testing.T) {
+	w := newWorld(t, "127.0.44.18")
+	h := w.h
+	carol := w.r.Actor(t, "carol")
+	event := w.bob.ID + "/events/1"
+	w.r.Serve("/users/bob/events/1", map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": event, "type": "Document",
+		"attributedTo": w.bob.ID, "name": "a party", "to": []string{"https://www.w3.org/ns/activitystreams#Public"}})
+	if res, body := h.Do(t, "POST", "/users/alice/outbox", h.Token, map[string]any{"type": "Note", "content": "come", "quote": event}); res.StatusCode != 201 {
+		t.Fatalf("quoting the Document: %d %s", res.StatusCode, body)
+	}
+	h.Step(t)
+	if _, err := h.DB.StatusByIRI(context.Background(), event); err == nil {
+		t.Fatal("Herald keeps the Document as a status")
+	}
+	req := w.lastSent(t, "QuoteRequest")
+	w.deliverAs(t, carol, "Accept", req["id"], "result", carol.ID+"/quote_authorizations/1")
+	state := func() string {
+		sq, err := h.DB.StatusQuoteByRequest(context.Background(), req["id"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sq.State
+	}
+	if s := state(); s != store.QuotePending {
+		t.Errorf("after carol's Accept: %s", s)
+	}
+	// bob, to whom the request went, answers for his post.
+	w.deliver(t, "Accept", req["id"], "result", w.bob.ID+"/quote_authorizations/1")
+	if s := state(); s != store.QuoteAccepted {
+		t.Errorf("after bob's Accept: %s", s)
 	}
 }
