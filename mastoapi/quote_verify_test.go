@@ -29,3 +29,24 @@ func TestQuoteStampOnAnotherHost(t *testing.T) {
 		}
 	}
 }
+
+// TestQuoteKeptByImplicitUpdate: an Update of bob's quote that is no
+// edit (no newer updated) and leaves the quote out does not take it away,
+// as Mastodon's process_status_update_service.rb (an implicit update);
+// an edit that leaves it out does.
+func TestQuoteKeptByImplicitUpdate(t *testing.T) {
+	w := newWorld(t, "127.0.44.19")
+	mine := status(t, w.h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "quote me"})
+	stamp := w.stampFor(t, mine.URI, w.bob.ID+"/notes/q1")
+	w.deliver(t, "Create", w.note(w.bob, "q1", "look", "quote", mine.URI, "quoteAuthorization", stamp))
+	w.deliver(t, "Update", w.note(w.bob, "q1", "look"))
+	if q := quoteOf(t, w.statusByURI(t, w.bob.ID+"/notes/q1")); q == nil || q.State != "accepted" {
+		t.Errorf("after an implicit Update without the quote: %+v", q)
+	}
+	edited := w.note(w.bob, "q1", "look, edited")
+	edited["updated"] = "2030-05-02T12:00:00Z"
+	w.deliver(t, "Update", edited)
+	if q := quoteOf(t, w.statusByURI(t, w.bob.ID+"/notes/q1")); q != nil {
+		t.Errorf("after an edit without the quote: %+v", q)
+	}
+}

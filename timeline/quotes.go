@@ -27,9 +27,15 @@ func quoteApproval(obj *as.Object) string {
 }
 
 // recordQuote records what the stored status s (obj, as received)
-// quotes, and reports whether it has just become accepted.
-func (w *writer) recordQuote(s *store.Status, obj *as.Object) (bool, error) {
+// quotes, and reports whether it has just become accepted. edited is
+// false for an Update that is no edit (no newer updated): one that leaves
+// the quote out does not take it away, as Mastodon's
+// process_status_update_service.rb keeps it on an implicit update.
+func (w *writer) recordQuote(s *store.Status, obj *as.Object, edited bool) (bool, error) {
 	target := obj.Quoted()
+	if (target == "" || target == s.IRI) && !edited {
+		return false, nil
+	}
 	if target == "" || target == s.IRI {
 		// An edit that took the quote away: the status, as it stands,
 		// quotes nothing.
