@@ -13,7 +13,8 @@ import (
 // quoteRevoke takes back the approval of a quote of a local post:
 // herald quote revoke POST_URL QUOTING_POST_URL. The post's actor does
 // it (outbox.Publisher.RevokeQuote, through a job): the stamp is served
-// as gone and a Delete of it goes to the quoting post's author.
+// as gone and a Delete of it goes to the quoting post's author and to
+// the servers that got the post.
 func (c *cli) quoteRevoke(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("quote revoke", flag.ContinueOnError)
 	usage := "usage: herald quote revoke POST_URL QUOTING_POST_URL"

@@ -84,7 +84,7 @@ func (h *Handler) apply(ctx context.Context, tx *store.Tx, a *activity) (string,
 		if a.objectID == a.actor {
 			return "", h.deleteActor(ctx, tx, a)
 		}
-		if revoked, err := timeline.StampDeleted(ctx, tx, h.Instance, a.objectID, a.actor, a.now); revoked || err != nil {
+		if revoked, err := h.stampDeleted(ctx, tx, a); revoked || err != nil {
 			return "", err
 		}
 		return h.applyToItems(ctx, tx, a, func() error {

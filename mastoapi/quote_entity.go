@@ -37,7 +37,7 @@ type QuoteApproval struct {
 // unknown; the viewer is then automatic or manual where the policy names
 // the public, the author's followers among whom the viewer is, or the
 // viewer itself; else denied. A private or direct post is quoted by
-// nobody but its author.
+// nobody but its author; a caller not logged in may quote nothing.
 func (r *renderer) quoteApproval(s *store.Status, obj map[string]any) *QuoteApproval {
 	policy, _ := obj["interactionPolicy"].(map[string]any)
 	canQuote, _ := policy["canQuote"].(map[string]any)
@@ -71,6 +71,8 @@ func (r *renderer) quoteApproval(s *store.Status, obj map[string]any) *QuoteAppr
 		}
 	}
 	switch {
+	case r.viewer == nil:
+		qa.CurrentUser = "denied" // nobody logged in quotes anything
 	case s.Visibility == "private" || s.Visibility == "direct":
 		qa.Automatic, qa.Manual = []string{}, []string{}
 		qa.CurrentUser = "denied"

@@ -10,24 +10,81 @@ import (
 // quoteState is the quote a status shows, as Mastodon's
 // REST::BaseQuoteSerializer decides it: nothing for a legacy quote not
 // accepted (Quote#acceptable?); an accepted one whose status is gone is
-// deleted, one the viewer may not see unauthorized; else its own state.
-// quoted is the quoted status to show, nil unless accepted and visible.
+// deleted, one the viewer may not see (or the operator's moderation
+// hides) unauthorized, one by an account or domain the viewer blocks or
+// mutes blocked_account, blocked_domain or muted_account; else its own
+// state. quoted is the quoted status to show, nil unless accepted and
+// not unauthorized (or, for a redraft, r.source, whatever the state).
 func (r *renderer) quoteState(sq *store.StatusQuote) (state string, quoted *store.Status, shown bool) {
 	if sq == nil || (sq.Legacy && sq.State != store.QuoteAccepted) {
 		return "", nil, false
 	}
-	if sq.State != store.QuoteAccepted {
-		return sq.State, nil, true
-	}
 	id, ok := r.quotedIDs[sq.QuotedIRI]
 	quoted = r.byID[id]
-	if !ok || quoted == nil || !quoted.DeletedAt.IsZero() || quoted.ReblogIRI != "" {
+	gone := !ok || quoted == nil || !quoted.DeletedAt.IsZero() || quoted.ReblogIRI != ""
+	if sq.State != store.QuoteAccepted {
+		// A redraft's quote names what it quoted, if the viewer may see it.
+		if !r.source || gone {
+			return sq.State, nil, true
+		}
+		if see, err := r.h.canSee(r.ctx, r.viewer, quoted); err != nil || !see || r.quoteHidden[quoted.ID] {
+			return sq.State, nil, true
+		}
+		return sq.State, quoted, true
+	}
+	if gone {
 		return "deleted", nil, true
 	}
-	if see, err := r.h.canSee(r.ctx, r.viewer, quoted); err != nil || !see {
+	if see, err := r.h.canSee(r.ctx, r.viewer, quoted); err != nil || !see || r.quoteHidden[quoted.ID] {
 		return "unauthorized", nil, true
 	}
+	if r.viewerIRI == "" || quoted.Author == r.viewerIRI {
+		return store.QuoteAccepted, quoted, true
+	}
+	// The viewer's own blocks and mutes, as Mastodon's StatusFilter#
+	// filter_state_for_quote: the quoted status is still given, the app
+	// says why it hides it.
+	switch rel := r.quotedRels[quoted.Author]; {
+	case rel == nil:
+	case rel.DomainBlocking:
+		return "blocked_domain", quoted, true
+	case rel.Blocking:
+		return "blocked_account", quoted, true
+	case rel.Muting:
+		return "muted_account", quoted, true
+	}
 	return store.QuoteAccepted, quoted, true
+}
+
+// filterQuoted reads what quoteState needs to keep quoted statuses from
+// those who may not see them: the statuses the operator's moderation
+// hides (a suspended account, a blocked domain: unauthorized, as
+// Mastodon's blocked_by_policy?) and the viewer's relations with their
+// authors.
+func (r *renderer) filterQuoted(quoted []*store.Status) error {
+	r.quoteHidden = map[int64]bool{}
+	if len(quoted) == 0 {
+		return nil
+	}
+	if r.h.Policy != nil {
+		p, err := r.h.Policy.Get(r.ctx)
+		if err != nil {
+			return err
+		}
+		for _, s := range quoted {
+			r.quoteHidden[s.ID] = hiddenBy(p, s, false)
+		}
+	}
+	if r.viewer == nil {
+		return nil
+	}
+	var authors []string
+	for _, s := range quoted {
+		authors = append(authors, s.Author)
+	}
+	var err error
+	r.quotedRels, err = r.h.DB.Relations(r.ctx, r.viewer.ID, authors)
+	return err
 }
 
 // loadQuotes reads what the statuses of list (and those they boost)
@@ -76,6 +133,9 @@ func (r *renderer) loadQuotes(list []*store.Status) ([]*store.Status, error) {
 		for _, s := range got {
 			quoted = append(quoted, s)
 		}
+	}
+	if err := r.filterQuoted(quoted); err != nil {
+		return nil, err
 	}
 	var err error
 	r.quoteCounts, err = db.QuotesCounts(ctx, iris)

@@ -10,14 +10,22 @@ import (
 
 // statusQuotes serves GET /api/v1/statuses/:id/quotes (Mastodon 4.5):
 // the statuses that quote :id with an accepted quote, newest first, that
-// the caller may see.
+// the caller may see, without those of accounts the caller mutes or the
+// operator's moderation hides, as the timelines leave them out (Mastodon
+// filters them with StatusFilter).
 func (h *Handler) statusQuotes(c *Call) error {
 	s, err := h.visibleStatus(c)
 	if err != nil {
 		return err
 	}
-	return h.markedPage(c, func(k store.KeysetPage[int64]) ([]store.Marked, error) {
+	return h.filteredMarkedPage(c, func(k store.KeysetPage[int64]) ([]store.Marked, error) {
 		return h.DB.QuotesPage(c.Ctx(), s.IRI, k)
+	}, func(list []*store.Status) ([]*store.Status, error) {
+		shown, err := h.unmuted(c.Ctx(), c.Actor, list)
+		if err != nil {
+			return nil, err
+		}
+		return h.moderated(c.Ctx(), shown, false)
 	})
 }
 
@@ -56,8 +64,9 @@ func (h *Handler) revokeQuote(c *Call) error {
 }
 
 // quotedStatus reads quoted_status_id (POST /api/v1/statuses, Mastodon
-// 4.5): the status to quote, one the caller may see and not a boost; nil
-// when none is asked for.
+// 4.5): the status to quote, one the caller may see; a boost stands for
+// the status it boosts (Mastodon's Status#proper); nil when none is asked
+// for.
 func (h *Handler) quotedStatus(c *Call) (*store.Status, error) {
 	raw := c.Params.Get("quoted_status_id")
 	if raw == "" {
@@ -65,6 +74,13 @@ func (h *Handler) quotedStatus(c *Call) (*store.Status, error) {
 	}
 	id, _ := ParseID(raw)
 	s, err := h.DB.StatusByID(c.Ctx(), id)
+	if err == nil && s.ReblogIRI != "" {
+		if s.ReblogOf == 0 {
+			err = store.ErrNotFound // the boosted status Herald lacks
+		} else {
+			s, err = h.DB.StatusByID(c.Ctx(), s.ReblogOf)
+		}
+	}
 	if err == nil {
 		var ok bool
 		if ok, err = h.canSee(c.Ctx(), c.Actor, s); err == nil && !ok {

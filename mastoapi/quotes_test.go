@@ -45,6 +45,16 @@ func (w *world) stampFor(t *testing.T, post, quote string) string {
 	return stamp
 }
 
+// carolStamp serves, on carol's server, the stamp carol gave bob's post
+// quoting (under /notes/) for her post quoted, and returns its id.
+func (w *world) carolStamp(carol *fedtest.RemoteActor, quoting string, quoted any) string {
+	stamp := carol.ID + "/quote_authorizations/1"
+	w.r.Serve("/users/carol/quote_authorizations/1", map[string]any{"@context": "https://www.w3.org/ns/activitystreams",
+		"id": stamp, "type": "QuoteAuthorization", "attributedTo": carol.ID,
+		"interactingObject": w.bob.ID + "/notes/" + quoting, "interactionTarget": quoted})
+	return stamp
+}
+
 // statusByURI is the status Herald shows for a post's id (through a
 // search by URL, which resolves it).
 func (w *world) statusByURI(t *testing.T, uri string) mastoapi.Status {
@@ -84,10 +94,7 @@ func TestInboundQuotes(t *testing.T) {
 	w.deliver(t, "Create", w.note(w.bob, "q4", "legacy of mine", "quoteUri", own["id"]))
 
 	carolPost := w.note(carol, "c1", "carol's")
-	good := carol.ID + "/quote_authorizations/1"
-	w.r.Serve("/users/carol/quote_authorizations/1", map[string]any{"@context": "https://www.w3.org/ns/activitystreams",
-		"id": good, "type": "QuoteAuthorization", "attributedTo": carol.ID,
-		"interactingObject": w.bob.ID + "/notes/q5", "interactionTarget": carolPost["id"]})
+	good := w.carolStamp(carol, "q5", carolPost["id"])
 	w.deliver(t, "Create", w.note(w.bob, "q5", "quoting carol", "quote", carolPost["id"], "quoteAuthorization", good))
 	w.deliver(t, "Create", w.note(w.bob, "q6", "quoting carol again", "quote", carolPost["id"], "quoteAuthorization", good))
 
@@ -176,9 +183,7 @@ func TestQuoteRevocation(t *testing.T) {
 	}
 
 	carolPost := w.note(carol, "c1", "carol's")
-	good := carol.ID + "/quote_authorizations/1"
-	w.r.Serve("/users/carol/quote_authorizations/1", map[string]any{"@context": "https://www.w3.org/ns/activitystreams", "id": good, "type": "QuoteAuthorization", "attributedTo": carol.ID,
-		"interactingObject": w.bob.ID + "/notes/q2", "interactionTarget": carolPost["id"]})
+	good := w.carolStamp(carol, "q2", carolPost["id"])
 	w.deliver(t, "Create", w.note(w.bob, "q2", "quoting carol", "quote", carolPost["id"], "quoteAuthorization", good))
 	if q := quoteOf(t, w.statusByURI(t, w.bob.ID+"/notes/q2")); q == nil || q.State != "accepted" {
 		t.Fatalf("carol's quote before: %+v", q)

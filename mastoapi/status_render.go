@@ -18,9 +18,13 @@ import (
 // left out. The streaming API renders its update and status.update
 // events with it, as the REST answers are.
 func (h *Handler) RenderStatuses(ctx context.Context, viewer *store.Actor, list []*store.Status) ([]Status, error) {
-	r := &renderer{h: h, ctx: ctx, viewer: viewer, accounts: map[string]*Account{}}
-	if viewer != nil {
-		r.viewerIRI = h.Instance.ActorID(viewer.Name)
+	return h.render(&renderer{h: h, ctx: ctx, viewer: viewer, accounts: map[string]*Account{}}, list)
+}
+
+// render is RenderStatuses with the renderer r.
+func (h *Handler) render(r *renderer, list []*store.Status) ([]Status, error) {
+	if r.viewer != nil {
+		r.viewerIRI = h.Instance.ActorID(r.viewer.Name)
 	}
 	quoted, err := r.loadQuotes(list)
 	if err != nil {
@@ -77,7 +81,12 @@ type renderer struct {
 	quotes      map[int64]*store.StatusQuote
 	quotedIDs   map[string]int64
 	quoteCounts map[string]int
-	depth       int
+	quoteHidden map[int64]bool // quoted statuses moderation hides
+	// source: the answer to a delete, for a redraft: a quote not accepted
+	// shows its quoted status too (Mastodon's source_requested).
+	source     bool
+	quotedRels map[string]*store.Relation // the viewer's with the quoted authors
+	depth      int
 }
 
 // load fetches what the statuses need: the boosted statuses, the

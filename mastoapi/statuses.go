@@ -298,10 +298,16 @@ func (h *Handler) deleteStatus(c *Call) error {
 	if err != nil {
 		return err
 	}
-	st, err := h.renderStatus(c.Ctx(), c.Actor, s)
+	// Rendered for a redraft: a quote shows what it quoted, whatever its
+	// state, as Mastodon's source_requested.
+	list, err := h.render(&renderer{h: h, ctx: c.Ctx(), viewer: c.Actor, accounts: map[string]*Account{}, source: true}, []*store.Status{s})
 	if err != nil {
 		return err
 	}
+	if len(list) == 0 {
+		return ErrNotFound
+	}
+	st := list[0]
 	text := s.Source
 	st.Text = &text
 	if _, err := h.Publisher.Publish(c.Ctx(), c.Actor, as.NewActivity("Delete", as.IRI(s.IRI)), outbox.Options{}); err != nil {

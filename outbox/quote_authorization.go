@@ -48,7 +48,8 @@ func stampURL(inst federation.Instance, name string, id int64) string {
 // AnswerQuoteRequest answers a QuoteRequest (request, as received) for
 // the local post o of local, from requester (whose inbox is inbox), for
 // the quoting post quote, inside tx: an Accept with the stamp when o is
-// public, a Reject otherwise.
+// public, a Reject otherwise, or when its author revoked the stamp of that
+// quote (RevokeQuote).
 func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local *store.Actor, o *store.Object, request *as.Object, requester, quote, inbox string, now time.Time) (bool, error) {
 	req := &as.Object{ID: request.ID, Type: as.Types{"QuoteRequest"}, Actor: as.IRI(requester), Object: as.IRI(o.IRI)}
 	if err := req.Set("instrument", quote); err != nil {
@@ -56,11 +57,17 @@ func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local 
 	}
 	act := &as.Object{JSONLDContext: contextJSON(quoteContext), Object: as.Embed(req), To: as.IRIs(requester)}
 	accept := o.Public && !o.Deleted
+	var stamp *store.QuoteAuthorization
 	if accept {
-		stamp, err := tx.AuthorizeQuote(ctx, o.ID, quote, requester, request.ID)
-		if err != nil {
+		var err error
+		if stamp, err = tx.AuthorizeQuote(ctx, o.ID, quote, requester, request.ID); err != nil {
 			return false, err
 		}
+		// A stamp its author revoked stays revoked: the quote asked for
+		// again is refused, not answered with a stamp served gone.
+		accept = !stamp.Revoked
+	}
+	if accept {
 		// A fresh id each time (Queue assigns it): a repeated request is
 		// answered again, with the same stamp.
 		act.Type = as.Types{"Accept"}

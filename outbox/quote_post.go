@@ -233,6 +233,43 @@ func (p *Publisher) requestQuote(ctx context.Context, tx *store.Tx, pl *plan, qp
 // every server that got it, as Mastodon sends it once the quote is
 // approved.
 func (p *Publisher) QuoteAccepted(ctx context.Context, tx *store.Tx, local *store.Actor, iri, approval string, now time.Time) error {
+	return p.resendQuote(ctx, tx, local, iri, approval, now)
+}
+
+// QuotesRevoked applies, inside tx, the revocation of the quotes revoked
+// (timeline.StampDeleted, as they were before): each local post among
+// them whose quote was accepted goes again as an Update without
+// quoteAuthorization, so the servers that got it stop showing the quote
+// approved, as Mastodon redistributes it
+// (app/lib/activitypub/activity/delete.rb, revoke_quote;
+// app/services/revoke_quote_service.rb).
+func (p *Publisher) QuotesRevoked(ctx context.Context, tx *store.Tx, revoked []*store.StatusQuote, now time.Time) error {
+	for _, sq := range revoked {
+		if sq.State != store.QuoteAccepted {
+			continue // it went out without a stamp
+		}
+		s, err := tx.StatusByID(ctx, sq.StatusID)
+		if err != nil {
+			return err
+		}
+		if s.LocalActorID == 0 {
+			continue
+		}
+		local, err := tx.ActorByID(ctx, s.LocalActorID)
+		if err != nil {
+			return err
+		}
+		if err := p.resendQuote(ctx, tx, local, s.IRI, "", now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resendQuote writes approval into local's post iri as its
+// quoteAuthorization ("" takes it out) and sends the post again, as an
+// Update, to every server that got it.
+func (p *Publisher) resendQuote(ctx context.Context, tx *store.Tx, local *store.Actor, iri, approval string, now time.Time) error {
 	o, err := tx.ObjectByIRI(ctx, iri)
 	if err != nil || o.Deleted {
 		return err
@@ -243,7 +280,9 @@ func (p *Publisher) QuoteAccepted(ctx context.Context, tx *store.Tx, local *stor
 	}
 	client := clientContext(withoutOwnTerms(obj.JSONLDContext))
 	obj.JSONLDContext = nil
-	if err := obj.Set("quoteAuthorization", approval); err != nil {
+	if approval == "" {
+		obj.Delete("quoteAuthorization")
+	} else if err := obj.Set("quoteAuthorization", approval); err != nil {
 		return err
 	}
 	body, err := objectBody(obj, client)

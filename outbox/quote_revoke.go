@@ -18,7 +18,8 @@ var ErrNoStamp = errors.New("no standing quote authorization for that quote")
 // post's id) of its post quoted, as Mastodon 4.5 does
 // (app/services/revoke_quote_service.rb): the stamp is revoked (served
 // as a Tombstone after, 410), the quote Herald holds is revoked, and a
-// Delete of the stamp goes to the quoting post's author. It returns the
+// Delete of the stamp goes to the quoting post's author and to the
+// servers that got the quoted post (its followers, when public). It returns the
 // stamp; ErrNoStamp when there is none standing. opts.InTx runs in the
 // revocation's transaction (a job marks itself done there).
 func (p *Publisher) RevokeQuote(ctx context.Context, local *store.Actor, quoted, quoting string, opts Options) (*store.QuoteAuthorization, error) {
@@ -54,13 +55,28 @@ func (p *Publisher) RevokeQuote(ctx context.Context, local *store.Actor, quoted,
 			}
 			return err
 		}
-		if _, err := timeline.StampDeleted(ctx, tx, p.Instance, url, self, now); err != nil {
+		revoked, err := timeline.StampDeleted(ctx, tx, p.Instance, url, self, now)
+		if err != nil {
+			return err
+		}
+		if err := p.QuotesRevoked(ctx, tx, revoked, now); err != nil {
 			return err
 		}
 		res := &Result{}
-		if len(inboxes) > 0 {
+		// The servers that got the quoted post hold the quote too (and
+		// its stamp): they are told as well, as Mastodon's
+		// RevokeQuoteService reaches both posts' audiences.
+		got, err := tx.InboxesThatGot(ctx, quoted)
+		if err != nil {
+			return err
+		}
+		aud := delivery.Audience{Inboxes: append(inboxes, got...)}
+		if o.Public {
+			aud.FollowersOf = local.ID
+		}
+		if len(aud.Inboxes) > 0 || aud.FollowersOf != 0 {
 			del := &as.Object{Type: as.Types{"Delete"}, JSONLDContext: contextJSON(quoteContext), Object: as.IRI(url), To: as.IRIs(stamp.Actor)}
-			iri, q, err := p.Queue(ctx, tx, Outbound{Actor: local, Activity: del, Audience: delivery.Audience{Inboxes: inboxes}, ObjectIRI: url}, now)
+			iri, q, err := p.Queue(ctx, tx, Outbound{Actor: local, Activity: del, Audience: aud, ObjectIRI: url}, now)
 			if err != nil {
 				return err
 			}

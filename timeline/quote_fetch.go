@@ -24,8 +24,9 @@ const (
 // host); a quote of one's own post is accepted; a stamp is fetched and
 // accepts the quote when it is a QuoteAuthorization on the quoted
 // author's host, attributedTo the quoted author, whose interactingObject
-// is the quoting post and interactionTarget the quoted one. A stamp that
-// is gone rejects it; one that says otherwise leaves it pending. A quote
+// is the quoting post and interactionTarget the quoted one; a stamp on
+// another host is not fetched. A stamp that is gone rejects it; one that
+// says otherwise leaves it pending. A quote
 // with no stamp stays pending (a legacy one is then not shown).
 func ResolveQuote(ctx context.Context, db *store.DB, inst federation.Instance, f *federation.Fetcher, sq *store.StatusQuote, now time.Time) error {
 	if sq.State != store.QuotePending {
@@ -53,6 +54,11 @@ func ResolveQuote(ctx context.Context, db *store.DB, inst federation.Instance, f
 	case quoted.Author == quoting.Author && quoted.ReblogIRI == "":
 		state = store.QuoteAccepted
 	case sq.Approval == "":
+		return nil
+	case !host.SameAuthority(sq.Approval, quoted.Author):
+		// A stamp counts only on the quoted author's host: one named
+		// elsewhere is not fetched (the quoting post's server chose that
+		// URL), and the quote stays pending, as Mastodon leaves it.
 		return nil
 	default:
 		stamp, _, _, err := f.GetObject(ctx, sq.Approval)

@@ -27,9 +27,15 @@ func quoteApproval(obj *as.Object) string {
 }
 
 // recordQuote records what the stored status s (obj, as received)
-// quotes, and reports whether it has just become accepted.
-func (w *writer) recordQuote(s *store.Status, obj *as.Object) (bool, error) {
+// quotes, and reports whether it has just become accepted. edited is
+// false for an Update that is no edit (no newer updated): one that leaves
+// the quote out does not take it away, as Mastodon's
+// process_status_update_service.rb keeps it on an implicit update.
+func (w *writer) recordQuote(s *store.Status, obj *as.Object, edited bool) (bool, error) {
 	target := obj.Quoted()
+	if (target == "" || target == s.IRI) && !edited {
+		return false, nil
+	}
 	if target == "" || target == s.IRI {
 		// An edit that took the quote away: the status, as it stands,
 		// quotes nothing.
@@ -47,6 +53,12 @@ func (w *writer) recordQuote(s *store.Status, obj *as.Object) (bool, error) {
 	state, decided, err := w.quoteVerdict(s, sq)
 	if err != nil {
 		return false, err
+	}
+	if old != nil && old.QuotedIRI == sq.QuotedIRI && s.LocalActorID != 0 {
+		// A local post still quoting the same post: its quote's state and
+		// stamp are the outbox's and the inbox's to change (the Accept,
+		// the Reject, the revocation), not its body's.
+		return false, nil
 	}
 	if old != nil && old.QuotedIRI == sq.QuotedIRI && old.Approval == sq.Approval && !decided {
 		sq.State = old.State // a refresh: what was settled stands
@@ -116,28 +128,28 @@ func (w *writer) notifyQuoted(s *store.Status, obj *as.Object) error {
 // transaction: the quotes it approved are revoked (those not yet
 // accepted, rejected), as Mastodon's Delete of a QuoteAuthorization
 // (app/lib/activitypub/activity/delete.rb, revoke_quote) when the one
-// deleting it is the quoted author, on the stamp's own host. It reports
-// whether any quote named the stamp.
-func StampDeleted(ctx context.Context, tx *store.Tx, inst federation.Instance, approval, actor string, now time.Time) (bool, error) {
+// deleting it is the quoted author, on the stamp's own host. It returns
+// the quotes it revoked, as they were before.
+func StampDeleted(ctx context.Context, tx *store.Tx, inst federation.Instance, approval, actor string, now time.Time) ([]*store.StatusQuote, error) {
 	if approval == "" || !host.SameAuthority(approval, actor) {
-		return false, nil
+		return nil, nil
 	}
 	list, err := tx.StatusQuotesByApproval(ctx, approval)
 	if err != nil || len(list) == 0 {
-		return false, err
+		return nil, err
 	}
 	w := &writer{ctx: ctx, tx: tx, inst: inst, now: now}
-	applied := false
+	var applied []*store.StatusQuote
 	for _, sq := range list {
 		if quoted, err := tx.StatusByIRI(ctx, sq.QuotedIRI); err == nil && quoted.Author != actor {
 			continue // only the quoted author revokes
 		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return false, err
+			return nil, err
 		}
 		if err := w.setQuoteState(sq, revokedState(sq.State)); err != nil {
-			return false, err
+			return nil, err
 		}
-		applied = true
+		applied = append(applied, sq)
 	}
 	return applied, nil
 }

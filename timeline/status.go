@@ -25,7 +25,7 @@ func (w *writer) create(obj *as.Object, author string, local *store.Actor) (*sto
 	if err != nil || !created {
 		return s, err
 	}
-	if accepted, err := w.recordQuote(s, obj); err != nil {
+	if accepted, err := w.recordQuote(s, obj, true); err != nil {
 		return nil, err
 	} else if accepted {
 		if err := w.notifyQuoted(s, obj); err != nil {
@@ -90,7 +90,7 @@ func Store(ctx context.Context, db *store.DB, inst federation.Instance, obj *as.
 		}
 		s = p.status
 		if created {
-			if _, err := w.recordQuote(s, obj); err != nil {
+			if _, err := w.recordQuote(s, obj, true); err != nil {
 				return err
 			}
 		}
@@ -149,7 +149,8 @@ func (w *writer) edit(obj *as.Object, author string, local *store.Actor) error {
 	if err := w.tx.SetStatusAudience(w.ctx, old.ID, p.audience); err != nil {
 		return err
 	}
-	if accepted, err := w.recordQuote(old, obj); err != nil {
+	edited := !s.EditedAt.IsZero() && s.EditedAt.After(old.EditedAt)
+	if accepted, err := w.recordQuote(old, obj, edited); err != nil {
 		return err
 	} else if accepted {
 		if err := w.notifyQuoted(old, obj); err != nil {
