@@ -82,26 +82,10 @@ func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activi
 	if in.approvedBy != "" {
 		return h.approved(ctx, tx, a, in, o, local), false, nil
 	}
-	post, err := as.Parse([]byte(o.Body))
+	d, err := h.decide(ctx, tx, o, local, in.kind, a.actor)
 	if err != nil {
 		return "", false, err
 	}
-	var mentions []string
-	for _, m := range post.Tag.OfType("Mention") {
-		mentions = append(mentions, m.Href)
-	}
-	member := func(collection string) bool {
-		switch collection {
-		case h.Instance.FollowersURL(local.Name):
-			f, err := tx.FollowerRow(ctx, local.ID, a.actor)
-			return err == nil && f.State == "accepted"
-		case h.Instance.ActorID(local.Name) + "/following":
-			f, err := tx.FollowingRow(ctx, local.ID, a.actor)
-			return err == nil && f.State == "accepted"
-		}
-		return false
-	}
-	d := outbox.ReadPolicy(post).Decide(in.kind, a.actor, h.Instance.ActorID(local.Name), mentions, member)
 	switch {
 	case d.Approval == outbox.Denied:
 		h.Logger.Debug("inbox: interaction not allowed by the post's policy", "kind", in.kind, "actor", a.actor, "post", o.IRI)
@@ -134,6 +118,32 @@ func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activi
 		}
 	}
 	return "", false, nil
+}
+
+// decide is what the interactionPolicy of the local post o of local says
+// of an interaction of kind by actor, read inside tx (the followers and
+// following it names are looked up there).
+func (h *Handler) decide(ctx context.Context, tx *store.Tx, o *store.Object, local *store.Actor, kind, actor string) (outbox.Decision, error) {
+	post, err := as.Parse([]byte(o.Body))
+	if err != nil {
+		return outbox.Decision{}, err
+	}
+	var mentions []string
+	for _, m := range post.Tag.OfType("Mention") {
+		mentions = append(mentions, m.Href)
+	}
+	member := func(collection string) bool {
+		switch collection {
+		case h.Instance.FollowersURL(local.Name):
+			f, err := tx.FollowerRow(ctx, local.ID, actor)
+			return err == nil && f.State == "accepted"
+		case h.Instance.ActorID(local.Name) + "/following":
+			f, err := tx.FollowingRow(ctx, local.ID, actor)
+			return err == nil && f.State == "accepted"
+		}
+		return false
+	}
+	return outbox.ReadPolicy(post).Decide(kind, actor, h.Instance.ActorID(local.Name), mentions, member), nil
 }
 
 // approved checks an interaction's approvedBy: an approval of the post's

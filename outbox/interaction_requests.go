@@ -132,13 +132,16 @@ func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, i
 		if !changed {
 			return ErrNotPending
 		}
+		r.State, r.DecidedAt = state, now
+		out = r
+		if r.Kind == CanQuote {
+			return p.answerHeldQuote(ctx, tx, local, o, r, accept, remote.Inbox, now)
+		}
 		if accept {
 			if err := p.applyHeld(ctx, tx, local, r, now); err != nil {
 				return err
 			}
 		}
-		r.State, r.DecidedAt = state, now
-		out = r
 		return p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
 	})
 	if err != nil {
@@ -146,6 +149,19 @@ func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, i
 	}
 	p.Runner.Wake()
 	return out, nil
+}
+
+// answerHeldQuote answers a held QuoteRequest as the inbox answers one
+// allowed or denied at once (AnswerQuoteRequest): approved, the stamp and
+// an Accept carrying it; rejected, a Reject. The quoting post itself
+// arrives and is kept as any post is: nothing else to apply.
+func (p *Publisher) answerHeldQuote(ctx context.Context, tx *store.Tx, local *store.Actor, o *store.Object, r *store.InteractionRequest, accept bool, inbox string, now time.Time) error {
+	doc, err := as.Parse([]byte(r.Body))
+	if err != nil {
+		return err
+	}
+	_, err = p.AnswerQuoteRequest(ctx, tx, local, o, doc, r.Actor, r.Interaction, inbox, accept, now)
+	return err
 }
 
 // applyHeld applies an approved interaction as the inbox applies one it
@@ -182,7 +198,9 @@ func (h *Handler) Approval(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		owner, err = h.DB.ActorByID(r.Context(), o.ActorID)
 	}
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (req.State != store.InteractionAccepted || o.Deleted || owner.Name != name)) {
+	// A quote's approval is its stamp (QuoteAuthorization), served
+	// elsewhere.
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (req.State != store.InteractionAccepted || req.Kind == CanQuote || o.Deleted || owner.Name != name)) {
 		httpapi.Error(w, http.StatusNotFound, "no such approval")
 		return
 	}
