@@ -9,6 +9,7 @@ import (
 	"herald/host"
 	"herald/outbox"
 	"herald/store"
+	"herald/timeline"
 )
 
 // Drop reasons of interactions with local posts (interactionPolicy).
@@ -63,7 +64,10 @@ func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activi
 	in, ok := interactionOf(a)
 	if a.typ == "Undo" || a.typ == "Delete" {
 		// What it takes back may be held: it is no longer asked for.
-		return "", false, tx.WithdrawInteractionRequests(ctx, a.objectID, a.actor, a.now)
+		if err := tx.WithdrawInteractionRequests(ctx, a.objectID, a.actor, a.now); err != nil {
+			return "", false, err
+		}
+		return "", false, timeline.Decided(ctx, tx, a.objectID, a.actor)
 	}
 	if !ok || !h.isLocal(in.target) {
 		return "", false, nil
@@ -106,7 +110,10 @@ func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activi
 	}
 	if state == store.InteractionPending {
 		h.Logger.Debug("inbox: interaction held for the author's approval", "kind", in.kind, "actor", a.actor, "post", o.IRI, "request", r.ID)
-		return "", true, nil
+		if created {
+			err = timeline.Held(ctx, tx, h.Instance, local.ID, in.kind, o.IRI, a.actor, in.id, a.now)
+		}
+		return "", true, err
 	}
 	if created {
 		remote, err := tx.RemoteActorByID(ctx, signature.StripFragment(a.actor))

@@ -8,6 +8,7 @@ import (
 	"herald/host"
 	"herald/outbox"
 	"herald/store"
+	"herald/timeline"
 )
 
 // quoteRequest answers a FEP-044f QuoteRequest for a local post
@@ -52,12 +53,16 @@ func (h *Handler) quoteRequest(ctx context.Context, tx *store.Tx, a *activity) (
 	allowed := d.Approval == outbox.Automatic
 	if d.Approval == outbox.Manual && o.Public && !o.Deleted && a.id != "" {
 		r := &store.InteractionRequest{ObjectID: o.ID, Kind: outbox.CanQuote, Interaction: quote, Actor: a.actor, Body: string(a.body), State: store.InteractionPending, CreatedAt: a.now}
-		if _, err := tx.AddInteractionRequest(ctx, r); err != nil {
+		created, err := tx.AddInteractionRequest(ctx, r)
+		if err != nil {
 			return "", err
 		}
 		if r.State == store.InteractionPending {
 			h.Logger.Debug("inbox: quote held for the author's approval", "actor", a.actor, "post", o.IRI, "request", r.ID)
-			return "", nil
+			if created {
+				err = timeline.Held(ctx, tx, h.Instance, local.ID, outbox.CanQuote, o.IRI, a.actor, quote, a.now)
+			}
+			return "", err
 		}
 		// Decided already (a repeated delivery): answered as decided.
 		allowed = r.State == store.InteractionAccepted

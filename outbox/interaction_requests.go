@@ -134,6 +134,9 @@ func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, i
 		}
 		r.State, r.DecidedAt = state, now
 		out = r
+		if err := timeline.Decided(ctx, tx, r.Interaction, r.Actor); err != nil {
+			return err
+		}
 		if r.Kind == CanQuote {
 			return p.answerHeldQuote(ctx, tx, local, o, r, accept, remote.Inbox, now)
 		}
