@@ -86,6 +86,14 @@ var ErrNotPending error = &InputError{Msg: "the interaction request was decided 
 // ErrNotFound for a request of someone else's post, ErrNotPending for one
 // decided already.
 func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, id int64, accept bool) (*store.InteractionRequest, error) {
+	return p.DecideInteractionTx(ctx, local, id, accept, nil)
+}
+
+// DecideInteractionTx is DecideInteraction calling inTx, unless nil,
+// inside its transaction once the answer is queued, with the request as
+// decided: a job's outcome commits with its effects (herald interactions
+// approve|reject).
+func (p *Publisher) DecideInteractionTx(ctx context.Context, local *store.Actor, id int64, accept bool, inTx func(context.Context, *store.Tx, *store.InteractionRequest) error) (*store.InteractionRequest, error) {
 	now := p.Now().UTC()
 	held, err := p.DB.InteractionRequestByID(ctx, id)
 	if err != nil {
@@ -137,15 +145,20 @@ func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, i
 		if err := timeline.Decided(ctx, tx, r.Interaction, r.Actor); err != nil {
 			return err
 		}
-		if r.Kind == CanQuote {
-			return p.answerHeldQuote(ctx, tx, local, o, r, accept, remote.Inbox, now)
-		}
-		if accept {
-			if err := p.applyHeld(ctx, tx, local, r, now); err != nil {
-				return err
+		switch {
+		case r.Kind == CanQuote:
+			err = p.answerHeldQuote(ctx, tx, local, o, r, accept, remote.Inbox, now)
+		case accept:
+			if err = p.applyHeld(ctx, tx, local, r, now); err == nil {
+				err = p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
 			}
+		default:
+			err = p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
 		}
-		return p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
+		if err != nil || inTx == nil {
+			return err
+		}
+		return inTx(ctx, tx, r)
 	})
 	if err != nil {
 		return nil, err
