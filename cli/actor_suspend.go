@@ -28,7 +28,9 @@ func (c *cli) actorSuspend(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		fresh, err := db.SuspendActor(ctx, a.ID, *reason)
+		// The Update is queued with the suspension: a failure after it
+		// cannot leave the actor suspended unannounced.
+		fresh, job, err := jobs.SuspendActor(ctx, db, a.ID, *reason)
 		if err != nil {
 			return err
 		}
@@ -43,15 +45,16 @@ func (c *cli) actorSuspend(ctx context.Context, args []string) int {
 		}
 		fmt.Fprintf(c.stdout, "suspended %s; it is deleted for good on %s unless `herald actor unsuspend %s` lifts it before\n",
 			a.Name, stamp(s.DeletionDue()), a.Name)
-		return c.announceActor(ctx, db, a, "the suspension")
+		return c.announceActor(ctx, db, job, "the suspension")
 	})
 }
 
-// announceActor sends an Update of the actor's document as it is now
-// served to its followers' servers (a job: the suspension or its lifting
-// is in force already, whether or not a server is running).
-func (c *cli) announceActor(ctx context.Context, db *store.DB, a *store.Actor, what string) error {
-	return c.runJob(ctx, db, jobs.KindUpdateActor, a, jobs.Args{}, func(res sent) {
+// announceActor waits for the job that sends an Update of the actor's
+// document as it is now served to its followers' servers, queued with
+// the suspension or its lifting (in force already, whether or not a
+// server is running).
+func (c *cli) announceActor(ctx context.Context, db *store.DB, job int64, what string) error {
+	return c.awaitJob(ctx, db, job, func(res sent) {
 		fmt.Fprintf(c.stdout, "%s is announced: %s %s\n", what, res.Type, res.Activity)
 		c.printQueued(res)
 	})
@@ -82,10 +85,14 @@ func (c *cli) actorUnsuspend(ctx context.Context, args []string) int {
 			return fmt.Errorf("%s was suspended %s ago, more than 30 days: it can no longer be lifted, and the server deletes it for good",
 				a.Name, since.Round(time.Hour))
 		}
-		if err := db.UnsuspendActor(ctx, a.ID); err != nil {
+		job, err := jobs.UnsuspendActor(ctx, db, a.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%s is not suspended", a.Name) // lifted meanwhile, and announced then
+		}
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(c.stdout, "unsuspended %s; its deletion on %s is called off\n", a.Name, stamp(s.DeletionDue()))
-		return c.announceActor(ctx, db, a, "the lifting")
+		return c.announceActor(ctx, db, job, "the lifting")
 	})
 }

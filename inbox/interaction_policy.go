@@ -60,14 +60,21 @@ func interactionOf(a *activity) (in interaction, ok bool) {
 // author approves it, outbox.DecideInteraction); not allowed, it is
 // dropped (DropNotAllowed). An approvedBy must name an approval Herald
 // gave for this interaction (DropBadApproval); one that does lets it in.
+// An Undo or Delete of a held interaction withdraws it (held true too:
+// nothing else is done with it).
 func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activity) (reason string, held bool, err error) {
 	in, ok := interactionOf(a)
 	if a.typ == "Undo" || a.typ == "Delete" {
 		// What it takes back may be held: it is no longer asked for.
-		if err := tx.WithdrawInteractionRequests(ctx, a.objectID, a.actor, a.now); err != nil {
-			return "", false, err
+		// Then that is all it concerns (the held one was applied
+		// nowhere), whoever it is addressed to: stopped here, not
+		// dropped as unaddressed, which would roll the withdrawal back.
+		// Its notification goes with it (timeline.Decided).
+		n, err := tx.WithdrawInteractionRequests(ctx, a.objectID, a.actor, a.now)
+		if err == nil && n > 0 {
+			err = timeline.Decided(ctx, tx, a.objectID, a.actor)
 		}
-		return "", false, timeline.Decided(ctx, tx, a.objectID, a.actor)
+		return "", n > 0, err
 	}
 	if !ok || !h.isLocal(in.target) {
 		return "", false, nil

@@ -3,13 +3,18 @@ package inbox_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"herald/federation"
+	"herald/federation/as"
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
+	"herald/store"
+	"herald/timeline"
 )
 
 // interactionWorld is alice with posts of several interaction policies,
@@ -291,5 +296,102 @@ func TestInteractionApproval(t *testing.T) {
 	}
 	if m := w.h.Metrics(t); !strings.Contains(m, `federation_inbox_dropped_total{reason="approval_invalid"} 3`) {
 		t.Errorf("approval drops:\n%s", grepLines(m, "approval_invalid"))
+	}
+}
+
+// TestHeldInteractionOfDeletedPost: a reply held on a post alice then
+// deletes can no longer be approved (its post is gone: no status, no
+// Accept naming an approval that would 404) and leaves her list of
+// requests.
+func TestHeldInteractionOfDeletedPost(t *testing.T) {
+	w := newInteractionWorld(t)
+	ctx := context.Background()
+	reply := w.interact(t, w.carol, "reply", "manual", "")
+	rs, err := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("pending %d, %v", len(rs), err)
+	}
+	del := map[string]any{"type": "Delete", "object": w.posts["manual"]}
+	if res, body := w.h.Do(t, "POST", "/users/alice/outbox", w.h.Token, del); res.StatusCode != 201 {
+		t.Fatalf("Delete: %d %s", res.StatusCode, body)
+	}
+	if _, err := w.h.Node.Publisher.DecideInteraction(ctx, w.h.Alice, rs[0].ID, true); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("approving a reply to a deleted post: %v, want ErrNotFound", err)
+	}
+	if n := len(w.answers(t, "Accept", w.carol, reply)); n != 0 || w.inboxHas(t, reply) {
+		t.Errorf("%d Accepts, in the inbox %v: the reply to a deleted post was approved", n, w.inboxHas(t, reply))
+	}
+	if rs, _ := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10); len(rs) != 0 {
+		t.Errorf("%d requests listed for a deleted post", len(rs))
+	}
+}
+
+// TestHeldReplyNotKeptWhenFetched: a reply held for alice's approval, or
+// rejected, is not kept when Herald comes by it another way (a search
+// resolving its URL, its author's outbox): it would be a status under
+// her post, in its context, before she approved it. Approved, it is.
+func TestHeldReplyNotKeptWhenFetched(t *testing.T) {
+	w := newInteractionWorld(t)
+	ctx := context.Background()
+	note := func(id string) *as.Object {
+		return &as.Object{ID: id, Type: as.Types{"Note"}, AttributedTo: as.IRIs(w.carol.ID), Content: "re manual",
+			InReplyTo: as.IRI(w.posts["manual"]), To: as.IRIs(federation.Public)}
+	}
+	held := w.interact(t, w.carol, "reply", "manual", "")
+	rejected := w.interact(t, w.carol, "reply", "manual", "")
+	approved := w.interact(t, w.carol, "reply", "manual", "")
+	rs, err := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10)
+	if err != nil || len(rs) != 3 {
+		t.Fatalf("pending %d, %v", len(rs), err)
+	}
+	for _, r := range rs {
+		if r.Interaction == held {
+			continue
+		}
+		if _, err := w.h.Node.Publisher.DecideInteraction(ctx, w.h.Alice, r.ID, r.Interaction == approved); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, keep := range map[string]bool{held: false, rejected: false, approved: true} {
+		if _, err := timeline.Store(ctx, w.h.DB, w.h.Inst, note(id), w.carol.ID, time.Now()); (err == nil) != keep {
+			t.Errorf("storing %s: %v", id, err)
+		}
+		if _, err := w.h.DB.StatusByIRI(ctx, id); (err == nil) != keep {
+			t.Errorf("%s kept: %v, want %v", id, err == nil, keep)
+		}
+	}
+}
+
+// TestHeldInteractionWithdrawnUnaddressed: an Undo or Delete of a held
+// interaction withdraws it whoever it is addressed to (Misskey's Undo
+// names nobody; a Delete goes to the public): the held interaction is
+// all it concerns here, so it is not dropped as unaddressed, which
+// would roll the withdrawal back.
+func TestHeldInteractionWithdrawnUnaddressed(t *testing.T) {
+	w := newInteractionWorld(t)
+	ctx := context.Background()
+	pending := func() int {
+		rs, err := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(rs)
+	}
+	for _, c := range []struct{ kind, undo string }{{"Announce", "Undo"}, {"reply", "Delete"}} {
+		t.Run(c.undo, func(t *testing.T) {
+			before := pending()
+			id := w.interact(t, w.carol, c.kind, "manual", "")
+			if pending() != before+1 {
+				t.Fatalf("%s not held", c.kind)
+			}
+			undo := fedtest.Activity(w.carol, c.undo, id)
+			undo["to"] = []string{federation.Public}
+			if code, resp := w.h.Deliver(t, "/inbox", w.carol, undo); code != 202 {
+				t.Fatalf("%s: %d %s", c.undo, code, resp)
+			}
+			if n := pending(); n != before {
+				t.Errorf("%d pending after the %s, want %d", n, c.undo, before)
+			}
+		})
 	}
 }

@@ -71,16 +71,11 @@ func ResolveReport(ctx context.Context, db *store.DB, inst federation.Instance, 
 	case action == ReportNone:
 		did = "no action"
 	case action == ReportSuspend && local != nil:
-		fresh, err := db.SuspendActor(ctx, local.ID, fmt.Sprintf("report %d", r.ID))
-		if err != nil {
+		// The Update of its suspended document, which tells its
+		// followers' servers, is queued with the suspension (herald actor
+		// suspend does the same).
+		if _, _, err := SuspendActor(ctx, db, local.ID, fmt.Sprintf("report %d", r.ID)); err != nil {
 			return "", err
-		}
-		if fresh {
-			// The Update of its suspended document tells its followers'
-			// servers (herald actor suspend leaves the same job).
-			if _, err := Submit(ctx, db, KindUpdateActor, local.ID, Args{}); err != nil {
-				return "", err
-			}
 		}
 		// The date is the suspension's: one that began before this
 		// report keeps its time, and so its deletion date.

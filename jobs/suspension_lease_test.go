@@ -24,7 +24,7 @@ func TestSuspensionDeletionDropsLeasedDeliveries(t *testing.T) {
 	}
 	w.suspend(t, false) // the post's deliveries are held
 	h.Advance(store.SuspensionRetention + time.Minute)
-	claimed, err := h.DB.ClaimDeliveries(ctx, "a-process-that-died", store.LaneNormal, 100, nil, h.Clock(), time.Hour)
+	claimed, err := h.DB.ClaimDeliveries(ctx, store.DeliveryClaim{Owner: "a-process-that-died", Lane: store.LaneNormal, Limit: 100, Now: h.Clock(), Lease: time.Hour})
 	if err != nil || len(claimed) != len(w.followers) {
 		t.Fatalf("claimed %d held deliveries (%v), want %d", len(claimed), err, len(w.followers))
 	}

@@ -87,7 +87,7 @@ func TestInteractionRefusedByPolicy(t *testing.T) {
 // TestInteractionRequestsAPI: bob's reply to alice's post whose replies
 // are left to her is a pending interaction request (GoToSocial's API),
 // not a reply anyone sees; authorized, it is one, and bob's server gets
-// the Accept with its approval; authorized again, a 422.
+// the Accept with its approval; decided again, a 404 as GoToSocial answers.
 func TestInteractionRequestsAPI(t *testing.T) {
 	w := newWorld(t, "127.0.28.63")
 	h, tok := w.h, w.tok
@@ -115,7 +115,7 @@ func TestInteractionRequestsAPI(t *testing.T) {
 		t.Errorf("authorized: %+v", decided)
 	}
 	res2, b := do(t, h, call{method: "POST", path: "/api/v1/interaction_requests/" + list[0].ID + "/reject", token: tok, kind: "json", params: map[string]any{}})
-	decode(t, res2, b, 422, nil)
+	decode(t, res2, b, 404, nil)
 	h.Step(t)
 	accept := w.lastSent(t, "Accept")
 	if accept["object"] != w.bob.ID+"/notes/reply" || !strings.HasPrefix(accept["result"].(string), w.aliceIRI+"/approvals/") {

@@ -73,15 +73,18 @@ func (h *Handler) interactionRequestByID(c *Call) error {
 // decideInteraction serves POST /api/v1/interaction_requests/{id}/authorize
 // (accept) and .../reject: the request decided through the outbox
 // (outbox.DecideInteraction: the Accept with its approval, or the
-// Reject), answered with the request as it now is; 422 for one decided
-// already.
+// Reject), answered with the request as it now is; 404 for one decided
+// already, as GoToSocial answers (processing/interactionrequests,
+// accept.go and reject.go: "has already been handled").
 func (h *Handler) decideInteraction(accept bool) func(*Call) error {
 	return func(c *Call) error {
 		r, err := h.ownInteractionRequest(c)
 		if err != nil {
 			return err
 		}
-		if r, err = h.Publisher.DecideInteraction(c.Ctx(), c.Actor, r.ID, accept); err != nil {
+		if r, err = h.Publisher.DecideInteraction(c.Ctx(), c.Actor, r.ID, accept); errors.Is(err, outbox.ErrNotPending) {
+			return ErrNotFound
+		} else if err != nil {
 			return err
 		}
 		e, err := h.interactionRequest(c, r)

@@ -44,7 +44,9 @@ func errValidation(msg string) *Error {
 // an account, and some of its statuses, to this instance's moderators
 // (the report queue, outbox.Publisher.Report); with forward, the report
 // also goes to the account's server as a bare Flag from the instance
-// actor, the caller never named. An unknown account or a status that is
+// actor, the caller never named (an account whose inbox cannot be
+// resolved gets the report filed, not forwarded, and a note on it says
+// so). An unknown account or a status that is
 // not the account's or that the caller cannot see is 404; a comment over
 // 1,000 characters, an unknown category or rule ids (the instance has no
 // rules) are 422.
@@ -72,7 +74,9 @@ func (h *Handler) createReport(c *Call) error {
 		return err
 	}
 	forward, _ := c.Params.Bool("forward")
-	rep, err := h.Publisher.Report(c.Ctx(), c.Actor, outbox.ReportInput{Account: ref.IRI, Posts: posts, Comment: comment, Forward: forward})
+	rep, err := h.Publisher.Report(c.Ctx(), c.Actor, outbox.ReportInput{Account: ref.IRI, Posts: posts, Comment: comment, Forward: forward,
+		// Mastodon files the report whatever becomes of its forwarding.
+		FileUnforwarded: true})
 	var in *outbox.InputError
 	if errors.As(err, &in) {
 		return errValidation(in.Msg)

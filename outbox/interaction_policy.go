@@ -91,8 +91,8 @@ func Visibility(obj *as.Object, followers string) string {
 // GoToSocial's defaults are (internal/gtsmodel/interaction.go,
 // DefaultInteractionPolicyPublic, ...FollowersOnly, ...Direct) with
 // Mastodon's canQuote: anyone may like, reply to, boost and quote a public
-// or unlisted post; only the followers may like or reply to a
-// followers-only one, only the mentioned a direct one; nobody but the
+// or unlisted post; only the followers and the mentioned may like or
+// reply to a followers-only one, only the mentioned a direct one; nobody but the
 // author may boost or quote either.
 func DefaultPolicy(visibility, author, followers string, mentioned []string) Policy {
 	public := []string{federation.Public}
@@ -101,7 +101,10 @@ func DefaultPolicy(visibility, author, followers string, mentioned []string) Pol
 		return complete(Policy{CanLike: {Automatic: public}, CanReply: {Automatic: public},
 			CanAnnounce: {Automatic: public}, CanQuote: {Automatic: public}}, author, mentioned)
 	case "private":
-		return complete(Policy{CanLike: {Automatic: []string{followers}}, CanReply: {Automatic: []string{followers}}}, author, mentioned)
+		// GoToSocial's DefaultCanLikeFor(VisibilityFollowersOnly):
+		// the author, the followers and the mentioned.
+		likers := append([]string{followers}, mentioned...)
+		return complete(Policy{CanLike: {Automatic: likers}, CanReply: {Automatic: []string{followers}}}, author, mentioned)
 	}
 	return complete(Policy{CanLike: {Automatic: slices.Clone(mentioned)}}, author, mentioned)
 }

@@ -83,8 +83,8 @@ var ErrNotPending error = &InputError{Msg: "the interaction request was decided 
 // would have applied it (the timeline's statuses, counts and
 // notifications; an item in local's inbox for its apps) and an Accept
 // with its approval goes to the interacting actor; rejected, a Reject.
-// ErrNotFound for a request of someone else's post, ErrNotPending for one
-// decided already.
+// ErrNotFound for a request of someone else's post or of a deleted one,
+// ErrNotPending for one decided already.
 func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, id int64, accept bool) (*store.InteractionRequest, error) {
 	return p.DecideInteractionTx(ctx, local, id, accept, nil)
 }
@@ -103,7 +103,10 @@ func (p *Publisher) DecideInteractionTx(ctx context.Context, local *store.Actor,
 	if err != nil {
 		return nil, err
 	}
-	if post.ActorID != local.ID {
+	if post.ActorID != local.ID || post.Deleted {
+		// A deleted post's held interactions are moot: approved, the
+		// reply would hang off a tombstone and the Accept name an
+		// approval that is not served (Approval).
 		return nil, store.ErrNotFound
 	}
 	if held.State != store.InteractionPending {
@@ -126,7 +129,7 @@ func (p *Publisher) DecideInteractionTx(ctx context.Context, local *store.Actor,
 		if err != nil {
 			return err
 		}
-		if o.ActorID != local.ID {
+		if o.ActorID != local.ID || o.Deleted {
 			return store.ErrNotFound
 		}
 		state := store.InteractionRejected

@@ -16,6 +16,7 @@ import (
 	"herald/internal/fedtest"
 	"herald/node"
 	"herald/server"
+	"herald/store"
 )
 
 // newSecureHerald starts a Herald with authorized fetch on.
@@ -67,9 +68,22 @@ func TestAuthorizedFetch(t *testing.T) {
 	res := post(t, h, "a secret only servers may read")
 	act, obj := res.Activity.IRI, res.Activity.ObjectIRI
 	path := func(iri string) string { return strings.TrimPrefix(iri, h.URL) }
+	// gina's reply, approved (as the preapproval of a follower is): its
+	// approval is served to the servers Herald federates with only, as
+	// GoToSocial serves one (processing/fedi, validateIntReqRequest).
+	o, err := h.DB.ObjectByIRI(ctx, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approval := &store.InteractionRequest{ObjectID: o.ID, Kind: "canReply", Interaction: gina.ID + "/statuses/1", Actor: gina.ID,
+		Body: "{}", State: store.InteractionAccepted, CreatedAt: h.Clock()}
+	if _, err := h.DB.AddInteractionRequest(ctx, approval); err != nil {
+		t.Fatal(err)
+	}
 	// Each document, and the path of one like it that does not exist.
 	docs := []struct{ path, unknown string }{
 		{path(obj), "/users/alice/statuses/nothing"},
+		{fmt.Sprintf("/users/alice/approvals/%d", approval.ID), "/users/alice/approvals/999999"},
 		{path(obj) + "/likes", "/users/alice/statuses/nothing/likes"},
 		{path(act), "/users/alice/activities/nothing"},
 		{"/users/alice/outbox", "/users/nobody/outbox"},

@@ -75,12 +75,12 @@ func (q *Queries) InteractionRequestByID(ctx context.Context, id int64) (*Intera
 	return scanInteractionRequest(q.r.QueryRowContext(ctx, `SELECT `+interactionRequestColumns+` FROM interaction_requests WHERE id = $1`, id))
 }
 
-// InteractionRequests lists the requests for the posts of the local actor
-// actorID in state ("" for every state), newest first, at most limit.
+// InteractionRequests lists the requests for the posts (not deleted) of
+// the local actor actorID in state ("" for every state), newest first, at most limit.
 func (q *Queries) InteractionRequests(ctx context.Context, actorID int64, state string, limit int) ([]*InteractionRequest, error) {
 	rows, err := q.r.QueryContext(ctx, `SELECT `+interactionRequestColumnsR+`
 		FROM interaction_requests r JOIN objects o ON o.id = r.object_id
-		WHERE o.actor_id = $1 AND ($2 = '' OR r.state = $2) ORDER BY r.id DESC LIMIT $3`, actorID, state, limit)
+		WHERE o.actor_id = $1 AND o.deleted_at IS NULL AND ($2 = '' OR r.state = $2) ORDER BY r.id DESC LIMIT $3`, actorID, state, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -131,11 +131,24 @@ func scanInteractionRequest(row rowScanner) (*InteractionRequest, error) {
 }
 
 // WithdrawInteractionRequests marks the pending requests for interaction
-// by actor withdrawn (its Undo or Delete arrived first).
-func (q *Queries) WithdrawInteractionRequests(ctx context.Context, interaction, actor string, now time.Time) error {
-	return q.write(ctx, func(tx *Tx) error {
-		_, err := tx.w.ExecContext(ctx, `UPDATE interaction_requests SET state = 'withdrawn', decided_at = $1
+// by actor withdrawn (its Undo or Delete arrived first) and returns how
+// many there were.
+func (q *Queries) WithdrawInteractionRequests(ctx context.Context, interaction, actor string, now time.Time) (int64, error) {
+	return inTx(ctx, q, func(tx *Tx) (int64, error) {
+		res, err := tx.w.ExecContext(ctx, `UPDATE interaction_requests SET state = 'withdrawn', decided_at = $1
 			WHERE interaction = $2 AND actor = $3 AND state = 'pending'`, now.UnixMilli(), interaction, actor)
-		return err
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
 	})
+}
+
+// InteractionHeld reports whether the interaction (a reply's or an
+// activity's id) is held for a local author's approval or was refused
+// it: pending, rejected or withdrawn, and not accepted for any post.
+func (q *Queries) InteractionHeld(ctx context.Context, interaction string) (bool, error) {
+	var n int
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM interaction_requests WHERE interaction = $1 AND state <> 'accepted'`, interaction).Scan(&n)
+	return n > 0, err
 }

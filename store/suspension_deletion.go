@@ -58,7 +58,9 @@ func (q *Queries) DropActorDeliveries(ctx context.Context, actorID int64, actorI
 // timeline with the favourites, reactions and notifications it made, its
 // profile is emptied and its avatar and header let go (the media sweep
 // removes the files), and its inbox, tokens, password, webhooks, push
-// subscriptions, lists, mutes, markers and conversations go. Its row
+// subscriptions, lists, mutes, markers, conversations, blocks of accounts
+// and domains, notify-on-post follows, poll votes, pending streaming and
+// webhook events and audience rows go. Its row
 // stays (the name is never reused) with its keys, which sign the Delete
 // of the actor; RemoveDeletedActorKeys removes them once it went out.
 func (q *Queries) PurgeActorContent(ctx context.Context, actorID int64, actorIRI string, now time.Time) error {
@@ -93,12 +95,26 @@ func (q *Queries) PurgeActorContent(ctx context.Context, actorID int64, actorIRI
 			`DELETE FROM notifications WHERE actor_id = $1`,
 			`DELETE FROM bookmarks WHERE actor_id = $1`,
 			`DELETE FROM home_feed WHERE actor_id = $1`,
+			// Its blocks of accounts and domains, the accounts whose posts
+			// it was notified of, what the streaming API and its webhooks
+			// had still to tell it, the statuses it was named in as their
+			// audience: nothing of it reads them any more.
+			`DELETE FROM actor_blocks WHERE actor_id = $1`,
+			`DELETE FROM actor_domain_blocks WHERE actor_id = $1`,
+			`DELETE FROM follow_notify WHERE actor_id = $1`,
+			`DELETE FROM api_events WHERE actor_id = $1`,
+			`DELETE FROM webhook_events WHERE actor_id = $1`,
+			`DELETE FROM status_audience WHERE actor_id = $1`,
 		} {
 			if _, err := tx.w.ExecContext(ctx, stmt, actorID); err != nil {
 				return err
 			}
 		}
-		return nil
+		// Its votes, as Mastodon's DeleteAccountService removes an
+		// account's poll votes; the tallies already counted stay, as a
+		// remote server's do.
+		_, err := tx.w.ExecContext(ctx, `DELETE FROM poll_votes WHERE voter = $1`, actorIRI)
+		return err
 	})
 }
 

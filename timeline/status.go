@@ -69,10 +69,16 @@ func (w *writer) store(p *parsed) (bool, error) {
 // Store keeps a post fetched from its server (an account's outbox, a
 // search by URL, a boosted status) without fanning it out: nobody's home
 // feed gets it, nobody is notified. It returns the status, the one Herald
-// had if it had it.
+// had if it had it; ErrHeld for a reply a local post's author has not
+// approved (held or refused), which the inbox kept out too.
 func Store(ctx context.Context, db *store.DB, inst federation.Instance, obj *as.Object, author string, now time.Time) (*store.Status, error) {
 	var s *store.Status
 	err := db.Write(ctx, func(tx *store.Tx) error {
+		if held, err := tx.InteractionHeld(ctx, obj.ID); err != nil {
+			return err
+		} else if held {
+			return ErrHeld
+		}
 		w := &writer{ctx: ctx, tx: tx, inst: inst, now: now}
 		p, err := w.parse(obj, author, nil)
 		if err != nil {
