@@ -57,9 +57,14 @@ func (h *Handler) renderActor(w http.ResponseWriter, r *http.Request, status int
 		h.fail(w, r, err)
 		return
 	}
+	held, err := h.heldInteractions(r, a)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	data := map[string]any{"Actor": a, "Fields": fields, "Followers": followers, "Following": following,
 		"Profile": h.inst.ProfileURL(a.Name), "ID": h.inst.ActorID(a.Name), "Base": actorURL(a.Name),
-		"AppTokens": tokens, "HasPassword": hasPassword, "Suspension": suspension}
+		"AppTokens": tokens, "HasPassword": hasPassword, "Suspension": suspension, "Held": held}
 	if bad != "" {
 		data["Flash"], data["FlashBad"] = bad, true
 	}

@@ -45,6 +45,7 @@ var jobKinds = map[string]string{
 	jobs.KindDeleteActor: "Delete an actor", jobs.KindUpdateActor: "Send a profile update", jobs.KindRotateKey: "New key pair",
 	jobs.KindPin: "Pin", jobs.KindUnpin: "Unpin", jobs.KindMove: "Move an actor", jobs.KindAlias: "Change aliases",
 	jobs.KindRelayAdd: "Subscribe to a relay", jobs.KindRelayRemove: "Leave a relay",
+	jobs.KindInteractionApprove: "Approve an interaction", jobs.KindInteractionReject: "Reject an interaction",
 }
 
 // jobRow is a job as the pages show it.

@@ -47,4 +47,6 @@ func (h *Handler) sectionRoutes(r chi.Router) {
 	r.Post("/actors/{name}/rotate-key", h.asks(h.keyRotation, h.rotateKey))
 	r.Post("/actors/{name}/move", h.asks(h.actorMove, h.moveActor))
 	r.Post("/actors/{name}/delete", h.asks(h.actorDeletion, h.deleteActor))
+	r.Post("/actors/{name}/interactions/approve", h.asks(h.interactionDecision(true), h.decideInteraction(true)))
+	r.Post("/actors/{name}/interactions/reject", h.asks(h.interactionDecision(false), h.decideInteraction(false)))
 }

@@ -19,7 +19,7 @@ import (
 // (FEDERATION.md, "Interaction policies").
 type InteractionRequest struct {
 	ID          int64           `json:"id"`
-	Kind        string          `json:"kind"`        // canReply, canLike, canAnnounce
+	Kind        string          `json:"kind"`        // canReply, canLike, canAnnounce, canQuote
 	Post        string          `json:"post"`        // the actor's post
 	Interaction string          `json:"interaction"` // the reply's id, or the Like's / Announce's
 	Actor       string          `json:"actor"`       // who interacted

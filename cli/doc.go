@@ -48,6 +48,9 @@
 //	herald pin OBJECT_URL
 //	herald unpin OBJECT_URL
 //	herald quote revoke POST_URL QUOTING_POST_URL
+//	herald interactions [NAME]
+//	herald interactions approve ID
+//	herald interactions reject ID
 //	herald follow --as NAME @user@host|ACTOR_URL
 //	herald unfollow --as NAME @user@host|ACTOR_URL
 //	herald following --as NAME

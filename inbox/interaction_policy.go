@@ -9,6 +9,7 @@ import (
 	"herald/host"
 	"herald/outbox"
 	"herald/store"
+	"herald/timeline"
 )
 
 // Drop reasons of interactions with local posts (interactionPolicy).
@@ -68,7 +69,11 @@ func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activi
 		// Then that is all it concerns (the held one was applied
 		// nowhere), whoever it is addressed to: stopped here, not
 		// dropped as unaddressed, which would roll the withdrawal back.
+		// Its notification goes with it (timeline.Decided).
 		n, err := tx.WithdrawInteractionRequests(ctx, a.objectID, a.actor, a.now)
+		if err == nil && n > 0 {
+			err = timeline.Decided(ctx, tx, a.objectID, a.actor)
+		}
 		return "", n > 0, err
 	}
 	if !ok || !h.isLocal(in.target) {
@@ -88,26 +93,10 @@ func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activi
 	if in.approvedBy != "" {
 		return h.approved(ctx, tx, a, in, o, local), false, nil
 	}
-	post, err := as.Parse([]byte(o.Body))
+	d, err := h.decide(ctx, tx, o, local, in.kind, a.actor)
 	if err != nil {
 		return "", false, err
 	}
-	var mentions []string
-	for _, m := range post.Tag.OfType("Mention") {
-		mentions = append(mentions, m.Href)
-	}
-	member := func(collection string) bool {
-		switch collection {
-		case h.Instance.FollowersURL(local.Name):
-			f, err := tx.FollowerRow(ctx, local.ID, a.actor)
-			return err == nil && f.State == "accepted"
-		case h.Instance.ActorID(local.Name) + "/following":
-			f, err := tx.FollowingRow(ctx, local.ID, a.actor)
-			return err == nil && f.State == "accepted"
-		}
-		return false
-	}
-	d := outbox.ReadPolicy(post).Decide(in.kind, a.actor, h.Instance.ActorID(local.Name), mentions, member)
 	switch {
 	case d.Approval == outbox.Denied:
 		h.Logger.Debug("inbox: interaction not allowed by the post's policy", "kind", in.kind, "actor", a.actor, "post", o.IRI)
@@ -128,7 +117,10 @@ func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activi
 	}
 	if state == store.InteractionPending {
 		h.Logger.Debug("inbox: interaction held for the author's approval", "kind", in.kind, "actor", a.actor, "post", o.IRI, "request", r.ID)
-		return "", true, nil
+		if created {
+			err = timeline.Held(ctx, tx, h.Instance, local.ID, in.kind, o.IRI, a.actor, in.id, a.now)
+		}
+		return "", true, err
 	}
 	if created {
 		remote, err := tx.RemoteActorByID(ctx, signature.StripFragment(a.actor))
@@ -140,6 +132,32 @@ func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activi
 		}
 	}
 	return "", false, nil
+}
+
+// decide is what the interactionPolicy of the local post o of local says
+// of an interaction of kind by actor, read inside tx (the followers and
+// following it names are looked up there).
+func (h *Handler) decide(ctx context.Context, tx *store.Tx, o *store.Object, local *store.Actor, kind, actor string) (outbox.Decision, error) {
+	post, err := as.Parse([]byte(o.Body))
+	if err != nil {
+		return outbox.Decision{}, err
+	}
+	var mentions []string
+	for _, m := range post.Tag.OfType("Mention") {
+		mentions = append(mentions, m.Href)
+	}
+	member := func(collection string) bool {
+		switch collection {
+		case h.Instance.FollowersURL(local.Name):
+			f, err := tx.FollowerRow(ctx, local.ID, actor)
+			return err == nil && f.State == "accepted"
+		case h.Instance.ActorID(local.Name) + "/following":
+			f, err := tx.FollowingRow(ctx, local.ID, actor)
+			return err == nil && f.State == "accepted"
+		}
+		return false
+	}
+	return outbox.ReadPolicy(post).Decide(kind, actor, h.Instance.ActorID(local.Name), mentions, member), nil
 }
 
 // approved checks an interaction's approvedBy: an approval of the post's

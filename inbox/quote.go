@@ -7,15 +7,21 @@ import (
 	"herald/federation/as"
 	"herald/federation/signature"
 	"herald/host"
+	"herald/outbox"
 	"herald/store"
 	"herald/timeline"
 )
 
 // quoteRequest answers a FEP-044f QuoteRequest for a local post
-// (outbox.AnswerQuoteRequest): the request and its instrument, the
-// quoting post, must be on the requester's own host, as Mastodon
-// requires (non_matching_uri_hosts?). A QuoteRequest for anything else
-// concerns nobody here.
+// (outbox.AnswerQuoteRequest) by the post's canQuote: the request and its
+// instrument, the quoting post, must be on the requester's own host, as
+// Mastodon requires (non_matching_uri_hosts?). Approved automatically,
+// it is accepted at once with the stamp; denied, rejected (Mastodon's
+// quote_request.rb: StatusPolicy#quote?); left to the author
+// (manualApproval, as GoToSocial holds an interaction), it is held as an
+// interaction request of kind canQuote, answered when the author decides
+// (outbox.DecideInteraction). A QuoteRequest for anything else concerns
+// nobody here.
 func (h *Handler) quoteRequest(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
 	quote := a.doc.RefsOf("instrument").First()
 	if quote == "" || !host.SameAuthority(quote, a.actor) || (a.id != "" && !host.SameAuthority(a.id, a.actor)) {
@@ -41,8 +47,28 @@ func (h *Handler) quoteRequest(ctx context.Context, tx *store.Tx, a *activity) (
 	if err != nil {
 		return "", err
 	}
-	inbox := cached.Inbox
-	_, err = h.Publisher.AnswerQuoteRequest(ctx, tx, local, o, a.doc, a.actor, quote, inbox, a.now)
+	d, err := h.decide(ctx, tx, o, local, outbox.CanQuote, a.actor)
+	if err != nil {
+		return "", err
+	}
+	allowed := d.Approval == outbox.Automatic
+	if d.Approval == outbox.Manual && o.Public && !o.Deleted && a.id != "" {
+		r := &store.InteractionRequest{ObjectID: o.ID, Kind: outbox.CanQuote, Interaction: quote, Actor: a.actor, Body: string(a.body), State: store.InteractionPending, CreatedAt: a.now}
+		created, err := tx.AddInteractionRequest(ctx, r)
+		if err != nil {
+			return "", err
+		}
+		if r.State == store.InteractionPending {
+			h.Logger.Debug("inbox: quote held for the author's approval", "actor", a.actor, "post", o.IRI, "request", r.ID)
+			if created {
+				err = timeline.Held(ctx, tx, h.Instance, local.ID, outbox.CanQuote, o.IRI, a.actor, quote, a.now)
+			}
+			return "", err
+		}
+		// Decided already (a repeated delivery): answered as decided.
+		allowed = r.State == store.InteractionAccepted
+	}
+	_, err = h.Publisher.AnswerQuoteRequest(ctx, tx, local, o, a.doc, a.actor, quote, cached.Inbox, allowed, a.now)
 	return "", err
 }
 

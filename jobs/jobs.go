@@ -1,8 +1,9 @@
 // Package jobs carries the operator's commands to the running server. A
 // command that needs the network or the server's keys (herald post, follow,
 // unfollow, delete, follows approve|reject, actor edit|rotate-key|delete|
-// move|alias, relay add|remove) records what it wants as a row (Submit),
-// wakes the server and waits a moment for the outcome (Wait). The server's
+// move|alias, relay add|remove, interactions approve|reject) records what
+// it wants as a row (Submit), wakes the server and waits a moment for the
+// outcome (Wait). The server's
 // Runner claims the row and does the work with
 // its own client, keys and policy, committing the job's outcome in the same
 // transaction as its effects. So a command needs no network flags and can
@@ -47,6 +48,11 @@ const (
 	// KindQuoteRevoke takes back the stamp an actor gave a quote of its
 	// post Object by the post Target (outbox.Publisher.RevokeQuote).
 	KindQuoteRevoke = "quote-revoke"
+	// KindInteractionApprove and KindInteractionReject decide a held
+	// interaction request Request of a post of the actor's
+	// (interactions.go).
+	KindInteractionApprove = "interaction-approve"
+	KindInteractionReject  = "interaction-reject"
 )
 
 // Args are a command's arguments; which fields apply depends on the kind.
@@ -68,6 +74,8 @@ type Args struct {
 	Posts   []string `json:"posts,omitempty"`
 	Comment string   `json:"comment,omitempty"`
 	Forward bool     `json:"forward,omitempty"`
+	// interaction-approve, interaction-reject: the request's id.
+	Request int64 `json:"request,omitempty"`
 }
 
 // Result is what a finished job did, kept with it as JSON.

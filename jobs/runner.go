@@ -229,6 +229,8 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 	case KindQuoteRevoke:
 		_, err := r.Publisher.RevokeQuote(ctx, actor, args.Object, args.Target, finish)
 		return err
+	case KindInteractionApprove, KindInteractionReject:
+		return r.decideInteraction(ctx, j, actor, args.Request, j.Kind == KindInteractionApprove)
 	}
 	return fmt.Errorf("unknown kind of job %q", j.Kind)
 }

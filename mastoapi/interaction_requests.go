@@ -18,7 +18,7 @@ import (
 // so uri names it.
 type InteractionRequest struct {
 	ID         string  `json:"id"`
-	Type       string  `json:"type"` // favourite, reply, reblog
+	Type       string  `json:"type"` // favourite, reply, reblog, quote
 	CreatedAt  string  `json:"created_at"`
 	Account    Account `json:"account"`
 	Status     *Status `json:"status"` // the caller's post
@@ -29,7 +29,7 @@ type InteractionRequest struct {
 }
 
 // interactionTypes are the entity's type of each sub-policy.
-var interactionTypes = map[string]string{outbox.CanLike: "favourite", outbox.CanReply: "reply", outbox.CanAnnounce: "reblog"}
+var interactionTypes = map[string]string{outbox.CanLike: "favourite", outbox.CanReply: "reply", outbox.CanAnnounce: "reblog", outbox.CanQuote: "quote"}
 
 // interactionRequests serves GET /api/v1/interaction_requests: the
 // pending requests, newest first (limit, default 40, at most 80).

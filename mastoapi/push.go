@@ -18,9 +18,11 @@ import (
 // notification type and a policy.
 
 // pushAlerts are the alert types of Mastodon's Web::PushSubscription, in
-// the order its entity lists them.
+// the order its entity lists them, then GoToSocial's of held interactions
+// (apimodel.WebPushSubscriptionAlerts: pending.favourite, pending.reply,
+// pending.reblog) and Herald's of a held quote (timeline/held.go).
 var pushAlerts = []string{"mention", "status", "reblog", "follow", "follow_request", "favourite", "poll", "update",
-	"admin.sign_up", "admin.report", "quote"}
+	"admin.sign_up", "admin.report", "quote", "pending.favourite", "pending.reply", "pending.reblog", "pending.quote"}
 
 // pushPolicies are who a subscription takes pushes from: everyone,
 // accounts followed, followers, nobody.

@@ -28,6 +28,11 @@ var pushTitles = map[string]string{
 	"poll":           "A poll you voted in has ended",
 	"update":         "%s edited a post",
 	"quote":          "%s quoted your post",
+	// Held interactions (timeline/held.go), awaiting the author.
+	"pending.favourite": "%s wants to favorite your post",
+	"pending.reply":     "%s wants to reply to your post",
+	"pending.reblog":    "%s wants to boost your post",
+	"pending.quote":     "%s wants to quote your post",
 }
 
 // pushMessage is the payload of a push, Mastodon's Web::NotificationSerializer:

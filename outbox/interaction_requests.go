@@ -86,6 +86,14 @@ var ErrNotPending error = &InputError{Msg: "the interaction request was decided 
 // ErrNotFound for a request of someone else's post or of a deleted one,
 // ErrNotPending for one decided already.
 func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, id int64, accept bool) (*store.InteractionRequest, error) {
+	return p.DecideInteractionTx(ctx, local, id, accept, nil)
+}
+
+// DecideInteractionTx is DecideInteraction calling inTx, unless nil,
+// inside its transaction once the answer is queued, with the request as
+// decided: a job's outcome commits with its effects (herald interactions
+// approve|reject).
+func (p *Publisher) DecideInteractionTx(ctx context.Context, local *store.Actor, id int64, accept bool, inTx func(context.Context, *store.Tx, *store.InteractionRequest) error) (*store.InteractionRequest, error) {
 	now := p.Now().UTC()
 	held, err := p.DB.InteractionRequestByID(ctx, id)
 	if err != nil {
@@ -135,20 +143,44 @@ func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, i
 		if !changed {
 			return ErrNotPending
 		}
-		if accept {
-			if err := p.applyHeld(ctx, tx, local, r, now); err != nil {
-				return err
-			}
-		}
 		r.State, r.DecidedAt = state, now
 		out = r
-		return p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
+		if err := timeline.Decided(ctx, tx, r.Interaction, r.Actor); err != nil {
+			return err
+		}
+		switch {
+		case r.Kind == CanQuote:
+			err = p.answerHeldQuote(ctx, tx, local, o, r, accept, remote.Inbox, now)
+		case accept:
+			if err = p.applyHeld(ctx, tx, local, r, now); err == nil {
+				err = p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
+			}
+		default:
+			err = p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
+		}
+		if err != nil || inTx == nil {
+			return err
+		}
+		return inTx(ctx, tx, r)
 	})
 	if err != nil {
 		return nil, err
 	}
 	p.Runner.Wake()
 	return out, nil
+}
+
+// answerHeldQuote answers a held QuoteRequest as the inbox answers one
+// allowed or denied at once (AnswerQuoteRequest): approved, the stamp and
+// an Accept carrying it; rejected, a Reject. The quoting post itself
+// arrives and is kept as any post is: nothing else to apply.
+func (p *Publisher) answerHeldQuote(ctx context.Context, tx *store.Tx, local *store.Actor, o *store.Object, r *store.InteractionRequest, accept bool, inbox string, now time.Time) error {
+	doc, err := as.Parse([]byte(r.Body))
+	if err != nil {
+		return err
+	}
+	_, err = p.AnswerQuoteRequest(ctx, tx, local, o, doc, r.Actor, r.Interaction, inbox, accept, now)
+	return err
 }
 
 // applyHeld applies an approved interaction as the inbox applies one it
@@ -185,7 +217,9 @@ func (h *Handler) Approval(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		owner, err = h.DB.ActorByID(r.Context(), o.ActorID)
 	}
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (req.State != store.InteractionAccepted || o.Deleted || owner.Name != name)) {
+	// A quote's approval is its stamp (QuoteAuthorization), served
+	// elsewhere.
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (req.State != store.InteractionAccepted || req.Kind == CanQuote || o.Deleted || owner.Name != name)) {
 		httpapi.Error(w, http.StatusNotFound, "no such approval")
 		return
 	}

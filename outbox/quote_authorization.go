@@ -20,8 +20,10 @@ import (
 // (mastodon/mastodon app/lib/activitypub/activity/quote_request.rb,
 // app/serializers/activitypub/accept_quote_request_serializer.rb and
 // quote_authorization_serializer.rb): a quote of a public local post is
-// approved at once, with an Accept whose result is the stamp; any other
-// is answered with a Reject. The interactionPolicy Herald's posts carry
+// approved at once, with an Accept whose result is the stamp, when its
+// canQuote allows the requester; one its canQuote leaves to the author
+// is held until the author decides (DecideInteraction); any other is
+// answered with a Reject. The interactionPolicy Herald's posts carry
 // says the same (interaction_policy.go, DefaultPolicy).
 
 // quoteContext defines the terms of a stamp (Mastodon's
@@ -47,16 +49,17 @@ func stampURL(inst federation.Instance, name string, id int64) string {
 
 // AnswerQuoteRequest answers a QuoteRequest (request, as received) for
 // the local post o of local, from requester (whose inbox is inbox), for
-// the quoting post quote, inside tx: an Accept with the stamp when o is
-// public, a Reject otherwise, or when its author revoked the stamp of that
-// quote (RevokeQuote).
-func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local *store.Actor, o *store.Object, request *as.Object, requester, quote, inbox string, now time.Time) (bool, error) {
+// the quoting post quote, inside tx: an Accept with the stamp when the
+// quote is allowed (by o's canQuote, or its author) and o public, a
+// Reject otherwise, or when its author revoked the stamp of that quote
+// (RevokeQuote).
+func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local *store.Actor, o *store.Object, request *as.Object, requester, quote, inbox string, allowed bool, now time.Time) (bool, error) {
 	req := &as.Object{ID: request.ID, Type: as.Types{"QuoteRequest"}, Actor: as.IRI(requester), Object: as.IRI(o.IRI)}
 	if err := req.Set("instrument", quote); err != nil {
 		return false, err
 	}
 	act := &as.Object{JSONLDContext: contextJSON(quoteContext), Object: as.Embed(req), To: as.IRIs(requester)}
-	accept := o.Public && !o.Deleted
+	accept := allowed && o.Public && !o.Deleted
 	var stamp *store.QuoteAuthorization
 	if accept {
 		var err error

@@ -23,7 +23,7 @@ const (
 type InteractionRequest struct {
 	ID          int64
 	ObjectID    int64  // the local post
-	Kind        string // canReply, canLike, canAnnounce
+	Kind        string // canReply, canLike, canAnnounce, canQuote
 	Interaction string // the reply's id, or the Like's / Announce's
 	Actor       string // who interacted
 	Body        string // the activity as received

@@ -219,3 +219,13 @@ func (q *Queries) DismissNotifications(ctx context.Context, actorID, id int64, g
 		return err
 	})
 }
+
+// RemoveHeldNotifications removes the notifications of account's held
+// interaction (types pending.*) whose id is activity, once it is decided
+// or withdrawn.
+func (q *Queries) RemoveHeldNotifications(ctx context.Context, activity, account string) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `DELETE FROM notifications WHERE activity = $1 AND account = $2 AND type LIKE 'pending.%'`, activity, account)
+		return err
+	})
+}
