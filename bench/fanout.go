@@ -40,6 +40,10 @@ type Scenario struct {
 	// MaxIdleConns is the client's bound on idle connections across hosts
 	// (federation.ClientOptions.MaxIdleConns); zero takes its default.
 	MaxIdleConns int
+	// StandardDelivery sends through net/http's transport instead of the
+	// delivery transport (federation.ClientOptions.StandardDelivery), to
+	// compare the two in one run.
+	StandardDelivery bool
 
 	// Dir is where the temporary database directory is made (default: the
 	// system temp dir). It is removed afterwards.
@@ -250,7 +254,7 @@ func (sc *Scenario) runnerConfig(db *store.DB, dial func(ctx context.Context, ne
 		DB: db,
 		Client: federation.NewClient(federation.ClientOptions{
 			AllowPrivate: true, AllowHTTP: true, UserAgent: "Herald-bench",
-			MaxConnsPerHost: perHost, MaxIdleConns: sc.MaxIdleConns, DialContext: dial,
+			MaxConnsPerHost: perHost, MaxIdleConns: sc.MaxIdleConns, DialContext: dial, StandardDelivery: sc.StandardDelivery,
 		}),
 		Instance:     benchInstance,
 		Logger:       logger,

@@ -62,8 +62,8 @@ func isFedify(n string) bool { return strings.HasPrefix(n, "fedify") }
 // count.
 func (r *Report) counterpart(i int, n string) *Result {
 	want := "a"
-	if n == "fedify-f" {
-		want = "f"
+	if b, ok := strings.CutPrefix(n, "fedify-"); ok {
+		want = b // fedify-f: f, fedify-g: g
 	}
 	for _, s := range r.Rounds[i] {
 		if b, _, _ := strings.Cut(s.Name, "@"); b == want {
