@@ -42,6 +42,14 @@ const (
 	// about 1 KB of this process's memory each (a socket, its poller entry
 	// and a pconn), the kernel's socket buffers apart.
 	defaultDeliveryIdleConns = 32768
+	// deliveryIdleTimeout closes a delivery connection left idle this
+	// long. Longer than the standard transport's 30 s: an idle connection
+	// here costs a socket, not two goroutines, and to be reused by the
+	// next activity it must outlive a whole fan-out, which to 30,000 hosts
+	// takes 30 to 70 s on two cores (each host is reached again about one
+	// fan-out after its last delivery). A server that closes it sooner
+	// (nginx after 75 s) is found out by the liveness check before use.
+	deliveryIdleTimeout = 2 * time.Minute
 	// fdReserve is what the idle pool leaves of the open-file limit for
 	// everything else: up to 1,024 deliveries in flight, inbound
 	// connections, the database, fetches.
@@ -117,7 +125,7 @@ func newDeliverer(opts ClientOptions, dial func(context.Context, string, string)
 	cfg.NextProtos = []string{"http/1.1"} // this transport speaks HTTP/1.1 only
 	d := &deliverer{
 		dial: dial, tls: cfg, ioTimeout: opts.IOTimeout, timeout: opts.Timeout,
-		perHost: opts.MaxConnsPerHost, maxIdle: maxIdle, idleTTL: defaultIdleConnTimeout,
+		perHost: opts.MaxConnsPerHost, maxIdle: maxIdle, idleTTL: deliveryIdleTimeout,
 		headerMax: deliveryHeaderLimit, bodyMax: deliveryBodyLimit,
 		reuseCheck: alive,
 	}

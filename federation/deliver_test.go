@@ -438,7 +438,12 @@ func TestDeliverIdlePool(t *testing.T) {
 	if n := s.conns.Load(); n != 5 {
 		t.Errorf("a host over the pool's bound: %d connections, want 5", n)
 	}
-	now = now.Add(defaultIdleConnTimeout)
+	now = now.Add(deliveryIdleTimeout - time.Second)
+	c.dl.sweep()
+	if n := c.dl.idleCount(); n != 2 {
+		t.Errorf("before the idle timeout: %d idle connections, want 2", n)
+	}
+	now = now.Add(time.Second)
 	c.dl.sweep()
 	if n := c.dl.idleCount(); n != 0 {
 		t.Errorf("after the idle timeout: %d idle connections", n)
