@@ -317,7 +317,7 @@ func (d *deliverer) exchange(ctx context.Context, pc *pconn, req *http.Request, 
 	pc.conn.SetReadDeadline(deadline)
 	pc.cr.left = d.bodyMax + 4<<10 // the body, and its chunks' framing
 	n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, d.bodyMax+1))
-	keep = err == nil && n <= d.bodyMax && !resp.Close && resp.StatusCode >= 200 && br.Buffered() == 0
+	keep = err == nil && n <= d.bodyMax && !resp.Close && !req.Close && resp.StatusCode >= 200 && br.Buffered() == 0
 	if keep {
 		// At its end already: Close reads nothing more.
 		resp.Body.Close()
