@@ -94,19 +94,20 @@ func (c *Client) Deliver(req *http.Request) (*http.Response, error) {
 
 // deliverer is the delivery transport; the pool is in deliver_pool.go.
 type deliverer struct {
-	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
-	tls        *tls.Config
-	ioTimeout  time.Duration // TLS handshake, and the wait for the answer's headers
-	timeout    time.Duration // the whole request
-	perHost    int           // connections open to one host at once
-	maxIdle    int           // idle connections across hosts
-	idleTTL    time.Duration // an idle connection is closed after this
-	headerMax  int64
-	bodyMax    int64
-	wires      sync.Pool // *bytes.Buffer: serialised requests
-	readers    sync.Pool // *bufio.Reader
-	pool                 // the idle connections and the per-host slots
-	dialHook   func()    // tests: called for every new connection
+	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
+	tls       *tls.Config
+	ioTimeout time.Duration // TLS handshake, and the wait for the answer's headers
+	timeout   time.Duration // the whole request
+	perHost   int           // connections open to one host at once
+	maxIdle   int           // idle connections across hosts
+	idleTTL   time.Duration // an idle connection is closed after this
+	headerMax int64
+	bodyMax   int64
+	wires     sync.Pool // *bytes.Buffer: serialised requests
+	readers   sync.Pool // *bufio.Reader
+	pool                // the idle connections and the per-host slots
+	// reuseCheck says whether an idle connection may be used (alive;
+	// tests turn it off to reach the retry).
 	reuseCheck func(*pconn) bool
 }
 
@@ -191,7 +192,7 @@ func (d *deliverer) do(req *http.Request) (*http.Response, error) {
 	reused := pc != nil
 	for {
 		if pc == nil {
-			if pc, err = d.connect(ctx, req.URL, addr, key); err != nil {
+			if pc, err = d.connect(ctx, req.URL, addr, key, deadline); err != nil {
 				d.release(key, nil)
 				return nil, err
 			}
@@ -249,12 +250,12 @@ func connKey(u *url.URL) (key, addr string, err error) {
 	return u.Scheme + "://" + addr, addr, nil
 }
 
-// connect dials addr through the guarded dialer and, for https, completes
-// a verified TLS handshake within the I/O timeout.
-func (d *deliverer) connect(ctx context.Context, u *url.URL, addr, key string) (*pconn, error) {
-	if d.dialHook != nil {
-		d.dialHook()
-	}
+// connect dials addr through the guarded dialer (its connect timeout, and
+// the request's deadline) and, for https, completes a verified TLS
+// handshake within the I/O timeout.
+func (d *deliverer) connect(ctx context.Context, u *url.URL, addr, key string, deadline time.Time) (*pconn, error) {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	raw, err := d.dial(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err

@@ -453,3 +453,23 @@ func TestDeliverIdlePool(t *testing.T) {
 		t.Errorf("after the idle timeout: %d connections, want 6", n)
 	}
 }
+
+// TestDeliverBodyStalls: an answer whose body stops coming is cut at the
+// request's timeout; its status counts and its connection is closed.
+func TestDeliverBodyStalls(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	s := newRawServer(t, func(_ int64, c net.Conn) bool {
+		io.WriteString(c, "HTTP/1.1 202 Accepted\r\nContent-Length: 10\r\n\r\nabc")
+		<-release
+		return false
+	})
+	c := openClient(s.ln.Addr().String(), ClientOptions{Timeout: 300 * time.Millisecond})
+	resp, err := post(t, c, context.Background(), "http://h1.invalid/inbox", "{}")
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("%v, %v; want the 202", resp, err)
+	}
+	if n := c.dl.idleCount(); n != 0 {
+		t.Errorf("idle connections %d, want 0", n)
+	}
+}
