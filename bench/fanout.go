@@ -106,9 +106,12 @@ type Result struct {
 	FarmCPU       time.Duration // the farm process's CPU over the window, when it had one
 	PeakReset     bool          // whether VmHWM could be reset before the window
 	NewConns      int64         // TCP connections the farm accepted
-	Refusals      int64         // dials refused by the farm
-	RowsDone      int           // delivery rows in state done after the runner stopped
-	CavageOnly    int           // hosts that refuse RFC 9421 (among Healthy)
+	// Transport is what the delivery transport did with connections over
+	// the window (all zero with StandardDelivery).
+	Transport  federation.DeliveryStats
+	Refusals   int64 // dials refused by the farm
+	RowsDone   int   // delivery rows in state done after the runner stopped
+	CavageOnly int   // hosts that refuse RFC 9421 (among Healthy)
 	// Knocks are the farm's verified signatures by kind over the window,
 	// and the RFC 9421 knocks CavageOnly hosts refused (FarmStats).
 	Knocks FarmStats

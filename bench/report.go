@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"herald/federation"
 )
 
 // Report gathers one `herald bench fanout` run: one or more rounds of the
@@ -326,6 +328,19 @@ func (t *table) costRows() {
 		return mb(uint64(slices.Max(xs)), reset) + " max"
 	})
 	t.med("farm: new TCP connections", "", func(s *Result) float64 { return float64(s.NewConns) }, f0)
+	t.add("delivery transport: reused / new / retried / dead / pool full / expired", "", func(n string) string {
+		var st federation.DeliveryStats
+		r.each(n, func(_ int, s *Result) (float64, bool) {
+			x := s.Transport
+			st = federation.DeliveryStats{Reused: st.Reused + x.Reused, Dialed: st.Dialed + x.Dialed, Retried: st.Retried + x.Retried,
+				Dead: st.Dead + x.Dead, Full: st.Full + x.Full, Expired: st.Expired + x.Expired}
+			return 0, false
+		})
+		if st == (federation.DeliveryStats{}) {
+			return "–"
+		}
+		return fmt.Sprintf("%d / %d / %d / %d / %d / %d", st.Reused, st.Dialed, st.Retried, st.Dead, st.Full, st.Expired)
+	})
 	t.add("farm: verified / dup / bad sig (all rounds)", "", func(n string) string {
 		var d, dup int
 		var bad int64

@@ -13,6 +13,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -92,6 +93,22 @@ func (c *Client) Deliver(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// DeliveryStats counts what the delivery transport did with connections
+// since the client was made: requests sent on a pooled connection, new
+// connections, requests sent once more after a pooled connection failed,
+// pooled connections found closed before use, connections closed because
+// the pool was full, and idle ones closed by the idle timeout.
+type DeliveryStats struct {
+	Reused, Dialed, Retried, Dead, Full, Expired int64
+}
+
+// DeliveryStats reads the delivery transport's counters (the bench).
+func (c *Client) DeliveryStats() DeliveryStats {
+	s := &c.dl.stats
+	return DeliveryStats{Reused: s.reused.Load(), Dialed: s.dialed.Load(), Retried: s.retried.Load(),
+		Dead: s.dead.Load(), Full: s.full.Load(), Expired: s.expired.Load()}
+}
+
 // deliverer is the delivery transport; the pool is in deliver_pool.go.
 type deliverer struct {
 	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -105,7 +122,8 @@ type deliverer struct {
 	bodyMax   int64
 	wires     sync.Pool // *bytes.Buffer: serialised requests
 	readers   sync.Pool // *bufio.Reader
-	pool                // the idle connections and the per-host slots
+	stats     struct{ reused, dialed, retried, dead, full, expired atomic.Int64 }
+	pool      // the idle connections and the per-host slots
 	// reuseCheck says whether an idle connection may be used (alive;
 	// tests turn it off to reach the retry).
 	reuseCheck func(*pconn) bool
@@ -190,6 +208,9 @@ func (d *deliverer) do(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	reused := pc != nil
+	if reused {
+		d.stats.reused.Add(1)
+	}
 	for {
 		if pc == nil {
 			if pc, err = d.connect(ctx, req.URL, addr, key, deadline); err != nil {
@@ -206,6 +227,7 @@ func (d *deliverer) do(req *http.Request) (*http.Response, error) {
 				// came, so nothing was processed as far as we can tell;
 				// once more on a new connection.
 				pc, reused = nil, false
+				d.stats.retried.Add(1)
 				continue
 			}
 			d.release(key, nil)
@@ -254,6 +276,7 @@ func connKey(u *url.URL) (key, addr string, err error) {
 // the request's deadline) and, for https, completes a verified TLS
 // handshake within the I/O timeout.
 func (d *deliverer) connect(ctx context.Context, u *url.URL, addr, key string, deadline time.Time) (*pconn, error) {
+	d.stats.dialed.Add(1)
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	raw, err := d.dial(ctx, "tcp", addr)

@@ -87,6 +87,7 @@ func (d *deliverer) acquire(ctx context.Context, key string, ok func(*pconn) boo
 		stale = append(stale, c)
 	}
 	p.mu.Unlock()
+	d.stats.dead.Add(int64(len(stale)))
 	for _, c := range stale {
 		c.conn.Close()
 	}
@@ -118,6 +119,7 @@ func (d *deliverer) release(key string, pc *pconn) {
 	}
 	p.mu.Unlock()
 	if pc != nil {
+		d.stats.full.Add(1)
 		pc.conn.Close()
 	}
 }
@@ -193,6 +195,7 @@ func (d *deliverer) sweep() {
 		p.arm(p.tail.idleSince.Add(d.idleTTL), d)
 	}
 	p.mu.Unlock()
+	d.stats.expired.Add(int64(len(expired)))
 	for _, c := range expired {
 		c.conn.Close()
 	}

@@ -162,6 +162,13 @@ func TestDeliverServerClosedIdle(t *testing.T) {
 			if n := s.conns.Load(); n != 3 {
 				t.Errorf("%d connections, want 3", n)
 			}
+			want := DeliveryStats{Dialed: 3, Dead: 2}
+			if !peek {
+				want = DeliveryStats{Dialed: 3, Reused: 2, Retried: 2}
+			}
+			if st := c.DeliveryStats(); st != want {
+				t.Errorf("stats %+v, want %+v", st, want)
+			}
 		})
 	}
 }
@@ -451,6 +458,9 @@ func TestDeliverIdlePool(t *testing.T) {
 	visit(0)
 	if n := s.conns.Load(); n != 6 {
 		t.Errorf("after the idle timeout: %d connections, want 6", n)
+	}
+	if st, want := c.DeliveryStats(), (DeliveryStats{Reused: 2, Dialed: 6, Full: 3, Expired: 2}); st != want {
+		t.Errorf("stats %+v, want %+v", st, want)
 	}
 }
 
