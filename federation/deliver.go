@@ -345,6 +345,10 @@ func (d *deliverer) exchange(ctx context.Context, pc *pconn, req *http.Request, 
 	if keep {
 		// At its end already: Close reads nothing more.
 		resp.Body.Close()
+		// No deadline while idle: this request's would have passed by
+		// the time the connection is taken again, and the liveness
+		// check (a read on the raw socket) would fail on it.
+		pc.conn.SetDeadline(time.Time{})
 	}
 	resp.Body = http.NoBody
 	return resp, keep, true, nil

@@ -189,6 +189,24 @@ func waitClosed(t *testing.T, c *Client) {
 	t.Fatal("the server's close never arrived")
 }
 
+// TestDeliverReuseAfterDeadline: a pooled connection is reused after the
+// deadline of the request before it has passed (it idled past it).
+func TestDeliverReuseAfterDeadline(t *testing.T) {
+	s := newCountingServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusAccepted) }))
+	c := openClient(s.Listener.Addr().String(), ClientOptions{Timeout: 50 * time.Millisecond})
+	for i := range 2 {
+		if _, err := post(t, c, context.Background(), "http://h1.invalid/inbox", "{}"); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			time.Sleep(100 * time.Millisecond) // past the first request's deadline
+		}
+	}
+	if st := c.DeliveryStats(); st.Reused != 1 || st.Dead != 0 || s.conns.Load() != 1 {
+		t.Errorf("stats %+v, %d connections; want the one connection reused", st, s.conns.Load())
+	}
+}
+
 // TestDeliverRetriesOnlyBeforeAnAnswer: a request is sent once more only
 // when its pooled connection failed before any byte of an answer came,
 // and only once; a fresh connection's failure, half an answer or a wait
