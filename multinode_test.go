@@ -158,8 +158,13 @@ func TestNodesShareOnePostgres(t *testing.T) {
 	if heldAtKill == 0 {
 		t.Fatal("the victim held no lease at the kill") // cannot happen: it was chosen for holding some
 	}
-	if !strings.Contains(survivor.errs.String(), "took back what a stopped process held") {
-		t.Errorf("the surviving node never said it took the dead one's leases over:\n%s", survivor.errs.String())
+	// The survivor logs the takeover once it committed it, and its
+	// stderr reaches errs through a pipe the test copies: the leases may
+	// be back, and sent again, before the line arrives. Wait for it.
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(survivor.errs.String(), "took back what a stopped process held"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the surviving node never said it took the dead one's leases over:\n%s", survivor.errs.String())
+		}
 	}
 	for _, d := range done {
 		if n, _ := farm.Arrived(iris[d.ActivityID], d.Inbox); n != 1 {

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // systemdSection returns the commands of docs/operating.md's "Installing
@@ -156,12 +155,7 @@ func TestSystemdSection(t *testing.T) {
 		t.Fatalf("a user %s exists already", s.user)
 	}
 	t.Cleanup(func() { exec.Command("userdel", s.user).Run() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, s.port, _ = net.SplitHostPort(ln.Addr().String())
-	ln.Close()
+	s.port = unusedPort(t)
 
 	// The commands up to the first systemctl, then the unit started, then
 	// the commands after the last.
@@ -223,11 +217,19 @@ func TestSystemdSection(t *testing.T) {
 		cmd.Env = append(cmd.Env, s.rewrite(e))
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(s.uid), Gid: uint32(s.gid)}}
-	out := &syncBuffer{}
+	// A file, not a pipe: the child writes into it itself, so what it
+	// wrote before answering is there once it answered (a pipe's copy
+	// into a buffer may lag behind on a loaded machine).
+	out, err := os.Create(filepath.Join(scratch, "serve.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	logged := func() string { b, _ := os.ReadFile(out.Name()); return string(b) }
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	defer func() {
@@ -237,7 +239,7 @@ func TestSystemdSection(t *testing.T) {
 	waitFor(t, func() bool {
 		select {
 		case <-exited:
-			t.Fatalf("the unit's serve exited: %s", out)
+			t.Fatalf("the unit's serve exited: %s", logged())
 		default:
 		}
 		res, err := http.Get("http://127.0.0.1:" + s.port + "/healthz")
@@ -247,14 +249,9 @@ func TestSystemdSection(t *testing.T) {
 		res.Body.Close()
 		return res.StatusCode == 200
 	})
-	// The line was written before the server answered, but the pipe's
-	// copy into out may lag behind on a loaded machine.
-	startLine := "serving http://127.0.0.1:" + s.port
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), startLine) && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if !strings.Contains(out.String(), startLine) {
-		t.Errorf("no start line: %s", out)
+	// The line is written before the server answers.
+	if startLine := "serving http://127.0.0.1:" + s.port; !strings.Contains(logged(), startLine) {
+		t.Errorf("no start line: %s", logged())
 	}
 	res, err := http.Get("http://127.0.0.1:" + s.port + "/users/alice")
 	if err != nil || res.StatusCode != 200 {
@@ -296,6 +293,31 @@ func TestSystemdSection(t *testing.T) {
 	if serve.ProcessState.ExitCode() != 1 || !strings.Contains(string(msg), want) || !strings.Contains(string(msg), "chown "+s.user+":") {
 		t.Errorf("serve as the service user on root's database: exit %d\n%s\nwant %q", serve.ProcessState.ExitCode(), msg, want)
 	}
+}
+
+// unusedPort is a free loopback port below the kernel's ephemeral range:
+// the unit's serve binds it only after the section ran, and a port of that
+// range, free when picked, could meanwhile be given to any of the
+// connections and :0 listeners of the tests running beside this one.
+func unusedPort(t *testing.T) string {
+	t.Helper()
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 2048 {
+				low = n
+			}
+		}
+	}
+	for p := low - 1 - os.Getpid()%(low/2); p > 1024; p-- {
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err == nil {
+			ln.Close()
+			return strconv.Itoa(p)
+		}
+	}
+	t.Fatal("no free port below the ephemeral range")
+	return ""
 }
 
 // verifyUnit checks the unit with systemd-analyze verify, where it is

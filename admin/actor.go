@@ -50,9 +50,16 @@ func (h *Handler) renderActor(w http.ResponseWriter, r *http.Request, status int
 		h.fail(w, r, err)
 		return
 	}
+	hasPassword := err == nil
+	// A suspension says when the actor is deleted for good unless lifted.
+	suspension, err := h.db.ActorSuspensionOf(r.Context(), a.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		h.fail(w, r, err)
+		return
+	}
 	data := map[string]any{"Actor": a, "Fields": fields, "Followers": followers, "Following": following,
 		"Profile": h.inst.ProfileURL(a.Name), "ID": h.inst.ActorID(a.Name), "Base": actorURL(a.Name),
-		"AppTokens": tokens, "HasPassword": err == nil}
+		"AppTokens": tokens, "HasPassword": hasPassword, "Suspension": suspension}
 	if bad != "" {
 		data["Flash"], data["FlashBad"] = bad, true
 	}

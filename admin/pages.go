@@ -352,6 +352,9 @@ type actorRow struct {
 	store.ActorSummary
 	URL     string
 	Pending []store.Follower
+	// DeletionDue is when a suspended actor is deleted for good; zero
+	// when it is not suspended.
+	DeletionDue time.Time
 }
 
 // actors lists the actors and the follow requests waiting for them.
@@ -366,6 +369,17 @@ func (h *Handler) renderActors(w http.ResponseWriter, r *http.Request, status in
 		h.fail(w, r, err)
 		return
 	}
+	suspensions, err := h.db.ActorSuspensions(ctx)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	due := map[int64]time.Time{}
+	for _, s := range suspensions {
+		if s.DeletedAt.IsZero() {
+			due[s.ActorID] = s.DeletionDue()
+		}
+	}
 	type request struct {
 		Actor, Follower string
 		Since           time.Time
@@ -378,7 +392,7 @@ func (h *Handler) renderActors(w http.ResponseWriter, r *http.Request, status in
 			h.fail(w, r, err)
 			return
 		}
-		rows = append(rows, actorRow{a, h.inst.ProfileURL(a.Name), pending})
+		rows = append(rows, actorRow{a, h.inst.ProfileURL(a.Name), pending, due[a.ID]})
 		for _, f := range pending {
 			requests = append(requests, request{a.Name, f.Follower, f.CreatedAt})
 		}

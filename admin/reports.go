@@ -174,7 +174,7 @@ func (h *Handler) reportResolution(r *http.Request) (question, error) {
 	case action == jobs.ReportNone:
 		q.Effects = []string{"Nothing changes but the report's state."}
 	case rep.Inbound && action == jobs.ReportSuspend:
-		q.Effects = []string{rep.Account + " is suspended: its document is served as suspended, its posts answer 403, its deliveries wait. You can lift it within 30 days (herald actor unsuspend)."}
+		q.Effects = []string{rep.Account + " is suspended: its document is served as suspended, its posts answer 403, its deliveries wait, and an Update tells its followers' servers. Unless lifted (herald actor unsuspend) it is deleted for good in 30 days."}
 	case rep.Inbound && action == jobs.ReportDelete:
 		q.Effects = []string{"The reported posts of " + rep.Account + " are deleted, and a Delete of each goes to every server that has it."}
 	case action == jobs.ReportLimit:

@@ -64,6 +64,9 @@ func (h *Handler) Routes() chi.Router {
 	r.Get(a+"/webhooks/{id}/deliveries", h.webhookDeliveries)
 	r.Post(a+"/webhooks/{id}/retry", h.retryWebhook)
 	r.Post(a+"/reports", h.fileReport)
+	r.Get(a+"/interaction_requests", h.interactionRequests)
+	r.Post(a+"/interaction_requests/{id}/accept", h.decideInteraction(true))
+	r.Post(a+"/interaction_requests/{id}/reject", h.decideInteraction(false))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, http.StatusNotFound, "no such API route")
 	})

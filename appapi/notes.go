@@ -18,6 +18,7 @@ type NoteRequest struct {
 	CW        string `json:"cw"`          // a content warning
 	InReplyTo string `json:"in_reply_to"` // the URL of the post it answers
 	Language  string `json:"language"`    // a language tag such as en or pt-BR
+	Quote     string `json:"quote"`       // the URL of a post it quotes (FEP-044f)
 }
 
 // NoteResult is what posting a note published.
@@ -56,8 +57,12 @@ func (h *Handler) postNote(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, http.StatusBadRequest, "in_reply_to must be the URL of a post")
 		return
 	}
+	if req.Quote != "" && !isHTTP(req.Quote) {
+		httpapi.Error(w, http.StatusBadRequest, "quote must be the URL of a post")
+		return
+	}
 	doc, err := h.Publisher.TextNoteDocument(r.Context(), a, outbox.TextNote{Text: req.Text, To: req.To, CW: req.CW,
-		InReplyTo: req.InReplyTo, Language: req.Language})
+		InReplyTo: req.InReplyTo, Language: req.Language, Quote: req.Quote})
 	var in *outbox.InputError
 	switch {
 	case errors.As(err, &in):

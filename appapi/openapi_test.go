@@ -140,6 +140,12 @@ func TestEveryRouteAnswersAsDocumented(t *testing.T) {
 		{"POST", A + "/reports", alice, w.h.Token, map[string]any{"account": w.eve.ID}, "", 201},
 		{"POST", A + "/reports", alice, w.h.Token, map[string]any{"account": w.h.Inst.ActorID("carol")}, "", 400},
 		{"POST", A + "/reports", alice, w.h.Token, map[string]any{"account": w.eve.ID, "posts": []string{"https://elsewhere.example/1"}}, "", 400},
+		{"GET", A + "/interaction_requests", alice, w.h.Token, nil, "", 200},
+		{"POST", A + "/interaction_requests/{id}/accept", alice + "/interaction_requests/1/accept", w.h.Token, nil, "", 200},
+		{"POST", A + "/interaction_requests/{id}/accept", alice + "/interaction_requests/1/accept", w.h.Token, nil, "", 409},
+		{"POST", A + "/interaction_requests/{id}/reject", alice + "/interaction_requests/2/reject", w.h.Token, nil, "", 200},
+		{"POST", A + "/interaction_requests/{id}/reject", alice + "/interaction_requests/99/reject", w.h.Token, nil, "", 404},
+		{"POST", A + "/interaction_requests/{id}/accept", carol + "/interaction_requests/2/accept", w.carolToken, nil, "", 404},
 		{"DELETE", hooks + "/{id}", alice + "/webhooks/1", w.h.Token, nil, "", 204},
 		{"DELETE", hooks + "/{id}", alice + "/webhooks/1", w.h.Token, nil, "", 404},
 	}

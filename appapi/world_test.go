@@ -13,7 +13,8 @@ import (
 
 // world is a Herald with what the API's routes act on: alice, carol (who
 // approves followers by hand) with follow requests from bob and dave, eve
-// to block, and an activity of alice's whose delivery failed.
+// to block, an activity of alice's whose delivery failed, and two replies
+// to a post of hers held for her approval.
 type world struct {
 	h              *fedtest.Herald
 	carolToken     string
@@ -41,7 +42,28 @@ func newWorld(t *testing.T) *world {
 	}
 	w.h.Step(t)
 	w.failedActivity = res.Header.Get("Location")[strings.LastIndex(res.Header.Get("Location"), "/")+1:]
+	w.heldReplies(t)
 	return w
+}
+
+// heldReplies gives alice a post whose replies are left to her, and bob's
+// and dave's replies to it, held: interaction requests 1 and 2.
+func (w *world) heldReplies(t *testing.T) {
+	t.Helper()
+	res, body := w.h.Do(t, "POST", "/users/alice/outbox", w.h.Token, map[string]any{"type": "Note", "content": "ask first",
+		"interactionPolicy": map[string]any{"canReply": map[string]any{"manualApproval": "https://www.w3.org/ns/activitystreams#Public"}}})
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("publish: %d %s", res.StatusCode, body)
+	}
+	var act struct{ Object struct{ ID string } }
+	json.Unmarshal([]byte(body), &act)
+	for _, a := range []*fedtest.RemoteActor{w.bob, w.dave} {
+		reply := fedtest.Activity(a, "Create", map[string]any{"id": a.ID + "/statuses/held", "type": "Note", "attributedTo": a.ID,
+			"content": "may I", "inReplyTo": act.Object.ID, "to": []string{w.h.Inst.ActorID("alice")}})
+		if code, body := w.h.Deliver(t, "/users/alice/inbox", a, reply); code != http.StatusAccepted {
+			t.Fatalf("reply: %d %s", code, body)
+		}
+	}
 }
 
 // do makes an API request: body is JSON-encoded unless it is a string,

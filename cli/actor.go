@@ -78,10 +78,20 @@ func (c *cli) actorList(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
+		suspensions, err := db.ActorSuspensions(ctx)
+		if err != nil {
+			return err
+		}
+		state := map[int64]string{}
+		for _, s := range suspensions {
+			if s.DeletedAt.IsZero() {
+				state[s.ActorID] = "suspended, deleted on " + stamp(s.DeletionDue())
+			}
+		}
 		tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tTYPE\tFOLLOWERS\tFOLLOWING\tID")
+		fmt.Fprintln(tw, "NAME\tTYPE\tFOLLOWERS\tFOLLOWING\tID\tSTATE")
 		for _, a := range actors {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", a.Name, a.Type, a.Followers, a.Following, in.ActorID(a.Name))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", a.Name, a.Type, a.Followers, a.Following, in.ActorID(a.Name), state[a.ID])
 		}
 		return tw.Flush()
 	})

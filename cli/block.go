@@ -63,8 +63,7 @@ func (c *cli) block(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	name, err := host.ParseOperator(pos[0])
-	domain := name.String()
+	domain, err := blockDomain(pos[0])
 	if err != nil {
 		msg := fmt.Sprintf("invalid domain %q: %v", pos[0], err)
 		if !strings.Contains(msg, "give a host name") { // ParseOperator may have said it already
@@ -89,4 +88,21 @@ func (c *cli) block(ctx context.Context, args []string) int {
 		fmt.Fprintf(c.stdout, "%s %s\n", describeRule(b), covered(domain))
 	}
 	return exitOK
+}
+
+// blockDomain reads the domain of a block (herald block, a row of block
+// import): host.ParseOperator's canonical form, and only a name that can
+// be an inbox's host (deliverable, as herald signatures and deliveries
+// pause ask): a single word such as NOT-A-HOST is an operator's slip, not
+// a domain any peer sends from, and blocking it would list a rule that
+// matches nothing (an underscore ParseOperator refuses already).
+func blockDomain(arg string) (string, error) {
+	name, err := host.ParseOperator(arg)
+	if err != nil {
+		return "", err
+	}
+	if !deliverable(name) {
+		return "", fmt.Errorf("%w: %s can be no server's host (one label?)", host.ErrNotHost, name)
+	}
+	return name.String(), nil
 }

@@ -103,8 +103,7 @@ func readBlocklist(r io.Reader) ([]importRow, []string, error) {
 			bad = append(bad, fmt.Sprintf("line %d: no domain", line))
 			continue
 		}
-		name, err := host.ParseOperator(field(rec, "domain"))
-		domain := name.String()
+		domain, err := blockDomain(field(rec, "domain"))
 		if err != nil {
 			bad = append(bad, fmt.Sprintf("line %d: invalid domain %q: %v", line, field(rec, "domain"), err))
 			continue

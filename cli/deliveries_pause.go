@@ -65,8 +65,36 @@ func (c *cli) deliveriesResume(ctx context.Context, args []string) int {
 // name it (the host of an inbox URL), not a URL.
 func hostArg(arg string) (string, error) {
 	a, err := host.ParseAuthority(strings.TrimSpace(arg))
-	if err != nil {
+	if err != nil || !deliverable(a.Name) {
 		return "", usageError{fmt.Sprintf("invalid host %q: give a host name as in the inbox URL, such as mastodon.example (or host:port)", arg)}
 	}
 	return a.String(), nil
+}
+
+// deliverable reports whether n can be the host of an inbox: an IP
+// address, localhost, or a name of two or more labels of letters, digits
+// and hyphens (neither first nor last). host.Parse takes any label, since
+// ids in the wild carry odd ones; an operator's typo, or a word that is no
+// host at all ("herald signatures NOT-A-HOST"), is a usage error here, not
+// a report about a host that cannot exist.
+func deliverable(n host.Name) bool {
+	s := n.String()
+	if n.IsIP() || s == "localhost" {
+		return true
+	}
+	labels := strings.Split(s, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for _, r := range l {
+			if !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -43,10 +43,11 @@
 //	herald follows pending NAME
 //	herald follows approve NAME FOLLOWER_ID
 //	herald follows reject NAME FOLLOWER_ID
-//	herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] [--attach FILE [--alt TEXT]] TEXT
+//	herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] [--attach FILE [--alt TEXT]] [--quote URL] TEXT
 //	herald delete OBJECT_URL
 //	herald pin OBJECT_URL
 //	herald unpin OBJECT_URL
+//	herald quote revoke POST_URL QUOTING_POST_URL
 //	herald follow --as NAME @user@host|ACTOR_URL
 //	herald unfollow --as NAME @user@host|ACTOR_URL
 //	herald following --as NAME

@@ -132,9 +132,11 @@ func TestCLIBlockImportExport(t *testing.T) {
 		"good.example,suspend,fine\n"+
 		"https://bad.example/,suspend,\n"+
 		"odd.example,sometimes,\n"+
-		",suspend,\n")
+		",suspend,\n"+
+		"NOT-A-HOST,suspend,\n")
 	code, out, errOut := runCLI(t, nil, "block", "import", broken, "--db", b)
-	for _, line := range []string{"line 3: invalid domain", "line 4: unknown severity \"sometimes\"", "line 5: no domain", "3 bad rows; nothing was changed"} {
+	for _, line := range []string{"line 3: invalid domain", "line 4: unknown severity \"sometimes\"", "line 5: no domain",
+		"line 6: invalid domain \"NOT-A-HOST\"", "4 bad rows; nothing was changed"} {
 		if !strings.Contains(errOut, line) {
 			t.Errorf("broken file: missing %q in %q", line, errOut)
 		}

@@ -25,8 +25,9 @@ func (c *cli) post(ctx context.Context, args []string) int {
 	lang := fs.String("lang", "", "the language of the text, e.g. en or pt-BR")
 	attach := fs.String("attach", "", "an image (PNG, JPEG, GIF, WebP), short video or audio file to attach")
 	alt := fs.String("alt", "", "with --attach: the alt text that describes it")
+	quote := fs.String("quote", "", "the URL of a post to quote (its author is asked to approve)")
 	mediaDir := mediaDirFlag(fs)
-	usage := `usage: herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] [--attach FILE [--alt TEXT]] "TEXT"`
+	usage := `usage: herald post --as NAME [--to public|followers|@user@host] [--cw TEXT] [--reply-to URL] [--lang xx] [--attach FILE [--alt TEXT]] [--quote URL] "TEXT"`
 	return c.withDB(ctx, fs, args, 1, usage, func(db *store.DB, pos []string) error {
 		useMediaDir(db, *mediaDir)
 		if *to != "public" && *to != "followers" {
@@ -36,6 +37,9 @@ func (c *cli) post(ctx context.Context, args []string) int {
 		}
 		if *replyTo != "" && !strings.HasPrefix(*replyTo, "https://") && !strings.HasPrefix(*replyTo, "http://") {
 			return usageError{fmt.Sprintf("invalid --reply-to %q: want the URL of a post", *replyTo)}
+		}
+		if *quote != "" && !strings.HasPrefix(*quote, "https://") && !strings.HasPrefix(*quote, "http://") {
+			return usageError{fmt.Sprintf("invalid --quote %q: want the URL of a post", *quote)}
 		}
 		if *lang != "" && !langTag.MatchString(*lang) {
 			return usageError{fmt.Sprintf("invalid --lang %q: want a language tag such as en or pt-BR", *lang)}
@@ -47,7 +51,7 @@ func (c *cli) post(ctx context.Context, args []string) int {
 		if err != nil {
 			return err
 		}
-		args := jobs.Args{Text: pos[0], To: *to, CW: *cw, ReplyTo: *replyTo, Lang: *lang}
+		args := jobs.Args{Text: pos[0], To: *to, CW: *cw, ReplyTo: *replyTo, Lang: *lang, Quote: *quote}
 		if *attach != "" {
 			m, err := c.upload(ctx, db, actor, *attach, *alt)
 			if err != nil {

@@ -40,9 +40,8 @@ func (c *cli) reportAccount(ctx context.Context, args []string) int {
 			return err
 		}
 		return c.runJob(ctx, db, jobs.KindReport, actor, jobs.Args{Target: pos[0], Posts: posts, Comment: *comment, Forward: *forward}, func(res sent) {
-			// The job result carries no report id: say where to find it,
-			// since report resolve, close and note take one.
-			fmt.Fprintf(c.stdout, "reported %s (herald reports lists it with its id)\n", res.Object)
+			// The id is what report resolve, close and note take.
+			fmt.Fprintf(c.stdout, "filed report %d about %s\n", res.Report, res.Object)
 			if res.Activity != "" {
 				fmt.Fprintf(c.stdout, "forwarded as Flag %s\n", res.Activity)
 				c.printQueued(res)

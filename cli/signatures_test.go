@@ -56,6 +56,12 @@ func TestCLISignatures(t *testing.T) {
 		out  string
 	}{
 		{[]string{"signatures", "https://fedify.example/inbox", "--db", path}, 2, "invalid host"},
+		{[]string{"signatures", "NOT-A-HOST", "--db", path}, 2, `invalid host "NOT-A-HOST"`},
+		{[]string{"signatures", "not_a.host", "--db", path}, 2, "invalid host"},
+		{[]string{"signatures", "reset", "NOT-A-HOST", "--db", path}, 2, "invalid host"},
+		{[]string{"signatures", "localhost:8080", "--db", path}, 0, "localhost:8080 has shown no evidence"},
+		{[]string{"signatures", "127.0.0.1:8080", "--db", path}, 0, "127.0.0.1:8080 has shown no evidence"},
+		{[]string{"signatures", "Bücher.Example", "--db", path}, 0, "xn--bcher-kva.example has shown no evidence"},
 		{[]string{"signatures", "reset", "--db", path}, 2, "usage: herald signatures reset"},
 		{[]string{"signatures", "reset", "--all", "--resend", "--db", path}, 2, "usage: herald signatures reset"},
 		{[]string{"signatures", "reset", "fedify.example", "--resend", "--db", path}, 0, "queued again 0 deliveries"},

@@ -40,6 +40,13 @@ func (c *cli) runJob(ctx context.Context, db *store.DB, kind string, actor *stor
 	if err != nil {
 		return err
 	}
+	return c.awaitJob(ctx, db, id, done)
+}
+
+// awaitJob is runJob's second half, for a job queued already (with what
+// it follows from, in one transaction): it waits for the outcome and
+// prints it, or says the job stays queued.
+func (c *cli) awaitJob(ctx context.Context, db *store.DB, id int64, done func(sent)) error {
 	if msg := c.noServer(ctx, db); msg != "" {
 		fmt.Fprintf(c.stdout, "queued as job %d: %s (see herald jobs)\n", id, msg)
 		return nil

@@ -11,7 +11,7 @@ import (
 // database layer: node adapts the store to it (node/cache.go).
 type Cache interface {
 	// RemoteActorByID returns a cached actor, or an error wrapping
-	// ErrNotCached.
+	// ErrNotCached (or ErrCache: every method wraps its failures so).
 	RemoteActorByID(ctx context.Context, id string) (*CachedActor, error)
 	// PutRemoteActor stores an actor with the keys its document embeds,
 	// replacing the keys cached for it before.
@@ -26,6 +26,11 @@ type Cache interface {
 
 // ErrNotCached is what a Cache answers for an actor or key it lacks.
 var ErrNotCached = errors.New("not cached")
+
+// ErrCache wraps what a Cache answers when it failed (the database), as
+// against lacking the actor or key: callers that answer "not found" for
+// what cannot be had from the network answer a failure of their own for it.
+var ErrCache = errors.New("the actor cache failed")
 
 // CachedActor is a remote actor as the cache holds it. Document is the
 // validated actor JSON, so that fields Herald starts to need later can be

@@ -138,3 +138,9 @@ func (i Instance) Ed25519KeyID(name string) string { return i.ActorID(name) + "#
 // in the actor's publicKey, and publicKey stays the one RSA key every
 // server reads (Pleroma and Misskey take it as a single object).
 func (i Instance) Ed25519SigningKeyID(name string) string { return i.ActorID(name) + "/ed25519-key" }
+
+// QuoteAuthorizationURL is the id of a stamp (FEP-044f) the local actor
+// name issued, where it is served.
+func (i Instance) QuoteAuthorizationURL(name string, id int64) string {
+	return i.ActorID(name) + "/quote_authorizations/" + strconv.FormatInt(id, 10)
+}

@@ -183,7 +183,10 @@ func ParseOperator(s string) (Name, error) {
 	}
 	n, err := parse(s, strict)
 	if err != nil {
-		return "", fmt.Errorf("%w (letters, digits and hyphens in labels separated by dots; internationalised names are accepted): %v", ErrNotHost, errors.Unwrap(err))
+		// parse's errors wrap ErrNotHost and the detail both (errors.Unwrap
+		// of them is nil): the detail is what follows ErrNotHost's words.
+		detail := strings.TrimPrefix(err.Error(), ErrNotHost.Error()+": ")
+		return "", fmt.Errorf("%w (letters, digits and hyphens in labels separated by dots; internationalised names are accepted): %s", ErrNotHost, detail)
 	}
 	return n, nil
 }

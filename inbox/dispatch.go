@@ -18,9 +18,23 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 	if reason := h.moderate(ctx, tx, a); reason != "" {
 		return reason, nil
 	}
-	if err := timeline.Received(ctx, tx, h.Instance, a.forTimeline()); err != nil {
-		return "", err
+	if reason, held, err := h.interactionPolicy(ctx, tx, a); err != nil || reason != "" || held {
+		return reason, err
 	}
+	outcome, err := h.apply(ctx, tx, a)
+	if err != nil || outcome != "" {
+		return outcome, err
+	}
+	// Only what is kept reaches the client API's tables: a dropped
+	// activity's transaction is rolled back (commit), so writing its
+	// statuses, favourites and notifications first only made every drop
+	// pay for writes that were then undone.
+	return "", timeline.Received(ctx, tx, h.Instance, a.forTimeline())
+}
+
+// apply does what the activity's type asks, and returns a drop reason
+// when it concerned nobody here.
+func (h *Handler) apply(ctx context.Context, tx *store.Tx, a *activity) (string, error) {
 	switch a.typ {
 	case "Follow":
 		if a.objectID == h.Instance.InstanceActorID() {
@@ -50,6 +64,11 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 			return err
 		})
 	case "Accept", "Reject":
+		if t := h.innerType(a); t == "QuoteRequest" || t == "" {
+			if handled, err := h.answerQuote(ctx, tx, a); handled || err != nil {
+				return "", err
+			}
+		}
 		if t := h.innerType(a); t == "Follow" || t == "" {
 			if handled, err := h.answerRelay(ctx, tx, a); handled || err != nil {
 				return "", err
@@ -58,9 +77,15 @@ func (h *Handler) dispatch(ctx context.Context, tx *store.Tx, a *activity) (stri
 				return "", err
 			}
 		}
+		if handled, err := h.answerInteraction(ctx, tx, a); handled || err != nil {
+			return "", err
+		}
 	case "Delete":
 		if a.objectID == a.actor {
 			return "", h.deleteActor(ctx, tx, a)
+		}
+		if revoked, err := h.stampDeleted(ctx, tx, a); revoked || err != nil {
+			return "", err
 		}
 		return h.applyToItems(ctx, tx, a, func() error {
 			_, err := tx.MarkObjectDeleted(ctx, a.objectID, a.actor, a.now)

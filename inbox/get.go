@@ -51,14 +51,9 @@ func (h *Handler) VerifyGET(r *http.Request) (*federation.RemoteKey, error) {
 		h.Metrics.countGET(getUnsigned)
 		return nil, fmt.Errorf("%w: request not signed", ErrNotVerified)
 	}
-	refused, err := h.refuses(ctx, keyID)
-	if err != nil {
-		return nil, err
-	}
-	if refused {
-		h.Metrics.countGET(getRefused)
-		return nil, ErrSignerRefused
-	}
+	// The signature's keyless checks come before the policy's verdict, as
+	// at the inbox (checkBlocked): a broken signature "from" a refused
+	// host is told what anyone's is, so it tells nobody of the block.
 	signed, err := signature.Parse(r, nil, signature.Options{Now: now, Scheme: federation.RequestScheme(r, h.Instance.Scheme)})
 	if err == nil && h.isLocal(keyID) {
 		err = errors.New("signed with a key of this server")
@@ -66,6 +61,21 @@ func (h *Handler) VerifyGET(r *http.Request) (*federation.RemoteKey, error) {
 	if err != nil {
 		h.Metrics.countGET(getInvalid)
 		return nil, fmt.Errorf("%w: %w", ErrNotVerified, err)
+	}
+	refused, err := h.refuses(ctx, keyID)
+	if err != nil {
+		return nil, err
+	}
+	if refused {
+		// Never fetched from; a cached key still judges the signature.
+		if cached, _ := h.cachedKey(ctx, keyID); cached != nil {
+			if err := signed.Verify(cached.Public); err != nil {
+				h.Metrics.countGET(getInvalid)
+				return nil, fmt.Errorf("%w: %w", ErrNotVerified, err)
+			}
+		}
+		h.Metrics.countGET(getRefused)
+		return nil, ErrSignerRefused
 	}
 	t, cached, fresh, why := h.admit(ctx, keyID, now)
 	if why != nil {

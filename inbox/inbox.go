@@ -116,7 +116,8 @@ type request struct {
 	fresh        bool
 	plain        *as.Object // the body read as plain JSON, before verification
 	signed       *signature.Signed
-	signatureErr error // a keyless check the signature failed, told only after the blocklist
+	signatureErr error // a keyless check the signature failed, told before the policy's verdict
+	blocked      bool  // the policy refuses the keyId's host (or, from checkBlocked, the actor's)
 	key          *federation.RemoteKey
 	signer       string // the verified signer's authority
 	outcome      string // the drop reason, "" when the activity was applied
@@ -134,7 +135,7 @@ var stages = []stage{
 	(*Handler).admitRequest,      // 1. admission, from the headers alone
 	(*Handler).readLimited,       // 2. limits, and the body as plain JSON
 	(*Handler).parseSignature,    // 3. signature syntax, keyless checks
-	(*Handler).checkActorHost,    // 4. the actor's host against the blocklist
+	(*Handler).checkBlocked,      // 4. keyless checks' verdict, then the policy
 	(*Handler).dropUnknownDelete, // 5. a Delete of an actor never known
 	(*Handler).verifyKey,         // 6. the key, and the signature with it
 	(*Handler).readDocument,      // the document as ActivityStreams

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 
+	"herald/federation/as"
 	"herald/federation/signature"
 	"herald/host"
 	"herald/store"
+	"herald/timeline"
 )
 
 // quoteRequest answers a FEP-044f QuoteRequest for a local post
@@ -42,4 +44,109 @@ func (h *Handler) quoteRequest(ctx context.Context, tx *store.Tx, a *activity) (
 	inbox := cached.Inbox
 	_, err = h.Publisher.AnswerQuoteRequest(ctx, tx, local, o, a.doc, a.actor, quote, inbox, a.now)
 	return "", err
+}
+
+// answerQuote applies the quoted author's Accept or Reject of a local
+// actor's QuoteRequest (named by its id, or embedded), as Mastodon's
+// accept.rb and reject.rb do for a quote: an Accept's result is the
+// stamp, which must be on the answering actor's host; the quote is then
+// accepted and the post sent again as an Update carrying it
+// (outbox.QuoteAccepted), if it was still pending. A Reject rejects it
+// (revokes it, if accepted).
+// Only the quoted post's author answers. handled is false for an answer
+// to anything else.
+func (h *Handler) answerQuote(ctx context.Context, tx *store.Tx, a *activity) (handled bool, err error) {
+	sq, err := tx.StatusQuoteByRequest(ctx, a.objectID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	quoting, err := tx.StatusByID(ctx, sq.StatusID)
+	if err != nil {
+		return false, err
+	}
+	if quoting.LocalActorID == 0 || !host.SameAuthority(sq.QuotedIRI, a.actor) {
+		return false, nil
+	}
+	if author, err := h.quotedAuthor(ctx, tx, sq); err != nil || author != a.actor {
+		return false, err
+	}
+	local, err := tx.ActorByID(ctx, quoting.LocalActorID)
+	if err != nil {
+		return false, err
+	}
+	if a.typ == "Reject" {
+		state := store.QuoteRejected
+		if sq.State == store.QuoteAccepted || sq.State == store.QuoteRevoked {
+			state = store.QuoteRevoked
+		}
+		return true, tx.SetQuoteState(ctx, sq.StatusID, state, "", a.now)
+	}
+	stamp := a.doc.RefsOf("result").First()
+	if stamp == "" || !host.SameAuthority(stamp, a.actor) {
+		return false, nil
+	}
+	if sq.State != store.QuotePending {
+		// Settled already (rejected, or its stamp revoked): a late or
+		// repeated Accept does not bring it back, as Mastodon's
+		// accept_quote! takes only a pending quote.
+		return true, nil
+	}
+	if err := tx.SetQuoteState(ctx, sq.StatusID, store.QuoteAccepted, stamp, a.now); err != nil {
+		return false, err
+	}
+	return true, h.Publisher.QuoteAccepted(ctx, tx, local, quoting.IRI, stamp, a.now)
+}
+
+// stampDeleted applies a Delete of a stamp (timeline.StampDeleted),
+// unless what it deletes is a post of the actor's: a Delete is of a post
+// first, as Mastodon's delete.rb tries delete_status before
+// revoke_quote, so that a quote naming someone's post as its stamp
+// cannot make that post's Delete be skipped.
+func (h *Handler) stampDeleted(ctx context.Context, tx *store.Tx, a *activity) (bool, error) {
+	s, err := tx.StatusByIRI(ctx, a.objectID)
+	if err == nil && s.Author == a.actor {
+		return false, nil
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return false, err
+	}
+	if items, err := tx.ObjectItems(ctx, a.objectID, a.actor); err != nil || len(items) > 0 {
+		return false, err
+	}
+	revoked, err := timeline.StampDeleted(ctx, tx, h.Instance, a.objectID, a.actor, a.now)
+	if err != nil {
+		return false, err
+	}
+	// The local posts among them go again without the stamp, as
+	// Mastodon's delete.rb redistributes the quoting post.
+	return len(revoked) > 0, h.Publisher.QuotesRevoked(ctx, tx, revoked, a.now)
+}
+
+// quotedAuthor is the author of the post a local quote quotes: the
+// status's, or, when Herald keeps no status of it, the one its
+// QuoteRequest was sent to (outbox.requestQuote addresses the author).
+// "" when neither says.
+func (h *Handler) quotedAuthor(ctx context.Context, tx *store.Tx, sq *store.StatusQuote) (string, error) {
+	quoted, err := tx.StatusByIRI(ctx, sq.QuotedIRI)
+	if err == nil {
+		return quoted.Author, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	req, err := tx.ActivityByIRI(ctx, sq.Request)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	doc, err := as.Parse([]byte(req.Body))
+	if err != nil {
+		return "", nil
+	}
+	return doc.To.First(), nil
 }

@@ -1,12 +1,16 @@
 package inbox_test
 
 import (
+	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"herald/internal/fedtest"
 	"herald/internal/storetest"
+	"herald/store"
 )
 
 // TestQuoteRequests (FEP-044f, as Mastodon 4.5 answers them): a
@@ -31,11 +35,12 @@ func TestQuoteRequests(t *testing.T) {
 	}
 	public := publish(map[string]any{"type": "Note", "content": "quote me"})
 	private := publish(map[string]any{"type": "Note", "content": "not this", "to": []string{h.Inst.FollowersURL("alice")}})
-	policy, _ := json.Marshal(public["interactionPolicy"])
-	if string(policy) != `{"canQuote":{"automaticApproval":["https://www.w3.org/ns/activitystreams#Public"]}}` {
+	canQuote := func(obj map[string]any) any { return obj["interactionPolicy"].(map[string]any)["canQuote"] }
+	policy, _ := json.Marshal(canQuote(public))
+	if string(policy) != `{"automaticApproval":["https://www.w3.org/ns/activitystreams#Public"],"manualApproval":[]}` {
 		t.Errorf("public post's interactionPolicy %s", policy)
 	}
-	if p, _ := json.Marshal(private["interactionPolicy"]); string(p) != `{"canQuote":{"automaticApproval":["`+h.Inst.ActorID("alice")+`"]}}` {
+	if p, _ := json.Marshal(canQuote(private)); string(p) != `{"automaticApproval":["`+h.Inst.ActorID("alice")+`"],"manualApproval":[]}` {
 		t.Errorf("followers-only post's interactionPolicy %s", p)
 	}
 
@@ -93,5 +98,80 @@ func TestQuoteRequests(t *testing.T) {
 	}
 	if res, _ := h.Do(t, "GET", "/users/alice/quote_authorizations/999", "", nil); res.StatusCode != 404 {
 		t.Errorf("an unknown stamp: %d", res.StatusCode)
+	}
+}
+
+// TestQuoteRequestAfterRevocation: once alice has revoked the stamp of
+// bob's quote, bob asking again is refused with a Reject, not answered
+// with an Accept naming the stamp that is now served gone.
+func TestQuoteRequestAfterRevocation(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.12.2")
+	bob := r.Actor(t, "bob")
+	res, body := h.Do(t, "POST", "/users/alice/outbox", h.Token, map[string]any{"type": "Note", "content": "quote me"})
+	if res.StatusCode != 201 {
+		t.Fatalf("publish: %d %s", res.StatusCode, body)
+	}
+	var act struct{ Object struct{ ID string } }
+	json.Unmarshal([]byte(body), &act)
+	answers := func() (types []string, results []any) {
+		for _, d := range storetest.Deliveries(t, h.DB) {
+			if d.Inbox == bob.Inbox() && (d.Activity.Type == "Accept" || d.Activity.Type == "Reject") {
+				var doc map[string]any
+				json.Unmarshal([]byte(d.Activity.Body), &doc)
+				types, results = append(types, d.Activity.Type), append(results, doc["result"])
+			}
+		}
+		return types, results
+	}
+	ask := func() {
+		t.Helper()
+		req := fedtest.Activity(bob, "QuoteRequest", act.Object.ID)
+		req["instrument"] = bob.ID + "/statuses/1"
+		if code, resp := h.Deliver(t, "/users/alice/inbox", bob, req); code != 202 {
+			t.Fatalf("QuoteRequest: %d %s", code, resp)
+		}
+	}
+	ask()
+	_, results := answers()
+	stamp, _ := results[0].(string)
+	id, err := strconv.ParseInt(stamp[strings.LastIndex(stamp, "/")+1:], 10, 64)
+	if err != nil {
+		t.Fatalf("stamp %q: %v", stamp, err)
+	}
+	if ok, err := h.DB.RevokeQuoteAuthorization(context.Background(), id, time.Now()); !ok || err != nil {
+		t.Fatalf("revoke: %v %v", ok, err)
+	}
+	ask()
+	if types, results := answers(); len(types) != 2 || types[1] != "Reject" {
+		t.Errorf("answers after the revocation: %v %v", types, results)
+	}
+}
+
+// TestDeleteOfAPostNamedAsAStamp: bob's quote names carol's post itself
+// as its stamp. carol's Delete of her post still deletes it everywhere,
+// her items in alice's inbox too (a Delete is of a post before it is of
+// a stamp, as Mastodon's delete.rb tries delete_status first): a third
+// party cannot make an author's Delete be skipped.
+func TestDeleteOfAPostNamedAsAStamp(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.12.3")
+	bob, carol := r.Actor(t, "bob"), r.Actor(t, "carol")
+	alice := h.Inst.ActorID("alice")
+	post := carol.ID + "/notes/1"
+	deliver := func(who *fedtest.RemoteActor, typ string, object any) {
+		t.Helper()
+		act := fedtest.Activity(who, typ, object)
+		act["to"] = alice
+		if code, body := h.Deliver(t, "/users/alice/inbox", who, act); code != 202 {
+			t.Fatalf("%s: %d %s", typ, code, body)
+		}
+	}
+	deliver(carol, "Create", map[string]any{"id": post, "type": "Note", "attributedTo": carol.ID, "content": "mine", "to": alice})
+	deliver(bob, "Create", map[string]any{"id": bob.ID + "/notes/1", "type": "Note", "attributedTo": bob.ID, "content": "look",
+		"to": alice, "quote": post, "quoteAuthorization": post})
+	deliver(carol, "Delete", post)
+	if n := storetest.Count(t, h.DB.AllInboxItems, func(i store.InboxItem) bool { return i.Object == post && i.Deleted }); n != 1 {
+		t.Errorf("carol's deleted post: %d items deleted, want 1", n)
 	}
 }

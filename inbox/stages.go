@@ -45,10 +45,10 @@ func (h *Handler) findTarget(q *request) bool {
 
 // admitRequest is admission, from the headers alone. The keyId names the
 // host the request claims to come from: Herald's own keys sign nothing
-// that arrives from outside; a host the federation policy refuses is
-// answered like success before anything else can tell the sender apart; a
-// host past its rate is answered 429; and whether the key is cached
-// decides which share of the capacity the request may use.
+// that arrives from outside; whether the federation policy refuses that
+// host is noted, and told only once the signature's keyless checks passed
+// (checkBlocked); a host past its rate is answered 429; and whether the
+// key is cached decides which share of the capacity the request may use.
 func (h *Handler) admitRequest(q *request) bool {
 	q.keyID = signature.KeyIDOf(q.r)
 	q.keyHost, _ = host.NameOf(q.keyID)
@@ -60,9 +60,12 @@ func (h *Handler) admitRequest(q *request) bool {
 		httpapi.Error(q.w, http.StatusForbidden, "signed with a key of this server")
 		return false
 	}
-	if h.answerBlocked(q.w, q.r, q.keyID, "") {
+	blocked, err := h.refuses(q.ctx, q.keyID)
+	if err != nil {
+		h.fail(q.w, q.r, err)
 		return false
 	}
+	q.blocked = blocked
 	if ok, wait := h.RateLimit.allows(host.AuthorityOf(q.keyID), q.now); !ok {
 		h.tooMany(q.w, wait)
 		return false
@@ -115,7 +118,7 @@ func present(o *as.Object, name string) bool {
 // parseSignature reads the signature and makes the checks that need no
 // key. A request not signed, or signed in a way that cannot parse, is
 // refused now; one that failed a keyless check (its date, its digest) is
-// told only after checkActorHost.
+// told by checkBlocked, before the federation policy's verdict.
 func (h *Handler) parseSignature(q *request) bool {
 	signed, err := signature.Parse(q.r, q.a.body, signature.Options{Now: q.now, Scheme: federation.RequestScheme(q.r, h.Instance.Scheme)})
 	switch reason := signature.ReasonOf(err); {
@@ -131,17 +134,50 @@ func (h *Handler) parseSignature(q *request) bool {
 	return true
 }
 
-// checkActorHost checks the actor's domain, if it is not the key's,
-// against the blocklist too, before the signature's verdict is revealed.
-func (h *Handler) checkActorHost(q *request) bool {
-	if actorHost, _ := host.NameOf(q.a.actor); actorHost != q.keyHost && h.answerBlocked(q.w, q.r, q.a.actor, "") {
-		return false
-	}
+// checkBlocked tells a signature that failed a keyless check (its date,
+// its digest), and only then whether the federation policy refuses the
+// key's host or the actor's: a refused sender gets the answer anyone else
+// would get for the same request up to here, so an unsigned or broken
+// request "from" a domain cannot tell whether the domain is blocked. A
+// refused sender's request is then dropped with 202, as success is
+// answered; it is never fetched from, but a key of it that is cached still
+// judges the signature, as it would for anyone else (blockedVerdict).
+func (h *Handler) checkBlocked(q *request) bool {
 	if q.signatureErr != nil {
 		h.refuse(q.w, q.r, http.StatusUnauthorized, string(signature.ReasonOf(q.signatureErr)), q.keyID, q.signatureErr.Error())
 		return false
 	}
-	return true
+	if actorHost, _ := host.NameOf(q.a.actor); !q.blocked && actorHost != q.keyHost {
+		blocked, err := h.refuses(q.ctx, q.a.actor)
+		if err != nil {
+			h.fail(q.w, q.r, err)
+			return false
+		}
+		q.blocked = blocked
+	}
+	if !q.blocked {
+		return true
+	}
+	h.blockedVerdict(q)
+	return false
+}
+
+// blockedVerdict answers a request from a refused sender whose signature
+// passed its keyless checks: with a cached key, 401 if the signature does
+// not verify (what anyone's would get once the key had been refetched in
+// vain) and 202 if it does; with none, 202 unverified, since fetching the
+// key would contact the refused host. That last answer is the residual an
+// outsider can still read (FEDERATION.md, "What being blocked means").
+func (h *Handler) blockedVerdict(q *request) {
+	if q.cachedKey == nil {
+		h.dropUnverified(q.w, DropBlocked)
+		return
+	}
+	if err := q.signed.Verify(q.cachedKey.Public); err != nil {
+		h.refuse(q.w, q.r, http.StatusUnauthorized, string(signature.ReasonOf(err)), q.keyID, "signature verification failed")
+		return
+	}
+	h.drop(q.w, DropBlocked, host.AuthorityOf(q.cachedKey.Owner), q.now)
 }
 
 // dropUnknownDelete drops a Delete of an actor we never knew: nothing to

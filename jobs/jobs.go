@@ -44,6 +44,9 @@ const (
 	// KindReport files an actor's report about a remote account and, with
 	// Forward, sends it to the account's server (outbox.Publisher.Report).
 	KindReport = "report"
+	// KindQuoteRevoke takes back the stamp an actor gave a quote of its
+	// post Object by the post Target (outbox.Publisher.RevokeQuote).
+	KindQuoteRevoke = "quote-revoke"
 )
 
 // Args are a command's arguments; which fields apply depends on the kind.
@@ -54,6 +57,7 @@ type Args struct {
 	ReplyTo  string  `json:"reply_to,omitempty"` // post: the object it answers (inReplyTo)
 	Lang     string  `json:"lang,omitempty"`     // post: the language of the text (contentMap)
 	Media    []int64 `json:"media,omitempty"`    // post: uploads to attach (store.Media ids)
+	Quote    string  `json:"quote,omitempty"`    // post: the post it quotes
 	Object   string  `json:"object,omitempty"`   // delete, pin, unpin: the object's URL
 	Target   string  `json:"target,omitempty"`   // follow, unfollow, actor-move, actor-alias: @user@host or an actor URL; relay-add, relay-remove: the relay's URL
 	Follower string  `json:"follower,omitempty"` // approve, reject: the follower's actor id
@@ -75,6 +79,8 @@ type Result struct {
 	SkippedBlocked     int               `json:"skipped_blocked,omitempty"`
 	SkippedUnavailable int               `json:"skipped_unavailable,omitempty"`
 	Unresolved         map[string]string `json:"unresolved,omitempty"`
+	// Report is the report a report job filed (its id in `herald reports`).
+	Report int64 `json:"report,omitempty"`
 }
 
 // resultOf is the Result of a publication.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"herald/federation"
 	"herald/host"
@@ -20,7 +21,7 @@ func (r *Runner) report(ctx context.Context, j *store.Job, actor *store.Actor, a
 	_, err := r.Publisher.Report(ctx, actor, outbox.ReportInput{
 		Account: args.Target, Posts: args.Posts, Comment: args.Comment, Forward: args.Forward,
 		InTx: func(ctx context.Context, tx *store.Tx, rep *store.Report) error {
-			res := Result{Type: "Flag", Activity: rep.FlagID, Object: rep.Account}
+			res := Result{Type: "Flag", Activity: rep.FlagID, Object: rep.Account, Report: rep.ID}
 			if rep.FlagID != "" {
 				res.Queued = 1
 			} else {
@@ -70,10 +71,20 @@ func ResolveReport(ctx context.Context, db *store.DB, inst federation.Instance, 
 	case action == ReportNone:
 		did = "no action"
 	case action == ReportSuspend && local != nil:
-		if _, err := db.SuspendActor(ctx, local.ID, fmt.Sprintf("report %d", r.ID)); err != nil {
+		// The Update of its suspended document, which tells its
+		// followers' servers, is queued with the suspension (herald actor
+		// suspend does the same).
+		if _, _, err := SuspendActor(ctx, db, local.ID, fmt.Sprintf("report %d", r.ID)); err != nil {
 			return "", err
 		}
-		did = "suspended " + localName
+		// The date is the suspension's: one that began before this
+		// report keeps its time, and so its deletion date.
+		s, err := db.ActorSuspensionOf(ctx, local.ID)
+		if err != nil {
+			return "", err
+		}
+		did = fmt.Sprintf("suspended %s (deleted for good on %s unless lifted before)", localName,
+			s.DeletionDue().UTC().Format(time.RFC3339))
 	case action == ReportDelete && local != nil:
 		for _, p := range r.Posts {
 			if _, err := Submit(ctx, db, KindDelete, local.ID, Args{Object: p}); err != nil {

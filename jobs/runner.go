@@ -226,6 +226,9 @@ func (r *Runner) do(ctx context.Context, j *store.Job) error {
 		return r.alias(ctx, actor, args, finish)
 	case KindReport:
 		return r.report(ctx, j, actor, args)
+	case KindQuoteRevoke:
+		_, err := r.Publisher.RevokeQuote(ctx, actor, args.Object, args.Target, finish)
+		return err
 	}
 	return fmt.Errorf("unknown kind of job %q", j.Kind)
 }
@@ -260,7 +263,7 @@ func (r *Runner) note(ctx context.Context, actor *store.Actor, args Args) (*as.O
 		to = id
 	}
 	return r.Publisher.TextNoteDocument(ctx, actor, outbox.TextNote{Text: args.Text, To: to, CW: args.CW,
-		InReplyTo: args.ReplyTo, Language: args.Lang, Media: args.Media})
+		InReplyTo: args.ReplyTo, Language: args.Lang, Media: args.Media, Quote: args.Quote})
 }
 
 // unfollow undoes the actor's Follow of the target.

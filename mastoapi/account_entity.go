@@ -58,7 +58,18 @@ type Account struct {
 	StatusesCount  int       `json:"statuses_count"`
 	FollowersCount int       `json:"followers_count"`
 	FollowingCount int       `json:"following_count"`
-	Roles          []any     `json:"roles,omitempty"`
+	// Roles are the highlighted roles, sent for local accounts only, as
+	// Mastodon's REST::AccountSerializer does (has_many :roles, if:
+	// :local?): Herald's accounts have none, so [] for each of its own
+	// and nothing for a remote one.
+	Roles *[]AccountRole `json:"roles,omitempty"`
+}
+
+// AccountRole is Mastodon's AccountRole entity: a role shown on a profile.
+type AccountRole struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
 }
 
 // MutedAccount is an account in the list of mutes (GET /api/v1/mutes):
@@ -132,7 +143,12 @@ func (h *Handler) refByIRI(ctx context.Context, iri string, fetch bool) (*accoun
 	if errors.Is(err, store.ErrNotFound) && fetch {
 		ra, err = h.Fetcher.Actor(ctx, iri)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, federation.ErrCache):
+		// The database failed: a 500 (or 503), not a "not found" the
+		// app would take for the account's absence.
+		return nil, err
+	case err != nil:
 		// Unknown, unreachable, gone or refused by the federation
 		// policy: all alike not found, so the answer says nothing
 		// of blocks.
@@ -231,6 +247,7 @@ func (h *Handler) localAccount(ctx context.Context, id string, a *store.Actor) (
 		Bot: a.Type == "Service" || a.Type == "Application", Group: a.Type == "Group",
 		Discoverable: &disc, Indexable: false, HideCollection: &hide, Memorial: a.Memorial,
 		CreatedAt: Timestamp(Day(a.CreatedAt)), StatusesCount: posts, FollowersCount: followers, FollowingCount: following,
+		Roles: &[]AccountRole{},
 	}, nil
 }
 

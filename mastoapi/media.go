@@ -1,7 +1,6 @@
 package mastoapi
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -192,31 +191,74 @@ func attachmentType(mediaType string) string {
 	return "unknown"
 }
 
+// maxRemoteAttachments bounds the attachments shown of one remote status
+// (Mastodon keeps 4: Status::MEDIA_ATTACHMENTS_LIMIT), so that every one
+// gets an id of its own (remoteAttachmentID).
+const maxRemoteAttachments = 16
+
+// remoteAttachmentID is the id of a remote file: its status's, shifted
+// past the attachment's position. No two attachments of a status, nor of
+// two statuses, share one (the position is under maxRemoteAttachments), and
+// none is an upload's (a Snowflake shifted is far beyond a row's id).
+// Ids are strings apps do not take apart.
+func remoteAttachmentID(statusID int64, i int) string {
+	return strconv.FormatInt(statusID*maxRemoteAttachments+int64(i), 10)
+}
+
+// attachmentList is the attachment property of obj, as maps.
+func attachmentList(obj map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, v := range asList(obj["attachment"]) {
+		if d, ok := v.(map[string]any); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// attachmentURL is where an attachment's file is, "" if not on the web.
+func attachmentURL(d map[string]any) string {
+	u := federation.IDOf(d["url"])
+	if l, ok := d["url"].([]any); ok && len(l) > 0 {
+		if m, ok := l[0].(map[string]any); ok {
+			u = federation.FirstString(m["href"])
+		}
+	}
+	if !webURL(u) {
+		return ""
+	}
+	return u
+}
+
+// localFiles are the names of the uploads a local status's object shows.
+func (h *Handler) localFiles(s *store.Status, obj map[string]any) []string {
+	if s.LocalActorID == 0 {
+		return nil
+	}
+	var out []string
+	prefix := h.Instance.MediaURL("")
+	for _, d := range attachmentList(obj) {
+		if file, ok := strings.CutPrefix(attachmentURL(d), prefix); ok {
+			out = append(out, file)
+		}
+	}
+	return out
+}
+
 // attachments are a status's MediaAttachments: a local upload as
-// mediaEntity shows it, a remote file as its server serves it. A remote
-// attachment's id is its status's with its position after it (ids are
-// strings apps do not take apart).
-func (h *Handler) attachments(ctx context.Context, s *store.Status, obj map[string]any) []MediaAttachment {
+// mediaEntity shows it (uploads, the rows of localFiles, loaded for a
+// whole page at once), a remote file as its server serves it.
+func (h *Handler) attachments(s *store.Status, obj map[string]any, uploads map[string]store.FocusedMedia) []MediaAttachment {
 	out := []MediaAttachment{}
 	prefix := h.Instance.MediaURL("")
-	for i, v := range asList(obj["attachment"]) {
-		d, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		u := federation.IDOf(d["url"])
-		if l, ok := d["url"].([]any); ok && len(l) > 0 {
-			if m, ok := l[0].(map[string]any); ok {
-				u = federation.FirstString(m["href"])
-			}
-		}
-		if !webURL(u) {
+	for i, d := range attachmentList(obj) {
+		u := attachmentURL(d)
+		if u == "" {
 			continue
 		}
 		if file, ok := strings.CutPrefix(u, prefix); ok && s.LocalActorID != 0 {
-			if m, err := h.DB.MediaByFile(ctx, file); err == nil {
-				focus, _ := h.DB.MediaFocus(ctx, m.ID)
-				a := h.mediaEntity(m, focus)
+			if m, ok := uploads[file]; ok {
+				a := h.mediaEntity(m.Media, m.Focus)
 				if alt := federation.FirstString(d["name"]); alt != "" {
 					a.Description = &alt
 				}
@@ -224,11 +266,14 @@ func (h *Handler) attachments(ctx context.Context, s *store.Status, obj map[stri
 				continue
 			}
 		}
+		if i >= maxRemoteAttachments {
+			continue
+		}
 		mt := federation.FirstString(d["mediaType"])
 		if mt == "" {
 			mt = map[string]string{"Image": "image/", "Video": "video/", "Audio": "audio/"}[federation.FirstString(d["type"])]
 		}
-		a := MediaAttachment{ID: strconv.FormatInt(s.ID*10+int64(i%10), 10), Type: attachmentType(mt), URL: &u, PreviewURL: &u, RemoteURL: &u,
+		a := MediaAttachment{ID: remoteAttachmentID(s.ID, i), Type: attachmentType(mt), URL: &u, PreviewURL: &u, RemoteURL: &u,
 			Meta: meta(intOf(d["width"]), intOf(d["height"]), "")}
 		if alt := federation.FirstString(d["name"]); alt != "" {
 			a.Description = &alt

@@ -28,7 +28,7 @@ const DefaultNotificationsLimit = 40
 // statusTypes are the notification types about a status (Mastodon's
 // NotificationGroupSerializer#status_type?, and the reactions).
 var statusTypes = map[string]bool{"favourite": true, "reblog": true, "status": true, "mention": true, "poll": true, "update": true,
-	"pleroma:emoji_reaction": true}
+	"pleroma:emoji_reaction": true, "quote": true}
 
 // groupKeyOf is the group key a notification is shown with: its own, or
 // "ungrouped-ID".

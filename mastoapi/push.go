@@ -20,7 +20,7 @@ import (
 // pushAlerts are the alert types of Mastodon's Web::PushSubscription, in
 // the order its entity lists them.
 var pushAlerts = []string{"mention", "status", "reblog", "follow", "follow_request", "favourite", "poll", "update",
-	"admin.sign_up", "admin.report"}
+	"admin.sign_up", "admin.report", "quote"}
 
 // pushPolicies are who a subscription takes pushes from: everyone,
 // accounts followed, followers, nobody.

@@ -27,6 +27,7 @@ var pushTitles = map[string]string{
 	"favourite":      "%s favorited your post",
 	"poll":           "A poll you voted in has ended",
 	"update":         "%s edited a post",
+	"quote":          "%s quoted your post",
 }
 
 // pushMessage is the payload of a push, Mastodon's Web::NotificationSerializer:

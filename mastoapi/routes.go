@@ -113,6 +113,8 @@ func (h *Handler) contentRoutes() []Route {
 		{post, "/api/v1/statuses/{id}/unpin", UserToken, writeAccounts, h.statusAction(h.unpin)},
 		{get, "/api/v1/statuses/{id}/favourited_by", Public, readAccounts, h.statusAccounts(h.favouritedBy)},
 		{get, "/api/v1/statuses/{id}/reblogged_by", Public, readAccounts, h.statusAccounts(h.rebloggedBy)},
+		{get, "/api/v1/statuses/{id}/quotes", Public, readStatuses, h.statusQuotes},
+		{post, "/api/v1/statuses/{id}/quotes/{quoting_status_id}/revoke", UserToken, writeStatuses, h.revokeQuote},
 		{get, "/api/v1/polls/{id}", Public, readStatuses, h.getPoll},
 		{post, "/api/v1/polls/{id}/votes", UserToken, writeStatuses, h.votePoll},
 
@@ -183,6 +185,14 @@ func (h *Handler) contentRoutes() []Route {
 		{post, "/api/v1/follow_requests/{id}/reject", UserToken, writeFollows, h.answerRequest(false)},
 		{get, "/api/v1/blocks", UserToken, s("read:blocks"), h.ownList(store.ListBlocks)},
 		{get, "/api/v1/mutes", UserToken, s("read:mutes"), h.mutes},
+
+		// GoToSocial's interaction requests (interaction_requests.go).
+		{get, "/api/v1/interaction_requests", UserToken, readNotifications, h.interactionRequests},
+		{get, "/api/v1/interaction_requests/{id}", UserToken, readNotifications, h.interactionRequestByID},
+		{post, "/api/v1/interaction_requests/{id}/authorize", UserToken, writeStatuses, h.decideInteraction(true)},
+		{post, "/api/v1/interaction_requests/{id}/reject", UserToken, writeStatuses, h.decideInteraction(false)},
+		// Reports (reports.go).
+		{post, "/api/v1/reports", UserToken, s("write:reports"), h.createReport},
 	}
 }
 

@@ -36,6 +36,11 @@ type Status struct {
 	Bookmarked         *bool             `json:"bookmarked,omitempty"`
 	Pinned             *bool             `json:"pinned,omitempty"`
 	Filtered           []any             `json:"filtered,omitempty"`
+	// Quote is what it quotes (Mastodon 4.5): a *Quote, a *ShallowQuote
+	// in a quoted status, nil (null) when it quotes nothing shown.
+	Quote         any            `json:"quote"`
+	QuoteApproval *QuoteApproval `json:"quote_approval"`
+	QuotesCount   int            `json:"quotes_count"`
 	// Pleroma carries the emoji reactions, in the shape Pleroma and
 	// Akkoma give them (pleroma.emoji_reactions) and apps that show
 	// reactions read.

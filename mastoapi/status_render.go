@@ -18,11 +18,19 @@ import (
 // left out. The streaming API renders its update and status.update
 // events with it, as the REST answers are.
 func (h *Handler) RenderStatuses(ctx context.Context, viewer *store.Actor, list []*store.Status) ([]Status, error) {
-	r := &renderer{h: h, ctx: ctx, viewer: viewer, accounts: map[string]*Account{}}
-	if viewer != nil {
-		r.viewerIRI = h.Instance.ActorID(viewer.Name)
+	return h.render(&renderer{h: h, ctx: ctx, viewer: viewer, accounts: map[string]*Account{}}, list)
+}
+
+// render is RenderStatuses with the renderer r.
+func (h *Handler) render(r *renderer, list []*store.Status) ([]Status, error) {
+	if r.viewer != nil {
+		r.viewerIRI = h.Instance.ActorID(r.viewer.Name)
 	}
-	if err := r.load(list); err != nil {
+	quoted, err := r.loadQuotes(list)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.load(append(list[:len(list):len(list)], quoted...)); err != nil {
 		return nil, err
 	}
 	out := make([]Status, 0, len(list))
@@ -63,9 +71,22 @@ type renderer struct {
 	replyIDs  map[string]int64
 	polls     map[int64]*store.Poll
 	reactions map[int64][]store.Reaction
+	objs      map[int64]map[string]any      // each status's object, parsed once
+	uploads   map[string]store.FocusedMedia // the local statuses' attachments
 	votes     map[int64][]int
 	fav, reb  map[int64]bool
 	book, pin map[int64]bool
+	// quotes: what the statuses quote, the quoted statuses' ids by IRI,
+	// how often each is quoted, and how deep in quotes the renderer is.
+	quotes      map[int64]*store.StatusQuote
+	quotedIDs   map[string]int64
+	quoteCounts map[string]int
+	quoteHidden map[int64]bool // quoted statuses moderation hides
+	// source: the answer to a delete, for a redraft: a quote not accepted
+	// shows its quoted status too (Mastodon's source_requested).
+	source     bool
+	quotedRels map[string]*store.Relation // the viewer's with the quoted authors
+	depth      int
 }
 
 // load fetches what the statuses need: the boosted statuses, the
@@ -89,11 +110,22 @@ func (r *renderer) load(list []*store.Status) error {
 	for id, s := range boosted {
 		r.byID[id] = s
 	}
+	r.objs = map[int64]map[string]any{}
+	var files []string
 	for id, s := range r.byID {
 		ids = append(ids, id)
 		if s.InReplyTo != "" {
 			replies = append(replies, s.InReplyTo)
 		}
+		obj := map[string]any{}
+		if s.Body != "" {
+			json.Unmarshal([]byte(s.Body), &obj)
+		}
+		r.objs[id] = obj
+		files = append(files, r.h.localFiles(s, obj)...)
+	}
+	if r.uploads, err = db.MediaByFiles(ctx, files); err != nil {
+		return err
 	}
 	if r.replyIDs, err = db.StatusIDsByIRI(ctx, replies); err != nil {
 		return err
@@ -210,11 +242,11 @@ func (r *renderer) status(s *store.Status, outer bool) (Status, bool, error) {
 			}
 		}
 	}
-	obj := map[string]any{}
-	if s.Body != "" {
-		json.Unmarshal([]byte(s.Body), &obj)
+	obj, err := r.object(s)
+	if err != nil {
+		return Status{}, false, err
 	}
-	st.MediaAttachments = r.h.attachments(r.ctx, s, obj)
+	st.MediaAttachments = r.h.attachments(s, obj, r.uploads)
 	if st.Mentions, err = r.mentions(obj); err != nil {
 		return Status{}, false, err
 	}
@@ -233,8 +265,35 @@ func (r *renderer) status(s *store.Status, outer bool) (Status, bool, error) {
 			st.Pleroma.EmojiReactions = append(st.Pleroma.EmojiReactions, e)
 		}
 	}
+	if err := r.setQuote(&st, s, obj); err != nil {
+		return Status{}, false, err
+	}
 	r.flags(&st, s)
 	return st, true, nil
+}
+
+// object is s's object as load parsed it, or parsed now (with its
+// uploads) for a status load did not see.
+func (r *renderer) object(s *store.Status) (map[string]any, error) {
+	if obj, ok := r.objs[s.ID]; ok {
+		return obj, nil
+	}
+	obj := map[string]any{}
+	if s.Body != "" {
+		json.Unmarshal([]byte(s.Body), &obj)
+	}
+	uploads, err := r.h.DB.MediaByFiles(r.ctx, r.h.localFiles(s, obj))
+	if err != nil {
+		return nil, err
+	}
+	if r.objs == nil {
+		r.objs, r.uploads = map[int64]map[string]any{}, map[string]store.FocusedMedia{}
+	}
+	r.objs[s.ID] = obj
+	for f, m := range uploads {
+		r.uploads[f] = m
+	}
+	return obj, nil
 }
 
 // flags sets the viewer's flags on a rendered status.

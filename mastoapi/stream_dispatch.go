@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"herald/policy"
 	"herald/store"
 )
 
@@ -23,6 +24,11 @@ type dispatcher struct {
 	hidden   map[payloadKey]bool   // a status hidden from a viewer by a block or mute
 	lists    map[listKey]bool      // a list holds an account
 	frames   map[frameKey][]byte   // WebSocket messages, encoded once
+	// policy is the operator's moderation as the batch is sent (nil
+	// without a Policy: tests of the API alone); unread means it could
+	// not be read, and every status is held back (moderatedOut).
+	policy *policy.Policy
+	unread bool
 }
 
 type frameKey struct {
@@ -49,6 +55,13 @@ func (h *Handler) dispatch(ctx context.Context, events []store.APIEvent, conns [
 		if e.StatusID != 0 {
 			ids = append(ids, e.StatusID)
 		}
+	}
+	if h.Policy != nil {
+		p, err := h.Policy.Get(ctx)
+		if err != nil {
+			h.Logger.Error("streaming: could not read the federation policy; statuses are held back", "err", err)
+		}
+		d.policy, d.unread = p, err != nil
 	}
 	var err error
 	if d.statuses, err = h.DB.StatusesByIDs(ctx, ids); err != nil {
@@ -85,6 +98,8 @@ func (d *dispatcher) matches(e *store.APIEvent, c *streamConn, s *subscription) 
 			return false
 		case e.Event == "notification":
 			return s.channel == "user:notification" || s.channel == "user" && c.notifications
+		case st != nil && d.moderatedOut(st, false):
+			return false
 		case s.channel == "user":
 			return true
 		case s.channel == "list":
@@ -94,7 +109,7 @@ func (d *dispatcher) matches(e *store.APIEvent, c *streamConn, s *subscription) 
 		}
 		return false
 	}
-	if st == nil {
+	if st == nil || d.moderatedOut(st, true) {
 		return false
 	}
 	if s.media() && !st.HasMedia {
@@ -113,6 +128,19 @@ func (d *dispatcher) matches(e *store.APIEvent, c *streamConn, s *subscription) 
 		return e.Stream == "hashtag" && e.Detail == s.tag && st.LocalActorID != 0
 	}
 	return false
+}
+
+// moderatedOut says whether the operator's moderation keeps st off a
+// stream, as the timelines leave it out of their pages (moderated): a
+// suspended account's or domain's status from every stream, and on the
+// public and hashtag streams (public) a limited one's too, as Mastodon's
+// FanOutOnWriteService sends a silenced account's posts to no public
+// stream. A policy that could not be read holds every status back.
+func (d *dispatcher) moderatedOut(st *store.Status, public bool) bool {
+	if d.unread {
+		return true
+	}
+	return d.policy != nil && hiddenBy(d.policy, st, public)
 }
 
 // inList says whether a list holds an account (Mastodon's FeedManager

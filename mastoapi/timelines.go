@@ -39,6 +39,7 @@ func (h *Handler) moderatedPage(c *Call, public bool, read func(k store.KeysetPa
 		return err
 	}
 	h.resolvePending(c.Ctx(), rows)
+	h.resolveQuotes(c.Ctx(), rows)
 	h.refetchAuthors(c.Ctx(), rows)
 	shown, err := h.unmuted(c.Ctx(), c.Actor, rows)
 	if err != nil {
@@ -173,6 +174,14 @@ func (h *Handler) listTimeline(c *Call) error {
 // markedPage answers a page of favourites or bookmarks: the statuses,
 // paged by the favourite's or bookmark's own id, as Mastodon pages them.
 func (h *Handler) markedPage(c *Call, read func(k store.KeysetPage[int64]) ([]store.Marked, error)) error {
+	return h.filteredMarkedPage(c, read, nil)
+}
+
+// filteredMarkedPage is markedPage with the statuses the caller may see
+// passed through filter (nil: none) before they are rendered; the page's
+// keys are still those of the rows read.
+func (h *Handler) filteredMarkedPage(c *Call, read func(k store.KeysetPage[int64]) ([]store.Marked, error),
+	filter func([]*store.Status) ([]*store.Status, error)) error {
 	p, k, err := c.keyset(DefaultStatusesLimit)
 	if err != nil {
 		return err
@@ -197,6 +206,11 @@ func (h *Handler) markedPage(c *Call, read func(k store.KeysetPage[int64]) ([]st
 			} else if ok {
 				list = append(list, s)
 			}
+		}
+	}
+	if filter != nil {
+		if list, err = filter(list); err != nil {
+			return err
 		}
 	}
 	out, err := h.RenderStatuses(c.Ctx(), c.Actor, list)

@@ -13,12 +13,21 @@ import (
 // The row types have the same fields, so each method converts.
 type actorCache struct{ db *store.DB }
 
-// notCached adds federation.ErrNotCached to the store's ErrNotFound.
+// notCached adds federation.ErrNotCached to the store's ErrNotFound, and
+// federation.ErrCache to any other error: the database failed.
 func notCached(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("%w: %w", federation.ErrNotCached, err)
 	}
-	return err
+	return failed(err)
+}
+
+// failed adds federation.ErrCache to an error of the store's.
+func failed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", federation.ErrCache, err)
 }
 
 func (c actorCache) RemoteActorByID(ctx context.Context, id string) (*federation.CachedActor, error) {
@@ -34,11 +43,11 @@ func (c actorCache) PutRemoteActor(ctx context.Context, a *federation.CachedActo
 	for i, k := range keys {
 		rows[i] = store.RemoteKey(k)
 	}
-	return c.db.PutRemoteActor(ctx, (*store.RemoteActor)(a), rows)
+	return failed(c.db.PutRemoteActor(ctx, (*store.RemoteActor)(a), rows))
 }
 
 func (c actorCache) DeleteRemoteActor(ctx context.Context, id string) error {
-	return c.db.DeleteRemoteActor(ctx, id)
+	return failed(c.db.DeleteRemoteActor(ctx, id))
 }
 
 func (c actorCache) RemoteKeyByID(ctx context.Context, keyID string) (*federation.CachedKey, error) {
@@ -52,7 +61,7 @@ func (c actorCache) RemoteKeyByID(ctx context.Context, keyID string) (*federatio
 func (c actorCache) RemoteKeysByActor(ctx context.Context, actorID string) ([]federation.CachedKey, error) {
 	rows, err := c.db.RemoteKeysByActor(ctx, actorID)
 	if err != nil {
-		return nil, err
+		return nil, failed(err)
 	}
 	keys := make([]federation.CachedKey, len(rows))
 	for i, k := range rows {
@@ -62,5 +71,5 @@ func (c actorCache) RemoteKeysByActor(ctx context.Context, actorID string) ([]fe
 }
 
 func (c actorCache) PutRemoteKey(ctx context.Context, k *federation.CachedKey) error {
-	return c.db.PutRemoteKey(ctx, (*store.RemoteKey)(k))
+	return failed(c.db.PutRemoteKey(ctx, (*store.RemoteKey)(k)))
 }

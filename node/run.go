@@ -70,6 +70,7 @@ func (n *Node) Run(ctx context.Context, wakes <-chan struct{}, exclusive bool) e
 		qr.Every("sweeps", sweepInterval, n.sweep)
 		qr.Every("media removal", mediaInterval, n.removeMedia)
 		qr.Every("queue depth sample", time.Minute, n.sampleQueue)
+		qr.Every("suspension deletions", sweepInterval, n.deleteLapsedSuspensions)
 		go n.wakeJobsOnEvents(ctx) // ends with ctx
 	} else {
 		// The queues are the workers': this runner only beats, reclaims
@@ -219,5 +220,14 @@ func (n *Node) removeMedia(ctx context.Context) {
 func (n *Node) sampleQueue(ctx context.Context) {
 	if err := n.DB.SampleQueueDepth(ctx, n.Now()); err != nil && ctx.Err() == nil {
 		n.Logger.Error("sample queue depth", "err", err)
+	}
+}
+
+// deleteLapsedSuspensions deletes the local actors suspended for 30 days
+// (jobs.Runner.DeleteLapsedSuspensions); hourly is soon enough for a
+// date counted in days.
+func (n *Node) deleteLapsedSuspensions(ctx context.Context) {
+	if _, err := n.Jobs.DeleteLapsedSuspensions(ctx); err != nil && ctx.Err() == nil {
+		n.Logger.Error("delete actors suspended for 30 days", "err", err)
 	}
 }

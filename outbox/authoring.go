@@ -54,7 +54,8 @@ func (p *Publisher) resolveMention(ctx context.Context, handle string) (compose.
 // the author of the object it answers (inReplyTo) gets a Mention tag; every
 // actor a Mention tag names is a recipient, as Mastodon delivers to the
 // mentioned, and so is the author of a post it quotes.
-func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj *as.Object) ([]string, error) {
+func (p *Publisher) author(ctx context.Context, pl *plan, obj *as.Object) ([]string, error) {
+	actor := pl.actor
 	if src := obj.Source.Embedded; src != nil && obj.Content == "" {
 		if mt := src.MediaType; mt != "text/plain" {
 			return nil, inputErr("source.mediaType %q: Herald composes text/plain only (send HTML in content)", mt)
@@ -81,6 +82,9 @@ func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj *as.Obje
 			return nil, err
 		}
 		obj.Context = as.IRI(parentContext(parent)) // setThreadContext settles it
+		if err := p.judgeOutbound(ctx, pl, CanReply, reply, author, parent); err != nil {
+			return nil, err
+		}
 		if author != p.Instance.ActorID(actor.Name) && !slices.Contains(mentioned(obj), author) {
 			obj.Tag = append(obj.Tag, as.Embed(&as.Object{Type: as.Types{"Mention"}, Href: author, Name: mention}))
 		}
@@ -90,6 +94,7 @@ func (p *Publisher) author(ctx context.Context, actor *store.Actor, obj *as.Obje
 		// The quoted post's author is a recipient, as Mastodon reaches
 		// the quoted account (app/lib/status_reach_finder.rb,
 		// quoted_account_id among reached_account_ids).
+		p.keepQuoted(ctx, q)
 		author, _, err := p.objectAuthor(ctx, "quote", q)
 		if err != nil {
 			return nil, err

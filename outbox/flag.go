@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"herald/federation/as"
 	"herald/outbox/delivery"
@@ -19,6 +20,12 @@ type ReportInput struct {
 	// instance actor, as Mastodon forwards one: the reporter is never
 	// named.
 	Forward bool
+	// FileUnforwarded, with Forward, files the report all the same when
+	// the account's inbox cannot be resolved, not forwarded, and says why
+	// in a note on it (where the operator reads the report), as Mastodon
+	// files a report whatever becomes of its forwarding; without it such a
+	// report is refused (an *InputError), for a caller who can try again.
+	FileUnforwarded bool
 	// InTx, when set, runs in the report's transaction (a job marks itself
 	// done there).
 	InTx func(ctx context.Context, tx *store.Tx, r *store.Report) error
@@ -56,14 +63,17 @@ func (p *Publisher) Report(ctx context.Context, reporter *store.Actor, in Report
 		}
 	}
 	in.Comment = strings.TrimSpace(in.Comment)
-	if len(in.Comment) > 1000 {
+	if utf8.RuneCountInString(in.Comment) > 1000 {
 		return nil, inputErr("the comment is longer than 1000 characters")
 	}
 	var inboxes []string
+	var unforwarded string // why a report to forward was not, for its note
 	if in.Forward {
 		var failed map[string]error
 		inboxes, failed = delivery.ResolveInboxes(ctx, p.Fetcher, []string{in.Account})
-		if err := failed[in.Account]; err != nil {
+		if err := failed[in.Account]; err != nil && in.FileUnforwarded {
+			in.Forward, unforwarded = false, fmt.Sprintf("not forwarded: the account's inbox could not be resolved (%v)", err)
+		} else if err != nil {
 			return nil, inputErr("cannot forward the report: the account's inbox: %v", err)
 		}
 	}
@@ -72,6 +82,11 @@ func (p *Publisher) Report(ctx context.Context, reporter *store.Actor, in Report
 	err := p.DB.Write(ctx, func(tx *store.Tx) error {
 		if _, err := tx.AddReport(ctx, r); err != nil {
 			return err
+		}
+		if unforwarded != "" {
+			if err := tx.AddReportNote(ctx, r.ID, unforwarded); err != nil {
+				return err
+			}
 		}
 		if !in.Forward {
 			return finishReport(ctx, tx, in, r)

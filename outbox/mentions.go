@@ -30,6 +30,7 @@ import (
 func (p *Publisher) tagRecipients(ctx context.Context, pl *plan, obj *as.Object, a addressing) error {
 	self := p.Instance.ActorID(pl.actor.Name)
 	tagged := mentioned(obj)
+	quoted := p.quotedAuthor(ctx, obj) // mentioned silently (quote_post.go)
 	var links []string
 	seen := map[string]bool{self: true}
 	for _, f := range []string{"to", "cc"} {
@@ -49,7 +50,7 @@ func (p *Publisher) tagRecipients(ctx context.Context, pl *plan, obj *as.Object,
 				obj.Tag = append(obj.Tag, as.Embed(&as.Object{Type: as.Types{"Mention"}, Href: m.ID, Name: "@" + m.Username + "@" + m.Host}))
 				tagged = append(tagged, m.ID)
 			}
-			if !linksTo(obj, m) {
+			if !linksTo(obj, m) && m.ID != quoted {
 				links = append(links, compose.MentionLink(m.URL, m.Username))
 			}
 		}

@@ -50,11 +50,15 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 		addr = p.publicDefault(pl.actor)
 	}
 	obj.Context = as.Ref{} // Herald's to assign (thread_context.go)
-	extra, err := p.author(ctx, pl.actor, obj)
+	extra, err := p.author(ctx, pl, obj)
 	if err != nil {
 		return err
 	}
 	addr.addRecipients(extra, p.Instance.FollowersURL(pl.actor.Name))
+	qp, err := p.planQuote(ctx, pl.actor, obj)
+	if err != nil {
+		return err
+	}
 	mediaIDs, err := p.attachments(ctx, pl, obj, 0)
 	if err != nil {
 		return err
@@ -68,13 +72,17 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 		return err
 	}
 	setThreadContext(obj, obj.InReplyTo.ID != "", obj.Context.ID, pl.public)
-	if err := obj.Set("interactionPolicy", InteractionPolicy(pl.public, p.Instance.ActorID(pl.actor.Name))); err != nil {
+	if err := p.postPolicy(pl.actor, obj, nil); err != nil {
 		return err
 	}
 	pl.activity.JSONLDContext = contextFor(obj, pl.context) // with the policy's terms
 	pl.objIRI = obj.ID
 	pl.activity.Object = as.Embed(obj)
+	pl.after = func(ctx context.Context, tx *store.Tx, pl *plan) error { return p.requestQuote(ctx, tx, pl, qp, now) }
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
+		if err := p.applyQuote(ctx, tx, pl, obj, qp); err != nil {
+			return err
+		}
 		body, err := objectBody(obj, pl.context)
 		if err != nil {
 			return err
@@ -115,6 +123,9 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc *as.Object, no
 	pl.context = clientContext(withoutOwnTerms(obj.JSONLDContext), doc.JSONLDContext, patch.JSONLDContext)
 	obj.JSONLDContext = nil
 	obj.Merge(patch, "id", "type", "attributedTo", "published", "@context", "context", "interactionPolicy")
+	if err := p.updatePolicy(pl.actor, obj, patch); err != nil {
+		return err
+	}
 	obj.Updated = now.Format(time.RFC3339)
 	if patch.Has("content") || patch.Has("contentMap") {
 		sanitizeContent(obj)
@@ -290,7 +301,8 @@ func withoutOwnTerms(raw json.RawMessage) json.RawMessage {
 // ownTerms reports whether m defines only terms contextFor adds.
 func ownTerms(m map[string]any) bool {
 	for k := range m {
-		if _, policy := policyContext[k]; k != "sensitive" && k != "toot" && k != "blurhash" && !policy {
+		_, quote := quoteTerms[k]
+		if _, policy := policyContext[k]; k != "sensitive" && k != "toot" && k != "blurhash" && !policy && !quote {
 			return false
 		}
 	}
@@ -311,8 +323,9 @@ func contextFor(obj *as.Object, client []any) json.RawMessage {
 		}
 	}
 	policy := obj.Has("interactionPolicy")
+	quoted := obj.Quoted() != ""
 	ctx := append([]any{federation.ContextAS}, client...)
-	if !sensitive && !hasBlurhash && !policy {
+	if !sensitive && !hasBlurhash && !policy && !quoted {
 		if len(ctx) == 1 {
 			return contextJSON(federation.ContextAS)
 		}
@@ -328,6 +341,11 @@ func contextFor(obj *as.Object, client []any) json.RawMessage {
 	}
 	if policy {
 		for k, v := range policyContext {
+			terms[k] = v
+		}
+	}
+	if quoted {
+		for k, v := range quoteTerms {
 			terms[k] = v
 		}
 	}

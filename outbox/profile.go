@@ -2,6 +2,8 @@ package outbox
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"time"
 
 	"herald/federation"
@@ -70,25 +72,46 @@ func (p *Publisher) UpdateActor(ctx context.Context, actor *store.Actor, opts Op
 }
 
 // queueActorUpdate queues the Update of actor's document, as it is in
-// memory, to its followers inside tx.
+// memory, inside tx to its followers and to the servers whose accounts
+// reported it, as Mastodon's UpdateDistributionWorker sends it to
+// AccountReachFinder's inboxes (app/lib/account_reach_finder.rb): the
+// Update that announces a suspension, and the one that lifts it, reach
+// the server that reported the actor.
 func (p *Publisher) queueActorUpdate(ctx context.Context, tx *store.Tx, actor *store.Actor, now time.Time) (string, store.EnqueueResult, error) {
-	update, err := p.actorUpdate(actor, delivery.Audience{FollowersOf: actor.ID}, now)
+	reporters, err := tx.ReporterInboxes(ctx, p.Instance.ActorID(actor.Name))
+	if err != nil {
+		return "", store.EnqueueResult{}, err
+	}
+	update, err := p.actorUpdate(ctx, tx, actor, delivery.Audience{FollowersOf: actor.ID, Inboxes: reporters}, now)
 	if err != nil {
 		return "", store.EnqueueResult{}, err
 	}
 	return p.Queue(ctx, tx, update, now)
 }
 
-// actorUpdate is an Update of the actor's current document to aud.
-func (p *Publisher) actorUpdate(actor *store.Actor, aud delivery.Audience, now time.Time) (Outbound, error) {
-	doc, err := document(ActorDocument(p.Instance, actor))
+// actorUpdate is an Update of the actor's current document to aud, as it
+// is served: a suspended actor's (read in tx) is its suspended document,
+// which says `"suspended": true` and needs the toot: context for it, as
+// Mastodon's SuspendAccountService announces a suspension with an Update
+// of the actor (and its UnsuspendAccountService the lifting, with the
+// whole document again).
+func (p *Publisher) actorUpdate(ctx context.Context, tx *store.Tx, actor *store.Actor, aud delivery.Audience, now time.Time) (Outbound, error) {
+	m := ActorDocument(p.Instance, actor)
+	var activityContext json.RawMessage
+	if _, err := tx.ActorSuspensionOf(ctx, actor.ID); err == nil {
+		m = SuspendedActorDocument(m)
+		activityContext = contextJSON([]any{as.ContextAS, suspendedContext})
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return Outbound{}, err
+	}
+	doc, err := document(m)
 	if err != nil {
 		return Outbound{}, err
 	}
 	doc.JSONLDContext = nil
 	return Outbound{
 		Actor: actor,
-		Activity: &as.Object{Type: as.Types{"Update"}, Object: as.Embed(doc), To: as.IRIs(federation.Public),
+		Activity: &as.Object{JSONLDContext: activityContext, Type: as.Types{"Update"}, Object: as.Embed(doc), To: as.IRIs(federation.Public),
 			CC: as.IRIs(p.Instance.FollowersURL(actor.Name)), Published: now.Format(time.RFC3339)},
 		Audience: aud, ObjectIRI: p.Instance.ActorID(actor.Name), Public: true,
 	}, nil

@@ -114,8 +114,15 @@ type plan struct {
 	locals   []int64 // local actors addressed: they get an inbox item
 	// apply runs inside the transaction before the activity is stored: the
 	// checks and changes that must be atomic with it.
-	apply      func(ctx context.Context, tx *store.Tx, p *plan) error
+	apply func(ctx context.Context, tx *store.Tx, p *plan) error
+	// after runs inside the transaction once the activity is stored and
+	// its status written (a quote's QuoteRequest).
+	after      func(ctx context.Context, tx *store.Tx, p *plan) error
 	unresolved map[string]string
+	// pending is an interaction the peer's post's policy leaves to its
+	// author, sent to pendingInbox alone (interaction_out.go).
+	pending      *store.InteractionApproval
+	pendingInbox string
 }
 
 // Options tune one publication.
@@ -234,8 +241,9 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 				return err
 			}
 		}
+		pl.holdForApproval()
 		aud := pl.aud
-		aud.Relays = pl.public && relayedTypes[pl.typ]
+		aud.Relays = pl.public && relayedTypes[pl.typ] && pl.pending == nil
 		iri, q, err := p.Queue(ctx, tx, Outbound{
 			Actor: pl.actor, Activity: pl.activity, Audience: aud,
 			ObjectIRI: pl.objIRI, Public: pl.public, InOutbox: true, IdempotencyKey: key,
@@ -244,11 +252,19 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 			return err
 		}
 		res.Queued = q
+		if err := pl.recordPending(ctx, tx, iri, now); err != nil {
+			return err
+		}
 		if res.Activity, err = tx.ActivityByIRI(ctx, iri); err != nil {
 			return err
 		}
 		if err := timeline.Published(ctx, tx, p.Instance, timeline.Outbound{Actor: pl.actor, Activity: pl.activity, Now: now}); err != nil {
 			return err
+		}
+		if pl.after != nil {
+			if err := pl.after(ctx, tx, pl); err != nil {
+				return err
+			}
 		}
 		if len(pl.locals) > 0 {
 			stripped, _ := delivery.StripBlindRecipients([]byte(res.Activity.Body))

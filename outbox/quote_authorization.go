@@ -22,7 +22,7 @@ import (
 // quote_authorization_serializer.rb): a quote of a public local post is
 // approved at once, with an Accept whose result is the stamp; any other
 // is answered with a Reject. The interactionPolicy Herald's posts carry
-// says the same (InteractionPolicy).
+// says the same (interaction_policy.go, DefaultPolicy).
 
 // quoteContext defines the terms of a stamp (Mastodon's
 // quote_authorizations context extension).
@@ -34,27 +34,6 @@ var quoteContext = []any{federation.ContextAS, map[string]any{
 	"interactionTarget":  map[string]any{"@id": "gts:interactionTarget"},
 }}
 
-// policyContext defines interactionPolicy and its canQuote rule
-// (Mastodon's interaction_policies context extension).
-var policyContext = map[string]any{
-	"gts":               "https://gotosocial.org/ns#",
-	"interactionPolicy": map[string]any{"@id": "gts:interactionPolicy", "@type": "@id"},
-	"canQuote":          map[string]any{"@id": "gts:canQuote", "@type": "@id"},
-	"automaticApproval": map[string]any{"@id": "gts:automaticApproval", "@type": "@id"},
-	"manualApproval":    map[string]any{"@id": "gts:manualApproval", "@type": "@id"},
-}
-
-// InteractionPolicy is the interactionPolicy of a new local post: anyone
-// may quote a public (or unlisted) post, approved automatically; nobody
-// but its author may quote another, as Mastodon 4.5 states them.
-func InteractionPolicy(public bool, author string) map[string]any {
-	approved := []string{author}
-	if public {
-		approved = []string{federation.Public}
-	}
-	return map[string]any{"canQuote": map[string]any{"automaticApproval": approved}}
-}
-
 // StampURL is where a stamp is served.
 func (p *Publisher) StampURL(local *store.Actor, id int64) string {
 	return stampURL(p.Instance, local.Name, id)
@@ -63,13 +42,14 @@ func (p *Publisher) StampURL(local *store.Actor, id int64) string {
 // stampURL is StampURL for the local actor name, where the stamp's own
 // document (QuoteAuthorization) says it is.
 func stampURL(inst federation.Instance, name string, id int64) string {
-	return inst.ActorID(name) + "/quote_authorizations/" + strconv.FormatInt(id, 10)
+	return inst.QuoteAuthorizationURL(name, id)
 }
 
 // AnswerQuoteRequest answers a QuoteRequest (request, as received) for
 // the local post o of local, from requester (whose inbox is inbox), for
 // the quoting post quote, inside tx: an Accept with the stamp when o is
-// public, a Reject otherwise.
+// public, a Reject otherwise, or when its author revoked the stamp of that
+// quote (RevokeQuote).
 func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local *store.Actor, o *store.Object, request *as.Object, requester, quote, inbox string, now time.Time) (bool, error) {
 	req := &as.Object{ID: request.ID, Type: as.Types{"QuoteRequest"}, Actor: as.IRI(requester), Object: as.IRI(o.IRI)}
 	if err := req.Set("instrument", quote); err != nil {
@@ -77,11 +57,17 @@ func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local 
 	}
 	act := &as.Object{JSONLDContext: contextJSON(quoteContext), Object: as.Embed(req), To: as.IRIs(requester)}
 	accept := o.Public && !o.Deleted
+	var stamp *store.QuoteAuthorization
 	if accept {
-		stamp, err := tx.AuthorizeQuote(ctx, o.ID, quote, requester, request.ID)
-		if err != nil {
+		var err error
+		if stamp, err = tx.AuthorizeQuote(ctx, o.ID, quote, requester, request.ID); err != nil {
 			return false, err
 		}
+		// A stamp its author revoked stays revoked: the quote asked for
+		// again is refused, not answered with a stamp served gone.
+		accept = !stamp.Revoked
+	}
+	if accept {
 		// A fresh id each time (Queue assigns it): a repeated request is
 		// answered again, with the same stamp.
 		act.Type = as.Types{"Accept"}
@@ -97,7 +83,8 @@ func (p *Publisher) AnswerQuoteRequest(ctx context.Context, tx *store.Tx, local 
 
 // QuoteAuthorization serves GET /users/{name}/quote_authorizations/{id}:
 // the stamp, for the quoting server and whoever checks the quote; 404 for
-// an unknown or revoked one, or one of a post gone.
+// an unknown one; 410 and a Tombstone for a revoked one, or one of a post
+// gone.
 func (h *Handler) QuoteAuthorization(w http.ResponseWriter, r *http.Request) {
 	name := chi.URLParam(r, "name")
 	id, _ := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
@@ -110,12 +97,21 @@ func (h *Handler) QuoteAuthorization(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		owner, err = h.DB.ActorByID(r.Context(), o.ActorID)
 	}
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (stamp.Revoked || o.Deleted || owner.Name != name)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && owner.Name != name) {
 		httpapi.Error(w, http.StatusNotFound, "no such quote authorization")
 		return
 	}
 	if err != nil {
 		h.fail(w, r, err)
+		return
+	}
+	if stamp.Revoked || o.Deleted {
+		// Revoked (RevokeQuote) or its post gone: a Tombstone, as a
+		// deleted object is served.
+		httpapi.Activity(w, http.StatusGone, map[string]any{
+			"@context": quoteContext, "id": stampURL(h.Instance, name, stamp.ID),
+			"type": "Tombstone", "formerType": "QuoteAuthorization",
+		})
 		return
 	}
 	httpapi.Activity(w, http.StatusOK, map[string]any{

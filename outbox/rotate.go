@@ -36,7 +36,7 @@ func (p *Publisher) RotateKey(ctx context.Context, actor *store.Actor, opts Opti
 		if err != nil {
 			return "", store.EnqueueResult{}, err
 		}
-		update, err := p.actorUpdate(&rotated, delivery.Audience{Inboxes: inboxes}, now)
+		update, err := p.actorUpdate(ctx, tx, &rotated, delivery.Audience{Inboxes: inboxes}, now)
 		if err != nil {
 			return "", store.EnqueueResult{}, err
 		}

@@ -24,3 +24,27 @@ func (p *Publisher) refuseSuspended(ctx context.Context, actor *store.Actor) err
 	}
 	return err
 }
+
+// suspendedContext is the term a suspended actor's document adds to its
+// @context (Mastodon's ActorSerializer: toot:suspended).
+var suspendedContext = map[string]any{"toot": "http://joinmastodon.org/ns#", "suspended": "toot:suspended"}
+
+// SuspendedActorDocument is a suspended actor's document made from its
+// ActorDocument: what a server needs to address and verify it, and
+// `suspended: true`, without the profile (summary, avatar, header,
+// fields, featured; the name is the preferredUsername), as Mastodon's
+// ActorSerializer leaves them out of a suspended account's. The server
+// serves it, and the Update that announces a suspension carries it.
+func SuspendedActorDocument(doc map[string]any) map[string]any {
+	out := map[string]any{"suspended": true}
+	for _, k := range []string{"@context", "id", "type", "preferredUsername", "inbox", "outbox", "followers", "following",
+		"endpoints", "publicKey", "assertionMethod", "url", "published", "manuallyApprovesFollowers"} {
+		if v, ok := doc[k]; ok {
+			out[k] = v
+		}
+	}
+	out["name"] = doc["preferredUsername"]
+	ctx, _ := out["@context"].([]any)
+	out["@context"] = append(append([]any(nil), ctx...), suspendedContext)
+	return out
+}

@@ -23,6 +23,7 @@ type TextNote struct {
 	InReplyTo string // the URL of the post it answers
 	Language  string // a BCP 47 tag such as en or pt-BR: contentMap
 	Media     []int64
+	Quote     string // the URL of the post it quotes (FEP-044f)
 }
 
 // ErrUnresolved wraps the error of a TextNote whose recipient or mention
@@ -39,6 +40,9 @@ var ErrUnresolved = errors.New("could not find")
 func (p *Publisher) TextNoteDocument(ctx context.Context, actor *store.Actor, n TextNote) (*as.Object, error) {
 	inst := p.Instance
 	note := &as.Object{Type: as.Types{"Note"}}
+	if n.Quote != "" {
+		note.Quote = as.IRI(n.Quote)
+	}
 	switch n.To {
 	case "", "public":
 		note.To, note.CC = as.IRIs(federation.Public), as.IRIs(inst.FollowersURL(actor.Name))

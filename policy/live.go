@@ -40,6 +40,9 @@ type Live struct {
 	stale     atomic.Bool   // a wake-up: check at the next Get
 
 	onChange []func(old, cur *Policy)
+
+	inMu sync.Mutex
+	inTx *compiled // GetIn's last compile (compileIn)
 }
 
 // NewLive makes a Live reading from src, checking at least every maxAge
@@ -108,29 +111,81 @@ func (l *Live) Get(ctx context.Context) (*Policy, error) {
 // src, that transaction, rather than the Live's own source: on PostgreSQL
 // the transactions and the reads share one pool, and transactions that
 // each held a connection while waiting for another would wait on each
-// other until their deadline. What it reads is not kept, since src may
-// hold changes its transaction has not committed: while the policy is due
-// for a check, it asks src the version (one primary-key read), and reads
-// the rows only when that version is not the one held.
+// other until their deadline. What it reads does not become the Live's
+// policy, since src may hold changes its transaction has not committed:
+// while the policy is due for a check, it asks src the version (one
+// primary-key read), and when that is not the version held, it compiles
+// the rows once per version for every caller in the process (inTx), not
+// once per call: every activity of an inbox and every fan-out would
+// otherwise compile the whole policy until the Live's own Get caught up.
+//
+// A compile shared so may be of a transaction that then rolled back, and
+// another may commit other rows under the same version; it stands only
+// until the Live reads that version itself (within MaxAge, or at the next
+// Get after a commit), the staleness Get already allows.
 func (l *Live) GetIn(ctx context.Context, src Source) (*Policy, error) {
 	p := l.cur.Load()
 	if p != nil && !l.due() {
 		return p, nil
 	}
-	if p != nil {
-		v, err := src.PolicyVersion(ctx)
-		if err != nil || v == p.version {
-			return p, nil // as Get: a database that cannot be asked leaves the last one
-		}
+	v, err := src.PolicyVersion(ctx)
+	switch {
+	case err != nil && p != nil, p != nil && v == p.version:
+		return p, nil // as Get: a database that cannot be asked leaves the last one
+	case err != nil:
+		return nil, err
 	}
-	rows, err := src.PolicyRows(ctx)
+	next, err := l.compileIn(ctx, src, v)
 	if err != nil {
 		if p != nil {
 			return p, nil
 		}
 		return nil, err
 	}
-	return Compile(rows), nil
+	return next, nil
+}
+
+// compiled is one compile of the policy at a version, done once for every
+// GetIn that asks for that version (single flight).
+type compiled struct {
+	version int64
+	done    chan struct{} // closed when p or err is set
+	p       *Policy
+	err     error
+}
+
+// compileIn returns the policy at version v, compiling it from src's rows
+// unless another GetIn compiled, or is compiling, that version.
+func (l *Live) compileIn(ctx context.Context, src Source, v int64) (*Policy, error) {
+	l.inMu.Lock()
+	c := l.inTx
+	if c != nil && c.version == v {
+		l.inMu.Unlock()
+		select {
+		case <-c.done:
+			return c.p, c.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	c = &compiled{version: v, done: make(chan struct{})}
+	l.inTx = c
+	l.inMu.Unlock()
+	rows, err := src.PolicyRows(ctx)
+	if err == nil {
+		c.p = Compile(rows)
+	}
+	c.err = err
+	close(c.done)
+	if err != nil {
+		// Not kept: the next caller tries again.
+		l.inMu.Lock()
+		if l.inTx == c {
+			l.inTx = nil
+		}
+		l.inMu.Unlock()
+	}
+	return c.p, err
 }
 
 // Fresh is Get with the version always asked (one primary-key read, made

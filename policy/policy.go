@@ -262,10 +262,24 @@ func (p *Policy) Actor(actorID int64, n host.Name) Verdict {
 // local actor is suspended, then whether the host is unavailable, then
 // whether it is paused.
 func (p *Policy) Delivery(actorID int64, a host.Authority, now time.Time) Verdict {
+	return p.delivery(actorID, a, now, true)
+}
+
+// AnnouncementDelivery is Delivery for an activity that announces the
+// local actor's own state (the Update of its document that says it is
+// suspended, or the Delete of the actor): the suspension does not hold it,
+// since it is how other servers learn of the suspension, as Mastodon
+// delivers the Update its SuspendAccountService sends.
+func (p *Policy) AnnouncementDelivery(actorID int64, a host.Authority, now time.Time) Verdict {
+	return p.delivery(actorID, a, now, false)
+}
+
+// delivery is Delivery, holding a suspended actor's activities or not.
+func (p *Policy) delivery(actorID int64, a host.Authority, now time.Time, holdSuspended bool) Verdict {
 	if v := p.Actor(actorID, a.Name); v.Refused() {
 		return v
 	}
-	if p.suspended[actorID] {
+	if holdSuspended && p.suspended[actorID] {
 		return Verdict{Rule: RuleActorSuspended}
 	}
 	key := a.String()

@@ -3,6 +3,8 @@ package policy
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -190,11 +192,11 @@ func TestLiveGetIn(t *testing.T) {
 	if _, err := l.Get(ctx); err != nil || own.reads != 1 {
 		t.Fatal("what GetIn read was kept", err, own.reads)
 	}
-	if _, err := l.GetIn(ctx, tx); err != nil || tx.asks+tx.reads != 1 {
+	if _, err := l.GetIn(ctx, tx); err != nil || tx.asks != 1 || tx.reads != 1 {
 		t.Fatalf("a policy not due was checked: tx asks %d reads %d", tx.asks, tx.reads)
 	}
 	own.commits++ // due
-	if p, _ := l.GetIn(ctx, tx); p.Version() != 1 || tx.asks != 1 || tx.reads != 1 {
+	if p, _ := l.GetIn(ctx, tx); p.Version() != 1 || tx.asks != 2 || tx.reads != 1 {
 		t.Fatalf("the same version: %v, tx asks %d reads %d", p, tx.asks, tx.reads)
 	}
 	tx.rows = Rows{Version: 2, Mode: ModeAllowlist} // a change of the transaction's own
@@ -206,5 +208,66 @@ func TestLiveGetIn(t *testing.T) {
 	}
 	if own.reads+own.asks != 2 {
 		t.Errorf("GetIn asked the Live's own source: reads %d asks %d", own.reads, own.asks)
+	}
+}
+
+// countingSource is a Source safe for concurrent use that counts its
+// reads of the rows (each one a compile for GetIn).
+type countingSource struct {
+	rows  Rows
+	reads atomic.Int64
+}
+
+func (s *countingSource) PolicyVersion(context.Context) (int64, error) { return s.rows.Version, nil }
+
+func (s *countingSource) PolicyRows(context.Context) (Rows, error) {
+	s.reads.Add(1)
+	return s.rows, nil
+}
+
+// TestLiveGetInCompilesOnce: while the Live is due and behind, the callers
+// of GetIn, each in a transaction of its own, at once or one after
+// another, compile the policy once per version, not once per call; a new
+// version is compiled once more.
+func TestLiveGetInCompilesOnce(t *testing.T) {
+	ctx := context.Background()
+	own := &fakeSource{rows: Rows{Version: 1, Mode: ModeBlocklist}}
+	l := NewLive(own, time.Hour)
+	if _, err := l.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var reads atomic.Int64
+	call := func(v int64) *Policy {
+		tx := &countingSource{rows: Rows{Version: v, Mode: ModeAllowlist}}
+		p, err := l.GetIn(ctx, tx)
+		if err != nil {
+			t.Error(err)
+		}
+		reads.Add(tx.reads.Load())
+		return p
+	}
+	own.commits++ // due from now on: nothing calls Get
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if p := call(2); p == nil || p.Version() != 2 || p.Mode() != ModeAllowlist {
+				t.Errorf("GetIn at version 2: %v", p)
+			}
+		}()
+	}
+	wg.Wait()
+	for range 5 {
+		call(2)
+	}
+	if n := reads.Load(); n != 1 {
+		t.Errorf("version 2 compiled %d times, want once", n)
+	}
+	if p := call(3); p.Version() != 3 || reads.Load() != 2 {
+		t.Errorf("version 3: %v, %d compiles in all, want 2", p.Version(), reads.Load())
+	}
+	if p, _ := l.Get(ctx); p.Version() != 1 {
+		t.Errorf("what GetIn compiled reached the Live: version %d", p.Version())
 	}
 }

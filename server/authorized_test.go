@@ -16,6 +16,7 @@ import (
 	"herald/internal/fedtest"
 	"herald/node"
 	"herald/server"
+	"herald/store"
 )
 
 // newSecureHerald starts a Herald with authorized fetch on.
@@ -67,9 +68,22 @@ func TestAuthorizedFetch(t *testing.T) {
 	res := post(t, h, "a secret only servers may read")
 	act, obj := res.Activity.IRI, res.Activity.ObjectIRI
 	path := func(iri string) string { return strings.TrimPrefix(iri, h.URL) }
+	// gina's reply, approved (as the preapproval of a follower is): its
+	// approval is served to the servers Herald federates with only, as
+	// GoToSocial serves one (processing/fedi, validateIntReqRequest).
+	o, err := h.DB.ObjectByIRI(ctx, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approval := &store.InteractionRequest{ObjectID: o.ID, Kind: "canReply", Interaction: gina.ID + "/statuses/1", Actor: gina.ID,
+		Body: "{}", State: store.InteractionAccepted, CreatedAt: h.Clock()}
+	if _, err := h.DB.AddInteractionRequest(ctx, approval); err != nil {
+		t.Fatal(err)
+	}
 	// Each document, and the path of one like it that does not exist.
 	docs := []struct{ path, unknown string }{
 		{path(obj), "/users/alice/statuses/nothing"},
+		{fmt.Sprintf("/users/alice/approvals/%d", approval.ID), "/users/alice/approvals/999999"},
 		{path(obj) + "/likes", "/users/alice/statuses/nothing/likes"},
 		{path(act), "/users/alice/activities/nothing"},
 		{"/users/alice/outbox", "/users/nobody/outbox"},
@@ -123,6 +137,19 @@ func TestAuthorizedFetch(t *testing.T) {
 	wantCode, wantBody, _ := get(t, h, "/users/nobody", gina, signature.Cavage, "")
 	if code != 404 || code != wantCode || body != wantBody {
 		t.Errorf("actor by a blocked signer: %d %q; an unknown actor: %d %q", code, body, wantCode, wantBody)
+	}
+	// A stale signature is told what it is whether or not its host is
+	// blocked (no oracle of the block): 401 for both.
+	for who, a := range map[string]*fedtest.RemoteActor{"accepted": gina, "blocked": eve} {
+		req := fedtest.SignedGet(t, h.URL+path(obj), a, signature.Cavage, h.Clock().Add(-3*time.Hour))
+		res, err := h.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 401 {
+			t.Errorf("a stale signature, %s host: %d, want 401", who, res.StatusCode)
+		}
 	}
 	if n := bad.Requests.Load(); n != 0 {
 		t.Errorf("the blocked signer's server was contacted %d times", n)

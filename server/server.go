@@ -177,6 +177,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/users/{name}/following", s.secured("no such actor", false, s.outbox.Following))
 	r.Get("/users/{name}/collections/featured", s.secured("no such actor", false, s.outbox.Featured))
 	r.Get("/users/{name}/quote_authorizations/{id}", s.outbox.QuoteAuthorization)
+	r.Get("/users/{name}/approvals/{id}", s.secured("no such approval", false, s.outbox.Approval))
 	r.Get("/tags/{name}", s.tagPage)
 	r.Get("/users/{name}/followers_synchronization", s.node.Syncer.ServeHTTP)
 	r.Get("/actor/outbox", s.instanceOutbox)

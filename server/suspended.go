@@ -39,7 +39,7 @@ func (s *Server) suspended(next http.Handler) http.Handler {
 				next.ServeHTTP(w, r) // gone or deleted since: the handler says so
 				return
 			}
-			writeActivityJSON(w, http.StatusOK, suspendedActor(outbox.ActorDocument(s.inst, a)))
+			writeActivityJSON(w, http.StatusOK, outbox.SuspendedActorDocument(outbox.ActorDocument(s.inst, a)))
 		default:
 			w.Header().Set("Cache-Control", "max-age=180, public")
 			s.writeError(w, r, http.StatusForbidden, "This account is suspended.")
@@ -63,22 +63,4 @@ func localPath(path string) (name, rest string, ok bool) {
 		rest = "/" + rest
 	}
 	return name, rest, name != ""
-}
-
-// suspendedActor is a suspended actor's document: what a server needs to
-// address and verify it, and `suspended: true` (toot:suspended), without
-// the profile (name, summary, avatar, header, fields, featured), as
-// Mastodon's ActorSerializer leaves them out of a suspended account's.
-func suspendedActor(doc map[string]any) map[string]any {
-	out := map[string]any{"suspended": true}
-	for _, k := range []string{"@context", "id", "type", "preferredUsername", "inbox", "outbox", "followers", "following",
-		"endpoints", "publicKey", "assertionMethod", "url", "published", "manuallyApprovesFollowers"} {
-		if v, ok := doc[k]; ok {
-			out[k] = v
-		}
-	}
-	out["name"] = doc["preferredUsername"]
-	ctx, _ := out["@context"].([]any)
-	out["@context"] = append(append([]any(nil), ctx...), map[string]any{"toot": "http://joinmastodon.org/ns#", "suspended": "toot:suspended"})
-	return out
 }

@@ -50,7 +50,8 @@ type DeliveryActivity struct {
 	ActorID       int64  // the sender; 0 for the instance actor
 	ActorName     string // the sender's name; "" for the instance actor
 	Body          []byte
-	SyncFollowers bool // addressed to the sender's followers (FEP-8fcf)
+	SyncFollowers bool   // addressed to the sender's followers (FEP-8fcf)
+	ObjectIRI     string // the object it acts on; "" for none
 }
 
 // DeliveryActivity returns what the runner needs to send an activity, or
@@ -60,16 +61,16 @@ func (q *Queries) DeliveryActivity(ctx context.Context, id int64) (*DeliveryActi
 	var name sql.NullString
 	var s string
 	var sync bool
-	var iri, typ string
-	err := q.r.QueryRowContext(ctx, `SELECT a.iri, a.type, a.actor_id, l.name, a.body, a.sync_followers FROM activities a LEFT JOIN actors l ON l.id = a.actor_id
-		WHERE a.id = $1`, id).Scan(&iri, &typ, &actor, &name, &s, &sync)
+	var iri, typ, object string
+	err := q.r.QueryRowContext(ctx, `SELECT a.iri, a.type, a.actor_id, l.name, a.body, a.sync_followers, coalesce(a.object_iri, '') FROM activities a
+		LEFT JOIN actors l ON l.id = a.actor_id WHERE a.id = $1`, id).Scan(&iri, &typ, &actor, &name, &s, &sync, &object)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &DeliveryActivity{IRI: iri, Type: typ, ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync}, nil
+	return &DeliveryActivity{IRI: iri, Type: typ, ActorID: actor.Int64, ActorName: name.String, Body: []byte(s), SyncFollowers: sync, ObjectIRI: object}, nil
 }
 
 // DeliveryCounts returns how many deliveries are in each state.

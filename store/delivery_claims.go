@@ -19,48 +19,156 @@ type Claimed struct {
 	LeaseExpiry int64 // unix ms
 }
 
-// ClaimDeliveries leases up to limit due deliveries of one lane to owner (a
-// registered process), oldest due first, skipping the hosts in exclude
-// (hosts whose queues are full) and the hosts an operator paused. A leased row belongs to its owner until the
-// lease expires; when the owner dies, the next process to start hands it back
-// at once (ReclaimLeases), and expiry (ExpireLeases) is the last resort, so
-// nothing is lost.
-func (q *Queries) ClaimDeliveries(ctx context.Context, owner string, lane, limit int, exclude []string, now time.Time, lease time.Duration) ([]Claimed, error) {
-	if limit <= 0 {
+// DeliveryClaim is what one ClaimDeliveries may take.
+type DeliveryClaim struct {
+	Owner string // the registered process the rows are leased to
+	Lane  int
+	Limit int // the most rows to claim
+	// Exclude lists the hosts to claim none of (those whose share the
+	// claimer holds already).
+	Exclude []string
+	// Room says how many more rows of a host the claim may take (what the
+	// claimer's per-host share leaves); nil means any number.
+	Room  func(host string) int
+	Now   time.Time
+	Lease time.Duration
+}
+
+// claimPasses bounds the statements of one claim: each pass after the
+// first leaves out the hosts whose room the ones before filled, and walks
+// past their backlog as a claim that excludes them always has.
+const claimPasses = 4
+
+// ClaimDeliveries leases up to c.Limit due deliveries of one lane to
+// c.Owner, oldest due first, at most c.Room(host) of any host, skipping the
+// hosts in c.Exclude and the hosts an operator paused. A leased row belongs
+// to its owner until the lease expires; when the owner dies, the next
+// process to start hands it back at once (ReclaimLeases), and expiry
+// (ExpireLeases) is the last resort, so nothing is lost.
+//
+// The per-host bound is what keeps one host's backlog from filling the
+// claim while other hosts' rows wait in the table behind it: the runner
+// works a host four rows at a time, so rows beyond its share would only
+// wait in memory. It is applied to the oldest due rows in Go, pass by
+// pass, rather than by a window over the whole queue: a row_number() per
+// host over every due row costs the length of the queue at each claim, the
+// cost docs/PERFORMANCE.md measured (9 % of a 30,000-host fan-out) and
+// removed, while a window over the first rows alone would give a host
+// with a backlog due first a few rows and everyone else none, claim after
+// claim.
+func (q *Queries) ClaimDeliveries(ctx context.Context, c DeliveryClaim) ([]Claimed, error) {
+	if c.Limit <= 0 {
 		return nil, nil
 	}
+	return inTx(ctx, q, func(tx *Tx) ([]Claimed, error) { return tx.claimDeliveries(ctx, c) })
+}
+
+// claimDeliveries is ClaimDeliveries inside tx.
+func (tx *Tx) claimDeliveries(ctx context.Context, c DeliveryClaim) ([]Claimed, error) {
+	exclude := append([]string{}, c.Exclude...)
+	taken := map[string]int{} // rows of each host this claim took
+	left := map[string]bool{} // hosts added to exclude
+	rooms := map[string]int{} // c.Room, asked once per host
+	room := func(host string) int {
+		if c.Room == nil {
+			return c.Limit
+		}
+		n, ok := rooms[host]
+		if !ok {
+			n = c.Room(host)
+			rooms[host] = n
+		}
+		return n
+	}
+	var out []Claimed
+	for pass := 0; pass < claimPasses && len(out) < c.Limit; pass++ {
+		want := c.Limit - len(out)
+		due, err := tx.dueDeliveries(ctx, c.Lane, want, exclude, c.Now)
+		if err != nil {
+			return nil, err
+		}
+		var ids []int64
+		for _, d := range due {
+			r := room(d.host)
+			if taken[d.host] < r {
+				ids = append(ids, d.id)
+				taken[d.host]++
+			}
+			// A host whose room is filled is left out of the next pass.
+			if taken[d.host] >= r && !left[d.host] {
+				left[d.host] = true
+				exclude = append(exclude, d.host)
+			}
+		}
+		got, err := tx.leaseDeliveries(ctx, ids, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+		if len(due) < want {
+			break // nothing more is due
+		}
+	}
+	return out, nil
+}
+
+// dueRow is a due delivery a claim may take.
+type dueRow struct {
+	id   int64
+	host string
+}
+
+// dueDeliveries returns the oldest limit due rows of lane outside exclude
+// and the paused hosts; on PostgreSQL it locks them, passing over rows
+// another process is claiming, so two claims never take the same row.
+func (tx *Tx) dueDeliveries(ctx context.Context, lane, limit int, exclude []string, now time.Time) ([]dueRow, error) {
 	if exclude == nil {
 		exclude = []string{}
 	}
-	ms := now.UnixMilli()
-	until := now.Add(lease).UnixMilli()
-	// The outer state test matters on PostgreSQL: a row the subquery chose
-	// is leased only if it is still queued when the update reaches it. On
-	// SQLite it must not pick the index: with it, SQLite walked every
-	// queued row (the index on state) to find the few the subquery chose,
-	// so each claim cost the length of the queue, and a 30,000-host
-	// fan-out spent 9% of its CPU claiming (docs/PERFORMANCE.md).
-	st, err := q.db.prepared(ctx, q.w.pool, `UPDATE deliveries SET state = 'leased', lease_until = $1, updated_at = $2, lease_owner = $6
-		WHERE id IN (SELECT id FROM deliveries
-			WHERE state = 'queued' AND lane = $3 AND next_at <= $2 AND NOT (`+q.db.inList("host", "$4")+`)
-				AND host NOT IN (`+pausedHosts+`$7)
-			ORDER BY next_at LIMIT $5`+q.db.skipLocked()+`) AND `+q.db.noIndex("state")+` = 'queued'
-		RETURNING id, activity_id, inbox, host, lane, attempts, enqueued_at, coalesce(first_attempt_at, 0)`)
+	rows, err := tx.w.queryPrepared(ctx, `SELECT id, host FROM deliveries
+		WHERE state = 'queued' AND lane = $1 AND next_at <= $2 AND NOT (`+tx.db.inList("host", "$3")+`)
+			AND host NOT IN (`+pausedHosts+`$4)
+		ORDER BY next_at LIMIT $5`+tx.db.skipLocked(),
+		lane, now.UnixMilli(), tx.db.listArg(exclude), wholeSeconds(now), limit)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, until, ms, lane, q.db.listArg(exclude), limit, owner, wholeSeconds(now))
+	defer rows.Close()
+	var out []dueRow
+	for rows.Next() {
+		var d dueRow
+		if err := rows.Scan(&d.id, &d.host); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// leaseDeliveries leases the rows ids to c.Owner.
+func (tx *Tx) leaseDeliveries(ctx context.Context, ids []int64, c DeliveryClaim) ([]Claimed, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	until := c.Now.Add(c.Lease).UnixMilli()
+	// The state test keeps SQLite off the index on state: with it, SQLite
+	// walked every queued row to find the few chosen by id
+	// (docs/PERFORMANCE.md).
+	rows, err := tx.w.queryPrepared(ctx, `UPDATE deliveries SET state = 'leased', lease_until = $1, updated_at = $2, lease_owner = $3
+		WHERE `+tx.db.inList("id", "$4")+` AND `+tx.db.noIndex("state")+` = 'queued'
+		RETURNING id, activity_id, inbox, host, lane, attempts, enqueued_at, coalesce(first_attempt_at, 0)`,
+		until, c.Now.UnixMilli(), c.Owner, tx.db.listArg(ids))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []Claimed
 	for rows.Next() {
-		c := Claimed{LeaseExpiry: until}
-		if err := rows.Scan(&c.ID, &c.ActivityID, &c.Inbox, &c.Host, &c.Lane, &c.Attempts, &c.EnqueuedAt, &c.FirstTryAt); err != nil {
+		d := Claimed{LeaseExpiry: until}
+		if err := rows.Scan(&d.ID, &d.ActivityID, &d.Inbox, &d.Host, &d.Lane, &d.Attempts, &d.EnqueuedAt, &d.FirstTryAt); err != nil {
 			return nil, err
 		}
-		out = append(out, c)
+		out = append(out, d)
 	}
 	return out, rows.Err()
 }

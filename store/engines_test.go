@@ -74,7 +74,7 @@ func testClaimsNeverDoubleLease(t *testing.T, engine store.Engine) {
 		go func() {
 			defer wg.Done()
 			for {
-				got, err := db.ClaimDeliveries(ctx, fmt.Sprint("owner", w), store.LaneNormal, 7, nil, now, time.Minute)
+				got, err := db.ClaimDeliveries(ctx, store.DeliveryClaim{Owner: fmt.Sprint("owner", w), Lane: store.LaneNormal, Limit: 7, Now: now, Lease: time.Minute})
 				if err != nil {
 					t.Error(err)
 					return

@@ -29,7 +29,7 @@ func testDeliveryHistory(t *testing.T, engine store.Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claimed, err := db.ClaimDeliveries(ctx, "p", store.LaneNormal, 10, nil, now, time.Minute)
+	claimed, err := db.ClaimDeliveries(ctx, store.DeliveryClaim{Owner: "p", Lane: store.LaneNormal, Limit: 10, Now: now, Lease: time.Minute})
 	if err != nil || len(claimed) != 4 {
 		t.Fatalf("claimed %d %v", len(claimed), err)
 	}

@@ -29,10 +29,11 @@ type Media struct {
 const mediaColumns = `id, actor_id, file, media_type, kind, size, width, height, blurhash, description, coalesce(object_id, 0), created_at, removed_at IS NOT NULL,
 	coalesce((SELECT o.deleted_at IS NOT NULL FROM objects o WHERE o.id = media.object_id), false)`
 
-func scanMedia(row rowScanner) (*Media, error) {
+// scanMedia scans the mediaColumns of row, and then extra.
+func scanMedia(row rowScanner, extra ...any) (*Media, error) {
 	var m Media
 	var created int64
-	err := row.Scan(&m.ID, &m.ActorID, &m.File, &m.MediaType, &m.Kind, &m.Size, &m.Width, &m.Height, &m.Blurhash, &m.Description, &m.ObjectID, &created, &m.Removed, &m.PostDeleted)
+	err := row.Scan(append([]any{&m.ID, &m.ActorID, &m.File, &m.MediaType, &m.Kind, &m.Size, &m.Width, &m.Height, &m.Blurhash, &m.Description, &m.ObjectID, &created, &m.Removed, &m.PostDeleted}, extra...)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}

@@ -39,3 +39,32 @@ func (q *Queries) UnattachedMedia(ctx context.Context, actorID, id int64) (*Medi
 	return scanMedia(q.r.QueryRowContext(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1 AND actor_id = $2 AND object_id IS NULL
 		AND profile_of IS NULL AND removed_at IS NULL`, id, actorID))
 }
+
+// FocusedMedia is an upload with its focal point ("x,y", "" for none).
+type FocusedMedia struct {
+	*Media
+	Focus string
+}
+
+// MediaByFiles returns the uploads of the files named, by file name (those
+// with no row are absent): the local attachments of a page of statuses in
+// one query.
+func (q *Queries) MediaByFiles(ctx context.Context, files []string) (map[string]FocusedMedia, error) {
+	out := map[string]FocusedMedia{}
+	if len(files) == 0 {
+		return out, nil
+	}
+	rows, err := q.r.QueryContext(ctx, `SELECT `+mediaColumns+`, focus FROM media WHERE `+q.db.inList("file", "$1"), q.db.listArg(files))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f FocusedMedia
+		if f.Media, err = scanMedia(rows, &f.Focus); err != nil {
+			return nil, err
+		}
+		out[f.File] = f
+	}
+	return out, rows.Err()
+}

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"time"
 
 	"herald/policy"
@@ -22,7 +20,19 @@ type ActorSuspension struct {
 	ActorID     int64
 	SuspendedAt time.Time
 	Reason      string
+	// DeletedAt is when the actor was deleted for good, its suspension
+	// having lasted SuspensionRetention; zero while it is suspended.
+	DeletedAt time.Time
 }
+
+// SuspensionRetention is how long a local actor's suspension lasts before
+// the actor is deleted for good, and until when it can be lifted, as
+// Mastodon keeps a suspended account's data for 30 days
+// (app/workers/scheduler/suspended_user_cleanup_scheduler.rb).
+const SuspensionRetention = 30 * 24 * time.Hour
+
+// DeletionDue is when the suspended actor is deleted for good.
+func (s ActorSuspension) DeletionDue() time.Time { return s.SuspendedAt.Add(SuspensionRetention) }
 
 // moderationRows reads the severities the policy carries besides the
 // suspended domains: the other blocklist entries and the reject flags,
@@ -51,10 +61,10 @@ func (q *Queries) moderationRows(ctx context.Context, rows *policy.Rows) error {
 	for _, a := range accounts {
 		rows.Accounts = append(rows.Accounts, policy.AccountRule{Account: a.a, Severity: a.b})
 	}
-	if rows.SuspendedActors, err = column[int64](ctx, q.r, `SELECT actor_id FROM actor_suspensions`); err != nil {
+	if rows.SuspendedActors, err = column[int64](ctx, q.r, `SELECT actor_id FROM actor_suspensions WHERE deleted_at IS NULL`); err != nil {
 		return err
 	}
-	rows.SuspendedActorNames, err = column[string](ctx, q.r, `SELECT a.name FROM actor_suspensions s JOIN actors a ON a.id = s.actor_id`)
+	rows.SuspendedActorNames, err = column[string](ctx, q.r, `SELECT a.name FROM actor_suspensions s JOIN actors a ON a.id = s.actor_id WHERE s.deleted_at IS NULL`)
 	return err
 }
 
@@ -136,22 +146,49 @@ func (q *Queries) SuspendActor(ctx context.Context, actorID int64, reason string
 	})
 }
 
-// UnsuspendActor lifts a local actor's suspension, or returns ErrNotFound.
+// UnsuspendActor lifts a local actor's suspension (and so its deletion),
+// or returns ErrNotFound, also for an actor deleted already.
 func (q *Queries) UnsuspendActor(ctx context.Context, actorID int64) error {
-	return q.deleteRow(ctx, `DELETE FROM actor_suspensions WHERE actor_id = $1`, actorID)
+	return q.deleteRow(ctx, `DELETE FROM actor_suspensions WHERE actor_id = $1 AND deleted_at IS NULL`, actorID)
 }
 
 // ActorSuspensionOf returns a local actor's suspension, or ErrNotFound.
 func (q *Queries) ActorSuspensionOf(ctx context.Context, actorID int64) (*ActorSuspension, error) {
-	s := &ActorSuspension{ActorID: actorID}
-	var at int64
-	err := q.r.QueryRowContext(ctx, `SELECT suspended_at, reason FROM actor_suspensions WHERE actor_id = $1`, actorID).Scan(&at, &s.Reason)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
+	list, err := q.suspensions(ctx, `WHERE actor_id = $1 AND deleted_at IS NULL`, actorID)
 	if err != nil {
 		return nil, err
 	}
-	s.SuspendedAt = time.UnixMilli(at).UTC()
-	return s, nil
+	if len(list) == 0 {
+		return nil, ErrNotFound
+	}
+	return &list[0], nil
+}
+
+// ActorSuspensions lists every local actor's suspension, those that ended
+// in the actor's deletion too, by actor.
+func (q *Queries) ActorSuspensions(ctx context.Context) ([]ActorSuspension, error) {
+	return q.suspensions(ctx, `ORDER BY actor_id`)
+}
+
+// suspensions reads the suspensions that where selects.
+func (q *Queries) suspensions(ctx context.Context, where string, args ...any) ([]ActorSuspension, error) {
+	rows, err := q.r.QueryContext(ctx, `SELECT actor_id, suspended_at, reason, coalesce(deleted_at, 0) FROM actor_suspensions `+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ActorSuspension
+	for rows.Next() {
+		var s ActorSuspension
+		var at, deleted int64
+		if err := rows.Scan(&s.ActorID, &at, &s.Reason, &deleted); err != nil {
+			return nil, err
+		}
+		s.SuspendedAt = time.UnixMilli(at).UTC()
+		if deleted > 0 {
+			s.DeletedAt = time.UnixMilli(deleted).UTC()
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }

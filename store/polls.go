@@ -164,6 +164,16 @@ type ExpiredPoll struct {
 	EndedAt  time.Time
 }
 
+// AnyExpiredPolls reports whether a poll ended by now that no one was told
+// of: one read of the index polls_expiry, so that reading notifications
+// opens a write transaction only when there is something to write.
+func (q *Queries) AnyExpiredPolls(ctx context.Context, now time.Time) (bool, error) {
+	var due bool
+	err := q.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM polls WHERE notified_at IS NULL AND expires_at IS NOT NULL AND expires_at <= $1)`,
+		now.UnixMilli()).Scan(&due)
+	return due, err
+}
+
 // TakeExpiredPolls returns the polls that ended by now and no one was
 // told of, marking them told, with their local author or local voters
 // among whom to share the news (at most limit).

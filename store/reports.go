@@ -175,3 +175,13 @@ func (q *Queries) ReportNotes(ctx context.Context, id int64) ([]ReportNote, erro
 	}
 	return out, rows.Err()
 }
+
+// ReporterInboxes returns the inboxes (the shared one where there is one)
+// of the remote actors whose Flag reported account (a local actor's id),
+// one an inbox: Mastodon's AccountReachFinder sends an account's Updates
+// to them besides its followers, so the server that reported it learns
+// of its suspension and of its end.
+func (q *Queries) ReporterInboxes(ctx context.Context, account string) ([]string, error) {
+	return column[string](ctx, q.r, `SELECT DISTINCT coalesce(nullif(ra.shared_inbox, ''), ra.inbox) FROM reports r
+		JOIN remote_actors ra ON ra.id = r.reporter WHERE r.inbound AND r.account = $1`, account)
+}

@@ -33,5 +33,8 @@
 // The package does no network I/O inside a transaction: an Announce of a
 // status Herald does not have is kept as a boost whose status is fetched
 // later (Resolve, fetch.go, which the client API calls with its guarded
-// fetcher when a timeline shows the boost).
+// fetcher when a timeline shows the boost). A quote is kept the same way
+// (quotes.go): verified in the transaction when the quoted post is
+// Herald's own or the author's, else pending until ResolveQuote
+// (quote_fetch.go) fetches its stamp.
 package timeline

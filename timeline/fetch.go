@@ -24,6 +24,12 @@ import (
 // ErrNotPost is a fetched document that is no post (or not its server's).
 var ErrNotPost = errors.New("not a post its server vouches for")
 
+// ErrHeld is a fetched reply or boost of a local post that the post's
+// interactionPolicy holds for its author's approval, or that the author
+// refused (outbox, DecideInteraction): it is kept only once approved,
+// whichever way Herald comes by it.
+var ErrHeld = errors.New("an interaction held for, or refused, its author's approval")
+
 // FetchStatus returns the status of a post's id or URL: the one Herald
 // has, or the post fetched from its server and kept (Store), with its
 // author fetched too. local reports whether iri is on this server, for
@@ -187,7 +193,7 @@ func keepOutboxItems(ctx context.Context, db *store.DB, inst federation.Instance
 			}
 			// Served by the actor's own host, in its own outbox: its
 			// own post.
-			if _, err := Store(ctx, db, inst, obj, actor, now); err != nil && !errors.Is(err, ErrNotPost) {
+			if _, err := Store(ctx, db, inst, obj, actor, now); err != nil && !errors.Is(err, ErrNotPost) && !errors.Is(err, ErrHeld) {
 				return err
 			}
 		case "Announce":
@@ -206,6 +212,11 @@ func keepOutboxItems(ctx context.Context, db *store.DB, inst federation.Instance
 // boosted post fetched from its own server, fanned out to nobody.
 func storeBoost(ctx context.Context, db *store.DB, inst federation.Instance, f *federation.Fetcher, act *as.Object, booster string, now time.Time) error {
 	target := act.Object.ID
+	if held, err := db.InteractionHeld(ctx, act.ID); err != nil {
+		return err
+	} else if held {
+		return ErrHeld
+	}
 	if _, err := FetchStatus(ctx, db, inst, f, target, now); err != nil {
 		return err
 	}

@@ -25,6 +25,13 @@ func (w *writer) create(obj *as.Object, author string, local *store.Actor) (*sto
 	if err != nil || !created {
 		return s, err
 	}
+	if accepted, err := w.recordQuote(s, obj, true); err != nil {
+		return nil, err
+	} else if accepted {
+		if err := w.notifyQuoted(s, obj); err != nil {
+			return nil, err
+		}
+	}
 	if s.InReplyTo != "" {
 		if parent, err := w.tx.StatusByIRI(w.ctx, s.InReplyTo); err == nil {
 			if err := w.tx.AddToCount(w.ctx, parent.ID, store.CountReplies, 1); err != nil {
@@ -62,19 +69,31 @@ func (w *writer) store(p *parsed) (bool, error) {
 // Store keeps a post fetched from its server (an account's outbox, a
 // search by URL, a boosted status) without fanning it out: nobody's home
 // feed gets it, nobody is notified. It returns the status, the one Herald
-// had if it had it.
+// had if it had it; ErrHeld for a reply a local post's author has not
+// approved (held or refused), which the inbox kept out too.
 func Store(ctx context.Context, db *store.DB, inst federation.Instance, obj *as.Object, author string, now time.Time) (*store.Status, error) {
 	var s *store.Status
 	err := db.Write(ctx, func(tx *store.Tx) error {
+		if held, err := tx.InteractionHeld(ctx, obj.ID); err != nil {
+			return err
+		} else if held {
+			return ErrHeld
+		}
 		w := &writer{ctx: ctx, tx: tx, inst: inst, now: now}
 		p, err := w.parse(obj, author, nil)
 		if err != nil {
 			return err
 		}
-		if _, err := w.store(p); err != nil {
+		created, err := w.store(p)
+		if err != nil {
 			return err
 		}
 		s = p.status
+		if created {
+			if _, err := w.recordQuote(s, obj, true); err != nil {
+				return err
+			}
+		}
 		return w.resolveBoosts(s)
 	})
 	return s, err
@@ -129,6 +148,14 @@ func (w *writer) edit(obj *as.Object, author string, local *store.Actor) error {
 	}
 	if err := w.tx.SetStatusAudience(w.ctx, old.ID, p.audience); err != nil {
 		return err
+	}
+	edited := !s.EditedAt.IsZero() && s.EditedAt.After(old.EditedAt)
+	if accepted, err := w.recordQuote(old, obj, edited); err != nil {
+		return err
+	} else if accepted {
+		if err := w.notifyQuoted(old, obj); err != nil {
+			return err
+		}
 	}
 	if !changed {
 		return nil

@@ -92,7 +92,7 @@ func settle(t testing.TB, db *store.DB, host string, now time.Time, result func(
 	later := now.Add(10 * 365 * 24 * time.Hour) // past any retry
 	n := 0
 	for _, lane := range []int{store.LaneNormal, store.LaneLow} {
-		claimed, err := db.ClaimDeliveries(ctx, owner, lane, len(rows)+1, others, later, time.Hour)
+		claimed, err := db.ClaimDeliveries(ctx, store.DeliveryClaim{Owner: owner, Lane: lane, Limit: len(rows) + 1, Exclude: others, Now: later, Lease: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -375,6 +375,14 @@ try {
 }
 step("revoke");
 
+// A report of the peer's post, forwarded: the peer gets a bare Flag from
+// Herald's instance actor that names the account and the post, not alice.
+const report = await masto.v1.reports.create({ accountId: peer.id, statusIds: [inHome.id], comment: "Reported from masto.js", forward: true, category: "spam" });
+check(report.targetAccount.id === peer.id && report.forwarded && report.category === "spam" && report.statusIds[0] === inHome.id, `report ${JSON.stringify(report)}`);
+const flag = await peerGot("the Flag", (a) => a.type === "Flag" && JSON.stringify(a).includes(noteURI));
+check(!JSON.stringify(flag).includes(`/users/${user}`), `the Flag names the reporter: ${JSON.stringify(flag)}`);
+step("reports.create, forwarded; the peer got a bare Flag", report.id);
+
 // ---- Streaming (issue 28 part 3; branch stream) -------------------------
 // Kept apart from the REST steps above, which another branch extends. The
 // Fedify peer's public post streams over WebSocket from the URL the v2

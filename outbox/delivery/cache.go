@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -93,6 +94,7 @@ func (k *keyCache) get(ctx context.Context, actorID int64) (rsaKey, edKey signat
 // inboxes reads (and holds) its activity once.
 type bodyCache struct {
 	db    *store.DB
+	inst  federation.Instance
 	mu    sync.Mutex
 	items map[int64]activityBody
 }
@@ -106,6 +108,9 @@ type activityBody struct {
 	// syncFollowers: addressed to the sender's followers, so each delivery
 	// carries the FEP-8fcf header.
 	syncFollowers bool
+	// announces: an Update or Delete of the sending actor itself, which
+	// its suspension does not hold (policy.AnnouncementDelivery).
+	announces bool
 }
 
 const maxCachedBodies = 512
@@ -121,7 +126,8 @@ func (b *bodyCache) get(ctx context.Context, id int64) (activityBody, error) {
 	if err != nil {
 		return it, err
 	}
-	it = activityBody{iri: a.IRI, typ: a.Type, actorID: a.ActorID, actorName: a.ActorName, body: a.Body, syncFollowers: a.SyncFollowers}
+	it = activityBody{iri: a.IRI, typ: a.Type, actorID: a.ActorID, actorName: a.ActorName, body: a.Body, syncFollowers: a.SyncFollowers,
+		announces: announcesActor(b.inst, a)}
 	b.mu.Lock()
 	if len(b.items) >= maxCachedBodies {
 		// Forget everything: refilling costs one read per activity, and
@@ -131,4 +137,28 @@ func (b *bodyCache) get(ctx context.Context, id int64) (activityBody, error) {
 	b.items[id] = it
 	b.mu.Unlock()
 	return it, nil
+}
+
+// announcesActor says whether a is one of the two activities a suspended
+// actor still sends (policy.AnnouncementDelivery): the Delete of the actor,
+// or an Update of it whose document says it is suspended. Any other
+// Update of the actor (a profile edit queued before the suspension) waits
+// like the rest, so it cannot arrive after the suspension's Update and
+// undo it.
+func announcesActor(inst federation.Instance, a *store.DeliveryActivity) bool {
+	if a.ActorName == "" || a.ObjectIRI != inst.ActorID(a.ActorName) {
+		return false
+	}
+	switch a.Type {
+	case "Delete":
+		return true
+	case "Update":
+		var doc struct {
+			Object struct {
+				Suspended bool `json:"suspended"`
+			} `json:"object"`
+		}
+		return json.Unmarshal(a.Body, &doc) == nil && doc.Object.Suspended
+	}
+	return false
 }

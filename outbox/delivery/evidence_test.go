@@ -14,7 +14,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"herald/federation"
 	"herald/federation/signature"
@@ -202,19 +201,10 @@ func TestEvidenceMovesToEd25519(t *testing.T) {
 			if res.StatusCode != http.StatusCreated {
 				t.Fatalf("outbox: %d %s", res.StatusCode, body)
 			}
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				row, err := h.DB.HostSignaturesOf(context.Background(), p.host)
-				if err == nil && !row.NodeInfoAt.IsZero() {
-					if row.Software != tc.software[0] || row.SoftwareVersion != tc.software[1] {
-						t.Fatalf("nodeinfo recorded: %+v", row)
-					}
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("NodeInfo never read: %+v %v", row, err)
-				}
-				time.Sleep(10 * time.Millisecond)
+			h.Node.Signatures.WaitNodeInfo()
+			row, err := h.DB.HostSignaturesOf(context.Background(), p.host)
+			if err != nil || row.NodeInfoAt.IsZero() || row.Software != tc.software[0] || row.SoftwareVersion != tc.software[1] {
+				t.Fatalf("nodeinfo recorded: %+v %v", row, err)
 			}
 			h.Step(t)
 			p.post(t)

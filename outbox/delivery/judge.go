@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"herald/host"
@@ -31,16 +32,28 @@ func (r *Runner) judge(ctx context.Context, c store.Claimed, now time.Time) (sto
 			NextAt: now.Add(time.Minute), Error: "held: the federation policy cannot be read"}, true
 	}
 	var actorID int64
+	judge := p.Delivery
 	if act, err := r.bodies.get(ctx, c.ActivityID); err == nil && act.typ != "Reject" {
 		// A Reject goes to a host the actor blocks: it is how that host
 		// learns that its Follow is refused.
 		actorID = act.actorID
+		if act.announces {
+			judge = p.AnnouncementDelivery
+			if stale, err := r.staleSuspensionUpdate(ctx, act); err != nil {
+				return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryQueued, Attempts: c.Attempts,
+					NextAt: now.Add(time.Minute), Error: "held: the suspension cannot be read"}, true
+			} else if stale {
+				m.delivery("skipped_stale")
+				return store.DeliveryResult{ID: c.ID, Host: c.Host, Inbox: c.Inbox, State: store.DeliveryFailed, Attempts: c.Attempts, NextAt: now,
+					Error: "skipped: the suspension it announces was lifted"}, true
+			}
+		}
 	}
 	a, err := host.ParseAuthority(c.Host)
 	if err != nil {
 		a = host.Authority{} // judged invalid below
 	}
-	v := p.Delivery(actorID, a, now)
+	v := judge(actorID, a, now)
 	switch {
 	case !v.Refused():
 		return store.DeliveryResult{}, false
@@ -119,4 +132,21 @@ func judgeInboxes(p *policy.Policy, a store.OutActivity, inboxes []string, now t
 		skip[why] = append(skip[why], inbox)
 	}
 	return keep, skip, blocked, unavailable, nil
+}
+
+// staleSuspensionUpdate says whether act is the Update announcing a
+// suspension that has been lifted since (or ended in the deletion): sent
+// late, after the lifting's Update (a retry to a server that was down),
+// it would have the server take the actor for suspended again. The
+// suspension is read from the database, not from the policy, which may
+// not know yet of a suspension just made.
+func (r *Runner) staleSuspensionUpdate(ctx context.Context, act activityBody) (bool, error) {
+	if act.typ != "Update" {
+		return false, nil
+	}
+	_, err := r.cfg.DB.ActorSuspensionOf(ctx, act.actorID)
+	if errors.Is(err, store.ErrNotFound) {
+		return true, nil
+	}
+	return false, err
 }

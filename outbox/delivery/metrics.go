@@ -19,7 +19,7 @@ type Metrics struct {
 
 // deliveryOutcomes are the label values of federation_delivery_total,
 // registered up front so every series exists from the start.
-var deliveryOutcomes = []string{"success", "retry", "permanent", "failed", "skipped_blocked", "skipped_unavailable", "skipped_not_allowed", "held_circuit", "held_paused", "held_not_allowed", "held_policy"}
+var deliveryOutcomes = []string{"success", "retry", "permanent", "failed", "skipped_blocked", "skipped_unavailable", "skipped_not_allowed", "held_circuit", "held_paused", "held_not_allowed", "held_policy", "skipped_stale"}
 
 // NewMetrics creates the metrics and registers them with reg (nil: not
 // registered). db feeds the gauges read from the queue at scrape time.

@@ -104,7 +104,7 @@ func TestExpiredLeasesReturn(t *testing.T) {
 	in := newInbox(t, e, "127.0.4.3")
 	id := e.enqueue(t, store.LaneNormal, in.url)[in.url]
 	// A runner claims the row and dies before attempting it.
-	claimed, err := e.db.ClaimDeliveries(context.Background(), "dead-runner", store.LaneNormal, 10, nil, e.clock(), 5*time.Minute)
+	claimed, err := e.db.ClaimDeliveries(context.Background(), store.DeliveryClaim{Owner: "dead-runner", Lane: store.LaneNormal, Limit: 10, Now: e.clock(), Lease: 5 * time.Minute})
 	if err != nil || len(claimed) != 1 {
 		t.Fatalf("claim: %v %v", claimed, err)
 	}

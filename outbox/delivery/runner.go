@@ -158,7 +158,7 @@ func New(cfg Config) *Runner {
 		wh:      newWebhookLane(cfg.Webhooks),
 	}
 	r.keys = keyCache{db: cfg.DB, inst: cfg.Instance, now: cfg.Now, keys: map[int64]cachedKey{}, epoch: map[int64]int{}}
-	r.bodies = bodyCache{db: cfg.DB, items: map[int64]activityBody{}}
+	r.bodies = bodyCache{db: cfg.DB, inst: cfg.Instance, items: map[int64]activityBody{}}
 	r.deliveries = queue.Add(cfg.Queues, queue.Spec[store.Claimed, store.DeliveryResult]{
 		Name:     "deliveries",
 		Table:    store.DeliveryLeases,
@@ -210,17 +210,26 @@ func (r *Runner) Step(ctx context.Context) (int, error) {
 }
 
 // claim claims due rows for both lanes within what c allows: the normal
-// lane first, the low lane within its share.
+// lane first, the low lane within its share, neither more of a host than
+// the host's share leaves (so one host's backlog cannot fill the claim
+// while other hosts' rows wait).
 func (r *Runner) claim(ctx context.Context, c queue.Claim) ([]store.Claimed, error) {
 	// Asking is what notices a change another process made, which makes
 	// the deliveries the policy held due again (releaseHeld).
 	r.cfg.Policy.Get(ctx)
-	rows, err := r.cfg.DB.ClaimDeliveries(ctx, c.Owner, store.LaneNormal, c.Limit, c.Full, c.Now, c.Lease)
+	dc := store.DeliveryClaim{Owner: c.Owner, Lane: store.LaneNormal, Limit: c.Limit, Exclude: c.Full, Room: c.Room, Now: c.Now, Lease: c.Lease}
+	rows, err := r.cfg.DB.ClaimDeliveries(ctx, dc)
 	if err != nil {
 		return nil, err
 	}
-	limit := min(c.Limit-len(rows), r.lowCap()-int(r.low.Load()))
-	low, err := r.cfg.DB.ClaimDeliveries(ctx, c.Owner, store.LaneLow, limit, c.Full, c.Now, c.Lease)
+	taken := map[string]int{}
+	for _, row := range rows {
+		taken[row.Host]++
+	}
+	dc.Lane = store.LaneLow
+	dc.Limit = min(c.Limit-len(rows), r.lowCap()-int(r.low.Load()))
+	dc.Room = func(host string) int { return c.Room(host) - taken[host] }
+	low, err := r.cfg.DB.ClaimDeliveries(ctx, dc)
 	if err != nil {
 		// The normal lane's rows are claimed: run them.
 		r.cfg.Logger.Error("delivery: claim the low lane", "err", err)

@@ -45,6 +45,12 @@ type Signatures struct {
 	noted    map[string]time.Time // host|evidence -> when this process last wrote it
 	reading  map[string]bool      // hosts whose NodeInfo this process read or is reading
 	readers  chan struct{}        // NodeInfo reads at once
+	// reads numbers the reloads as they start, and stored is, by host,
+	// the number of the reload whose row the copy holds: a reload that
+	// started before another stored its row is older, and is dropped.
+	reads  uint64
+	stored map[string]uint64
+	bg     sync.WaitGroup // NodeInfo reads running (WaitNodeInfo)
 }
 
 // NewSignatures makes a node's Signatures on db. client reads the NodeInfo
@@ -59,7 +65,7 @@ func NewSignatures(db *store.DB, client *federation.Client, log *slog.Logger, no
 	}
 	return &Signatures{db: db, client: client, log: log, now: now,
 		hosts: map[string]store.HostSignatures{}, noted: map[string]time.Time{}, reading: map[string]bool{},
-		readers: make(chan struct{}, 2)}
+		readers: make(chan struct{}, 2), stored: map[string]uint64{}}
 }
 
 const (
@@ -142,11 +148,28 @@ func (s *Signatures) touch(host string) {
 	}
 }
 
-// reload rereads one host's row after this process wrote it.
+// reload rereads one host's row after this process wrote it. Two reloads
+// of one host may finish in either order (the inbox's evidence and a
+// NodeInfo read in the background, say); the row of the one that started
+// last is kept, since it saw every write committed before it started: an
+// older row stored after it would undo evidence until the next refresh.
 func (s *Signatures) reload(ctx context.Context, host string) store.HostSignatures {
+	s.mu.Lock()
+	s.reads++
+	mine := s.reads
+	s.mu.Unlock()
 	row, err := s.db.HostSignaturesOf(ctx, host)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if mine < s.stored[host] {
+		if cur, ok := s.hosts[host]; ok {
+			return cur
+		}
+		return store.HostSignatures{Host: host}
+	}
+	if err == nil || errors.Is(err, store.ErrNotFound) {
+		s.stored[host] = mine
+	}
 	switch {
 	case err == nil:
 		s.hosts[host] = row
@@ -351,8 +374,10 @@ func (s *Signatures) maybeReadNodeInfo(ctx context.Context, row store.HostSignat
 		return
 	}
 	s.reading[row.Host] = true
+	s.bg.Add(1)
 	s.mu.Unlock()
 	go func() {
+		defer s.bg.Done()
 		defer func() { <-s.readers }()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
 		defer cancel()
@@ -376,6 +401,16 @@ func (s *Signatures) maybeReadNodeInfo(ctx context.Context, row store.HostSignat
 		}
 		s.reload(ctx, row.Host)
 	}()
+}
+
+// WaitNodeInfo waits for the NodeInfo reads started so far to finish,
+// their results recorded and in this node's copy: for tests, which must
+// wait on that rather than on the row in the database (the copy follows
+// the row a moment later).
+func (s *Signatures) WaitNodeInfo() {
+	if s != nil {
+		s.bg.Wait()
+	}
 }
 
 // hostOrigin returns the host[:port] (as deliveries name hosts:

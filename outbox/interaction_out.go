@@ -1,0 +1,173 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"herald/federation/as"
+	"herald/outbox/delivery"
+	"herald/store"
+)
+
+// Peers' interaction policies, honoured when a local actor replies to,
+// likes or boosts their posts (GoToSocial's "Requesting, Obtaining, and
+// Validating Approval"): an interaction the post's interactionPolicy
+// approves automatically goes out as ever; one it leaves to the author
+// (or approves through a collection, which only the author's server can
+// check) goes to the author alone and is pending until the author's
+// server answers (ApproveOutbound); one it does not allow is refused
+// before anything is sent.
+
+// verbs name an interaction in a refusal.
+var verbs = map[string]string{CanReply: "reply to", CanLike: "like", CanAnnounce: "boost"}
+
+// ErrInteractionRefused is the refusal of an interaction a post's
+// interactionPolicy does not allow; the *InputError that wraps it says
+// which.
+var ErrInteractionRefused = errors.New("refused by the post's interactionPolicy")
+
+// refusedError is an *InputError that is also ErrInteractionRefused.
+type refusedError struct{ InputError }
+
+func (e *refusedError) Unwrap() []error { return []error{&e.InputError, ErrInteractionRefused} }
+
+// judgeOutbound applies the policy of doc (the peer's post target, by
+// author, as Herald has it or its origin serves it) to pl's interaction
+// kind with it: a refusal, nothing, or pl.pending.
+func (p *Publisher) judgeOutbound(ctx context.Context, pl *plan, kind, target, author string, doc *as.Object) error {
+	if doc == nil || p.ours(target) || author == "" {
+		return nil
+	}
+	me := p.Instance.ActorID(pl.actor.Name)
+	var mentions []string
+	for _, m := range doc.Tag.OfType("Mention") {
+		mentions = append(mentions, m.Href)
+	}
+	// Herald cannot see the author's collections; following the author
+	// is what puts one in its followers (or so it says).
+	member := func(collection string) bool {
+		if !strings.HasPrefix(collection, author+"/") {
+			return false
+		}
+		f, err := p.DB.FollowingRow(ctx, pl.actor.ID, author)
+		return err == nil && f.State == store.StateAccepted
+	}
+	d := ReadPolicy(doc).Decide(kind, me, author, mentions, member)
+	switch {
+	case d.Approval == Denied:
+		return &refusedError{InputError{Msg: "the author of " + target + " does not let you " + verbs[kind] + " it (its interactionPolicy." + kind + ")"}}
+	case d.Approval == Automatic && !d.Collection:
+		return nil
+	}
+	ra, err := p.Fetcher.Actor(ctx, author)
+	if err != nil {
+		return inputErr("%s needs its author's approval, and its author cannot be reached: %v", target, err)
+	}
+	pl.pending = &store.InteractionApproval{ActorID: pl.actor.ID, Kind: kind, Target: target, Author: author}
+	pl.pendingInbox = ra.Inbox
+	return nil
+}
+
+// holdForApproval narrows a pending interaction's audience to the post's
+// author, once the plan's audience is resolved: nobody else gets it
+// until the author approves it.
+func (pl *plan) holdForApproval() {
+	if pl.pending == nil {
+		return
+	}
+	pl.aud = delivery.Audience{Inboxes: []string{pl.pendingInbox}}
+	pl.locals = nil
+}
+
+// recordPending records pl's pending interaction once its activity (iri)
+// is stored, inside the publication's transaction.
+func (pl *plan) recordPending(ctx context.Context, tx *store.Tx, iri string, now time.Time) error {
+	if pl.pending == nil {
+		return nil
+	}
+	pl.pending.Activity = iri
+	pl.pending.Interaction = iri
+	if pl.typ == "Create" {
+		pl.pending.Interaction = pl.objIRI
+	}
+	pl.pending.CreatedAt = now
+	return tx.AddInteractionApproval(ctx, pl.pending)
+}
+
+// AnswerOutbound applies, inside tx, the answer of a peer's author to the
+// local actor's pending interaction ap: accepted (approvedBy, the approval
+// its Accept named as result), the interaction gains approvedBy and goes,
+// under its own id, to the whole audience it was addressed to; rejected,
+// it stays where it is, marked so (it reached only the author). An
+// interaction answered already is left alone; handled reports whether ap
+// was pending.
+func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.InteractionApproval, accept bool, approvedBy string, now time.Time) (bool, error) {
+	state := store.InteractionRejected
+	if accept {
+		state = store.InteractionAccepted
+	}
+	changed, err := tx.DecideInteractionApproval(ctx, ap.ID, state, approvedBy, now)
+	if err != nil || !changed || !accept {
+		return changed, err
+	}
+	act, err := tx.ActivityByIRI(ctx, ap.Activity)
+	if err != nil {
+		return false, err
+	}
+	doc, err := as.Parse([]byte(act.Body))
+	if err != nil {
+		return false, err
+	}
+	if obj := doc.Object.Embedded; obj != nil && obj.ID == ap.Interaction {
+		if err := obj.Set("approvedBy", approvedBy); err != nil {
+			return false, err
+		}
+		if err := p.approveObject(ctx, tx, obj.ID, approvedBy, now); err != nil {
+			return false, err
+		}
+	} else if err := doc.Set("approvedBy", approvedBy); err != nil {
+		return false, err
+	}
+	body, err := as.Marshal(doc)
+	if err != nil {
+		return false, err
+	}
+	aud := delivery.Audience{}
+	for _, iri := range append(doc.To.IDs(), doc.CC.IDs()...) {
+		switch {
+		case as.IsPublic(iri) || strings.HasSuffix(iri, "/followers") && p.ours(iri):
+			aud.FollowersOf = act.ActorID
+		case !p.ours(iri):
+			if ra, err := tx.RemoteActorByID(ctx, iri); err == nil {
+				aud.Inboxes = append(aud.Inboxes, ra.Inbox)
+			}
+		}
+	}
+	// Not to the relays: what they get is signed for them (Queue,
+	// signForRelays), and the approved interaction is not a new post.
+	_, err = p.Runner.EnqueueMore(ctx, tx, store.OutActivity{IRI: act.IRI, Type: act.Type, ActorID: act.ActorID, Body: body}, aud, now)
+	return true, err
+}
+
+// approveObject puts approvedBy on the stored local reply iri, which is
+// served with it from then on.
+func (p *Publisher) approveObject(ctx context.Context, tx *store.Tx, iri, approvedBy string, now time.Time) error {
+	o, err := tx.ObjectByIRI(ctx, iri)
+	if err != nil {
+		return err
+	}
+	obj, err := as.Parse([]byte(o.Body))
+	if err != nil {
+		return err
+	}
+	if err := obj.Set("approvedBy", approvedBy); err != nil {
+		return err
+	}
+	b, err := as.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	return tx.UpdateObject(ctx, iri, string(b), o.Public, now)
+}

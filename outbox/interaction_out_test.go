@@ -1,0 +1,173 @@
+package outbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+
+	"herald/federation"
+	"herald/internal/fedtest"
+	"herald/internal/storetest"
+)
+
+// outboundWorld is alice, followed by carol on one server, and bob's
+// posts of three interaction policies on another.
+type outboundWorld struct {
+	h          *fedtest.Herald
+	bob, carol *fedtest.RemoteActor
+	posts      map[string]string
+}
+
+func newOutboundWorld(t *testing.T) *outboundWorld {
+	t.Helper()
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.32.1")
+	w := &outboundWorld{h: h, bob: r.Actor(t, "bob"), carol: fedtest.NewRemote(t, "127.0.32.2").Actor(t, "carol"), posts: map[string]string{}}
+	if code, resp := h.Deliver(t, "/users/alice/inbox", w.carol, fedtest.Activity(w.carol, "Follow", h.Inst.ActorID("alice"))); code != 202 {
+		t.Fatalf("Follow: %d %s", code, resp)
+	}
+	public := []string{federation.Public}
+	manual := map[string]any{"automaticApproval": []string{w.bob.ID}, "manualApproval": public}
+	closed := map[string]any{"automaticApproval": w.bob.ID} // a single IRI, as JSON-LD allows
+	for name, policy := range map[string]any{
+		"open":   nil,
+		"manual": map[string]any{"canReply": manual, "canLike": manual, "canAnnounce": manual},
+		// GoToSocial before v0.20: always and approvalRequired.
+		"old":    map[string]any{"canReply": map[string]any{"always": []string{w.bob.ID}, "approvalRequired": public}},
+		"closed": map[string]any{"canReply": closed, "canLike": closed, "canAnnounce": closed},
+	} {
+		doc := map[string]any{"@context": []any{federation.ASContext, "https://gotosocial.org/ns"}, "id": w.bob.ID + "/statuses/" + name,
+			"type": "Note", "attributedTo": w.bob.ID, "content": name, "to": public}
+		if policy != nil {
+			doc["interactionPolicy"] = policy
+		}
+		r.Serve("/users/bob/statuses/"+name, doc)
+		w.posts[name] = doc["id"].(string)
+	}
+	return w
+}
+
+// sentTo counts the deliveries of the activity iri to the host of actor.
+func (w *outboundWorld) sentTo(t *testing.T, iri string, actor *fedtest.RemoteActor) int {
+	t.Helper()
+	u, _ := url.Parse(actor.ID)
+	n := 0
+	for _, d := range storetest.Deliveries(t, w.h.DB) {
+		if d.Activity.IRI == iri && strings.Contains(d.Inbox, "//"+u.Host+"/") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestInteractionPolicyOutbound: alice's replies, likes and boosts of
+// bob's posts follow each post's interactionPolicy: allowed, they go to
+// their whole audience; left to bob, to bob's server alone, pending; not
+// allowed, refused (400) with nothing sent.
+func TestInteractionPolicyOutbound(t *testing.T) {
+	w := newOutboundWorld(t)
+	for _, c := range []struct {
+		name, kind, post string
+		status           int
+		pending          bool
+	}{
+		{"reply to an open post", "reply", "open", 201, false},
+		{"boost of an open post", "Announce", "open", 201, false},
+		{"reply left to the author", "reply", "manual", 201, true},
+		{"reply left to the author, GoToSocial 0.17's words", "reply", "old", 201, true},
+		{"like left to the author", "Like", "manual", 201, true},
+		{"boost left to the author", "Announce", "manual", 201, true},
+		{"reply nobody may make", "reply", "closed", 400, false},
+		{"like nobody may make", "Like", "closed", 400, false},
+		{"boost nobody may make", "Announce", "closed", 400, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := len(storetest.Deliveries(t, w.h.DB))
+			doc := map[string]any{"type": c.kind, "object": w.posts[c.post]}
+			if c.kind == "reply" {
+				doc = map[string]any{"type": "Note", "content": "hi", "inReplyTo": w.posts[c.post]}
+			}
+			res, act := post(t, w.h, w.h.Token, doc)
+			if res.StatusCode != c.status {
+				t.Fatalf("%d %v, want %d", res.StatusCode, act, c.status)
+			}
+			if c.status != 201 {
+				if msg, _ := act["error"].(string); !strings.Contains(msg, "interactionPolicy") {
+					t.Errorf("refusal %v", act)
+				}
+				if len(storetest.Deliveries(t, w.h.DB)) != before {
+					t.Error("a refused interaction was queued")
+				}
+				return
+			}
+			iri := act["id"].(string)
+			interaction := iri
+			if obj, ok := act["object"].(map[string]any); ok {
+				interaction = obj["id"].(string)
+			}
+			_, err := w.h.DB.InteractionApprovalOf(context.Background(), interaction)
+			if (err == nil) != c.pending {
+				t.Errorf("pending: %v, want %v", err == nil, c.pending)
+			}
+			if w.sentTo(t, iri, w.bob) != 1 {
+				t.Errorf("%d deliveries to bob's server, want 1", w.sentTo(t, iri, w.bob))
+			}
+			if c.kind != "Like" && (w.sentTo(t, iri, w.carol) == 1) == c.pending {
+				t.Errorf("%d deliveries to carol's server (a follower of alice's)", w.sentTo(t, iri, w.carol))
+			}
+		})
+	}
+}
+
+// TestInteractionApprovedOutbound: bob's server accepts alice's pending
+// reply with an approval: the reply gains approvedBy and goes to its
+// whole audience under its own id; an Accept from someone else, or with
+// an approval on another host, changes nothing; a Reject of her pending
+// boost leaves it with bob alone.
+func TestInteractionApprovedOutbound(t *testing.T) {
+	w := newOutboundWorld(t)
+	ctx := context.Background()
+	_, reply := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": "may I", "inReplyTo": w.posts["manual"]})
+	_, boost := post(t, w.h, w.h.Token, map[string]any{"type": "Announce", "object": w.posts["manual"]})
+	replyID := reply["object"].(map[string]any)["id"].(string)
+	answer := func(by *fedtest.RemoteActor, typ, object, result string) {
+		t.Helper()
+		act := fedtest.Activity(by, typ, object)
+		if result != "" {
+			act["result"] = result
+		}
+		if code, resp := w.h.Deliver(t, "/users/alice/inbox", by, act); code != 202 {
+			t.Fatalf("%s: %d %s", typ, code, resp)
+		}
+	}
+	answer(w.carol, "Accept", replyID, w.carol.ID+"/approvals/1") // not the author
+	answer(w.bob, "Accept", replyID, "https://127.0.32.9/approvals/1")
+	if ap, _ := w.h.DB.InteractionApprovalOf(ctx, replyID); ap.State != "pending" || w.sentTo(t, reply["id"].(string), w.carol) != 0 {
+		t.Fatalf("after Accepts that are not the author's: %s", ap.State)
+	}
+	approval := w.bob.ID + "/approvals/1"
+	answer(w.bob, "Accept", replyID, approval)
+	if ap, _ := w.h.DB.InteractionApprovalOf(ctx, replyID); ap.State != "accepted" || ap.ApprovedBy != approval {
+		t.Errorf("approval recorded: %+v", ap)
+	}
+	if n := w.sentTo(t, reply["id"].(string), w.carol); n != 1 {
+		t.Errorf("the approved reply reached carol's server %d times, want 1", n)
+	}
+	for _, d := range storetest.Deliveries(t, w.h.DB) {
+		if d.Activity.IRI == reply["id"] && !strings.Contains(d.Activity.Body, `"approvedBy":"`+approval+`"`) {
+			t.Errorf("the reply as sent again lacks approvedBy: %s", d.Activity.Body)
+		}
+	}
+	_, body := w.h.Do(t, "GET", strings.TrimPrefix(replyID, w.h.URL), "", nil, "Accept", "application/activity+json")
+	var served map[string]any
+	json.Unmarshal([]byte(body), &served)
+	if served["approvedBy"] != approval {
+		t.Errorf("the reply as served: %s", body)
+	}
+	answer(w.bob, "Reject", boost["id"].(string), "")
+	if ap, _ := w.h.DB.InteractionApprovalOf(ctx, boost["id"].(string)); ap.State != "rejected" || w.sentTo(t, boost["id"].(string), w.carol) != 0 {
+		t.Errorf("after the Reject: %s, %d to carol's server", ap.State, w.sentTo(t, boost["id"].(string), w.carol))
+	}
+}
