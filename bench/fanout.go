@@ -40,6 +40,10 @@ type Scenario struct {
 	// MaxIdleConns is the client's bound on idle connections across hosts
 	// (federation.ClientOptions.MaxIdleConns); zero takes its default.
 	MaxIdleConns int
+	// StandardDelivery sends through net/http's transport instead of the
+	// delivery transport (federation.ClientOptions.StandardDelivery), to
+	// compare the two in one run.
+	StandardDelivery bool
 
 	// Dir is where the temporary database directory is made (default: the
 	// system temp dir). It is removed afterwards.
@@ -102,9 +106,12 @@ type Result struct {
 	FarmCPU       time.Duration // the farm process's CPU over the window, when it had one
 	PeakReset     bool          // whether VmHWM could be reset before the window
 	NewConns      int64         // TCP connections the farm accepted
-	Refusals      int64         // dials refused by the farm
-	RowsDone      int           // delivery rows in state done after the runner stopped
-	CavageOnly    int           // hosts that refuse RFC 9421 (among Healthy)
+	// Transport is what the delivery transport did with connections over
+	// the window (all zero with StandardDelivery).
+	Transport  federation.DeliveryStats
+	Refusals   int64 // dials refused by the farm
+	RowsDone   int   // delivery rows in state done after the runner stopped
+	CavageOnly int   // hosts that refuse RFC 9421 (among Healthy)
 	// Knocks are the farm's verified signatures by kind over the window,
 	// and the RFC 9421 knocks CavageOnly hosts refused (FarmStats).
 	Knocks FarmStats
@@ -250,7 +257,7 @@ func (sc *Scenario) runnerConfig(db *store.DB, dial func(ctx context.Context, ne
 		DB: db,
 		Client: federation.NewClient(federation.ClientOptions{
 			AllowPrivate: true, AllowHTTP: true, UserAgent: "Herald-bench",
-			MaxConnsPerHost: perHost, MaxIdleConns: sc.MaxIdleConns, DialContext: dial,
+			MaxConnsPerHost: perHost, MaxIdleConns: sc.MaxIdleConns, DialContext: dial, StandardDelivery: sc.StandardDelivery,
 		}),
 		Instance:     benchInstance,
 		Logger:       logger,

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"herald/federation"
 )
 
 // Report gathers one `herald bench fanout` run: one or more rounds of the
@@ -62,8 +64,8 @@ func isFedify(n string) bool { return strings.HasPrefix(n, "fedify") }
 // count.
 func (r *Report) counterpart(i int, n string) *Result {
 	want := "a"
-	if n == "fedify-f" {
-		want = "f"
+	if b, ok := strings.CutPrefix(n, "fedify-"); ok {
+		want = b // fedify-f: f, fedify-g: g
 	}
 	for _, s := range r.Rounds[i] {
 		if b, _, _ := strings.Cut(s.Name, "@"); b == want {
@@ -326,6 +328,19 @@ func (t *table) costRows() {
 		return mb(uint64(slices.Max(xs)), reset) + " max"
 	})
 	t.med("farm: new TCP connections", "", func(s *Result) float64 { return float64(s.NewConns) }, f0)
+	t.add("delivery transport: reused / new / retried / dead / pool full / expired", "", func(n string) string {
+		var st federation.DeliveryStats
+		r.each(n, func(_ int, s *Result) (float64, bool) {
+			x := s.Transport
+			st = federation.DeliveryStats{Reused: st.Reused + x.Reused, Dialed: st.Dialed + x.Dialed, Retried: st.Retried + x.Retried,
+				Dead: st.Dead + x.Dead, Full: st.Full + x.Full, Expired: st.Expired + x.Expired}
+			return 0, false
+		})
+		if st == (federation.DeliveryStats{}) {
+			return "–"
+		}
+		return fmt.Sprintf("%d / %d / %d / %d / %d / %d", st.Reused, st.Dialed, st.Retried, st.Dead, st.Full, st.Expired)
+	})
 	t.add("farm: verified / dup / bad sig (all rounds)", "", func(n string) string {
 		var d, dup int
 		var bad int64

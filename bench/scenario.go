@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"herald/federation"
 	"herald/outbox/delivery"
 	"herald/store"
 )
@@ -30,7 +31,8 @@ func RunScenario(ctx context.Context, sc Scenario) (*Result, error) {
 		return nil, err
 	}
 	defer e.close()
-	s := &scenarioRun{sc: &sc, e: e, runner: delivery.New(sc.runnerConfig(e.db, e.farm.Dial)), dbCPU: func() time.Duration { return 0 }}
+	cfg := sc.runnerConfig(e.db, e.farm.Dial)
+	s := &scenarioRun{sc: &sc, e: e, runner: delivery.New(cfg), client: cfg.Client, dbCPU: func() time.Duration { return 0 }}
 	s.start(ctx)
 	defer s.stopRunner()
 	time.Sleep(50 * time.Millisecond) // let the runner reach its idle sleep
@@ -90,6 +92,7 @@ type scenarioRun struct {
 	sc      *Scenario
 	e       *env
 	runner  *delivery.Runner
+	client  *federation.Client // the runner's: its delivery transport's counters
 	res     *Result
 	others  []*runnerProc        // the other sending processes (PostgreSQL)
 	dbCPU   func() time.Duration // the database server's CPU so far (0 when unknown)
@@ -181,6 +184,12 @@ func (s *scenarioRun) window(ctx context.Context) error {
 	sc, res := s.sc, s.res
 	res.PeakReset = ResetPeakRSS()
 	cpu0, db0 := CPUTime()+s.othersCPU(), s.dbCPU()
+	tr0 := s.client.DeliveryStats()
+	defer func() {
+		tr := s.client.DeliveryStats()
+		res.Transport = federation.DeliveryStats{Reused: tr.Reused - tr0.Reused, Dialed: tr.Dialed - tr0.Dialed, Retried: tr.Retried - tr0.Retried,
+			Dead: tr.Dead - tr0.Dead, Full: tr.Full - tr0.Full, Expired: tr.Expired - tr0.Expired}
+	}()
 	windowStart := time.Now()
 	var prof *profileTee
 	if sc.CPUProfile != nil || sc.Shares {

@@ -17,13 +17,13 @@ import (
 // allocation is GC; a signature's own mallocgc is signing).
 type Shares struct {
 	Samples int64   // CPU time in the profile, nanoseconds
-	Sign    float64 // crypto/rsa.SignPKCS1v15 and crypto/ed25519.Sign, and what they call
+	Sign    float64 // crypto/rsa.SignPKCS1v15 and crypto/ed25519.Sign (or PrivateKey.Sign, which signature.Sign calls), and what they call
 	GC      float64 // runtime.gcBgMarkWorker, runtime.gcAssistAlloc*, runtime.bgsweep, runtime.bgscavenge, runtime.gcStart, runtime.gcMarkTermination
 	Malloc  float64 // runtime.mallocgc (and its callees) not counted above: allocation itself
 }
 
 // signFuncs are the signing entry points, whichever scheme calls them.
-var signFuncs = []string{"crypto/rsa.SignPKCS1v15", "crypto/ed25519.Sign"}
+var signFuncs = []string{"crypto/rsa.SignPKCS1v15", "crypto/ed25519.Sign", "crypto/ed25519.PrivateKey.Sign"}
 
 // gcFuncs are the collector's roots on the stack: its background mark
 // workers, the mark work a goroutine is made to do when it allocates

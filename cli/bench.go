@@ -132,6 +132,9 @@ func (r *fanoutRun) scenario(ctx context.Context, name string, round int) (*benc
 		}
 	}
 	base, _, _ := strings.Cut(name, "@")
+	if b, ok := strings.CutSuffix(base, "-std"); ok {
+		base, sc.StandardDelivery = b, true
+	}
 	switch strings.TrimSuffix(strings.TrimSuffix(base, "-pg2"), "-pg") {
 	case "b":
 		sc.Activities = f.burst
@@ -144,6 +147,10 @@ func (r *fanoutRun) scenario(ctx context.Context, name string, round int) (*benc
 		// before (a follow phase's Accepts) are still open, and they are
 		// Mastodon-style (draft-cavage, RSA), as most followers are.
 		sc.Warmup, sc.CavageOnly = 1, 1
+	case "g":
+		// The follower shape where the hosts verify Ed25519 and said so
+		// (Fedify-style: their answers to the warm-up ask for it).
+		sc.Warmup, sc.CavageOnly = 1, 0
 	}
 	for _, p := range []struct {
 		path string
@@ -163,8 +170,11 @@ func (r *fanoutRun) scenario(ctx context.Context, name string, round int) (*benc
 	var err error
 	if isFedifyName(name) {
 		fd := r.plan.fedify
-		if fd.Name = name; name == "fedify-f" {
+		switch fd.Name = name; name {
+		case "fedify-f":
 			fd.Warmup, fd.CavageOnly = 1, 1
+		case "fedify-g":
+			fd.Warmup, fd.CavageOnly = 1, 0 // Fedify signs RSA: it has no Ed25519 HTTP signatures
 		}
 		res, err = bench.RunFedify(ctx, fd)
 	} else {

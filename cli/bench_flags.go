@@ -44,6 +44,7 @@ type fanoutFlags struct {
 	engines      string
 	shares       bool
 	maxIdle      int
+	transports   string
 }
 
 // readFanoutFlags parses bench fanout's flags. No HERALD_* variables are
@@ -51,7 +52,7 @@ type fanoutFlags struct {
 func (c *cli) readFanoutFlags(args []string) (*fanoutFlags, error) {
 	f := &fanoutFlags{}
 	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
-	fs.StringVar(&f.scenario, "scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), e (a after three warm-up activities taught the runner which hosts verify Ed25519), f (the follower shape: Mastodon-style hosts, draft-cavage RSA, still connected from a warm-up fan-out), several of a, b, c, e and f comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
+	fs.StringVar(&f.scenario, "scenario", "all", "a (one activity to every host), b (a burst of 20), c (a with failing hosts), e (a after three warm-up activities taught the runner which hosts verify Ed25519), f (the follower shape: Mastodon-style hosts, draft-cavage RSA, still connected from a warm-up fan-out), g (the follower shape with Fedify-style hosts: Ed25519), several of a, b, c, e, f and g comma-separated, d (inbox ingest), all (a, c, b, d), or none (with --queued)")
 	fs.DurationVar(&f.ingestFor, "ingest-for", 60*time.Second, "scenario d: the measured window")
 	fs.StringVar(&f.ingestKeys, "ingest-keys", "rsa", "scenario d: the remote actors' keys, rsa (RSA-2048, requests pre-signed) or ed25519")
 	fs.IntVar(&f.ingestConns, "ingest-conns", 16, "scenario d: concurrent requests")
@@ -77,6 +78,7 @@ func (c *cli) readFanoutFlags(args []string) (*fanoutFlags, error) {
 	fs.StringVar(&f.postgres, "postgres", "", "a PostgreSQL server's URL (a user that may create databases) for --engines postgres and postgres2: each scenario runs on a scratch database there")
 	fs.StringVar(&f.engines, "engines", "sqlite", "the databases each of scenarios a, b and c runs on, comma-separated: sqlite, postgres (one sending process), postgres2 (two)")
 	fs.IntVar(&f.maxIdle, "max-idle", 0, "the client's bound on idle connections across all hosts (0: the default, federation's)")
+	fs.StringVar(&f.transports, "transports", "pool", "the delivery transports each scenario runs with, comma-separated: pool (Herald's delivery transport) and std (net/http's, scenario name suffixed -std)")
 	fs.BoolVar(&f.shares, "shares", true, "take a CPU profile of every measured window and report its signing, GC and allocation shares")
 	noEnv := &cli{getenv: func(string) string { return "" }, stdout: c.stdout, stderr: c.stderr}
 	pos, err := noEnv.parse(fs, args)
@@ -143,15 +145,28 @@ func (f *fanoutFlags) plan(c *cli) (*fanoutPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	var transports []string
+	for _, t := range strings.Split(f.transports, ",") {
+		switch t {
+		case "pool":
+			transports = append(transports, "")
+		case "std":
+			transports = append(transports, "-std")
+		default:
+			return nil, usageError{"--transports: want pool or std, comma-separated"}
+		}
+	}
 	for _, n := range names {
 		for _, e := range engs {
 			for _, h := range f.hosts {
-				name := n + e.suffix
-				if len(f.hosts) > 1 {
-					name += "@" + strconv.Itoa(h)
+				for _, t := range transports {
+					name := n + e.suffix + t
+					if len(f.hosts) > 1 {
+						name += "@" + strconv.Itoa(h)
+					}
+					p.engineOf[name], p.hostsOf[name] = e, h
+					p.names = append(p.names, name)
 				}
-				p.engineOf[name], p.hostsOf[name] = e, h
-				p.names = append(p.names, name)
 			}
 		}
 	}
@@ -164,7 +179,7 @@ func scenarioNames(scenario string) (names []string, ingest bool, err error) {
 	switch scenario {
 	case "all":
 		return []string{"a", "c", "b"}, true, nil // (c) right after the (a) it is compared with
-	case "a", "b", "c", "e", "f":
+	case "a", "b", "c", "e", "f", "g":
 		return []string{scenario}, false, nil
 	case "d":
 		return nil, true, nil
@@ -172,8 +187,8 @@ func scenarioNames(scenario string) (names []string, ingest bool, err error) {
 		return nil, false, nil
 	}
 	for _, n := range strings.Split(scenario, ",") {
-		if !slices.Contains([]string{"a", "b", "c", "e", "f"}, n) {
-			return nil, false, usageError{"--scenario: want a, b, c, e, f (or several of them, comma-separated), d, all or none"}
+		if !slices.Contains([]string{"a", "b", "c", "e", "f", "g"}, n) {
+			return nil, false, usageError{"--scenario: want a, b, c, e, f, g (or several of them, comma-separated), d, all or none"}
 		}
 		names = append(names, n)
 	}
@@ -212,7 +227,7 @@ func (f *fanoutFlags) planFedify(c *cli, p *fanoutPlan) error {
 	first := func(base string) int {
 		return slices.IndexFunc(p.names, func(n string) bool { b, _, _ := strings.Cut(n, "@"); return b == base })
 	}
-	if f.fedify == "off" || first("a") < 0 && first("f") < 0 {
+	if f.fedify == "off" || first("a") < 0 && first("f") < 0 && first("g") < 0 {
 		return nil
 	}
 	node, modules, script, ok := bench.FedifyPaths(".")
@@ -220,10 +235,10 @@ func (f *fanoutFlags) planFedify(c *cli, p *fanoutPlan) error {
 	switch {
 	case ok && p.farmCmd != nil:
 		p.fedify = bench.Fedify{Node: node, Modules: modules, Script: script, Hosts: hosts, Followers: f.followersFor(hosts), FarmCmd: p.farmCmd, Dir: f.dir}
-		for _, base := range []string{"a", "f"} {
+		for _, base := range []string{"a", "f", "g"} {
 			if i := first(base); i >= 0 { // at hosts[0]: names go host count by host count
 
-				p.names = slices.Insert(p.names, i+1, map[string]string{"a": "fedify", "f": "fedify-f"}[base])
+				p.names = slices.Insert(p.names, i+1, map[string]string{"a": "fedify", "f": "fedify-f", "g": "fedify-g"}[base])
 			}
 		}
 	case f.fedify == "on" && p.farmCmd == nil:

@@ -1,6 +1,7 @@
 package federation
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -95,10 +96,18 @@ type ClientOptions struct {
 	// 4), so a fan-out never floods a small server. Idle connections kept
 	// per host match it.
 	MaxConnsPerHost int
-	// MaxIdleConns bounds the idle connections kept across all hosts
-	// (default 4,096; the least recently used is closed first), so memory
-	// and file descriptors stay flat however many hosts a fan-out reaches.
+	// MaxIdleConns bounds the idle connections kept across all hosts by
+	// each of the client's two transports, so memory and file descriptors
+	// stay flat however many hosts a fan-out reaches. The standard one
+	// (Do: fetches) keeps 4,096 by default and closes the least recently
+	// used first; the delivery one (Deliver) keeps 32,768 by default, at
+	// most the open-file limit less 4,096, and keeps the ones it has
+	// when full (deliver_pool.go says why).
 	MaxIdleConns int
+	// StandardDelivery makes Deliver send through the standard transport
+	// (Do's), as before the delivery transport existed: the bench compares
+	// the two. Production leaves it false.
+	StandardDelivery bool
 	// ConnectTimeout bounds the TCP connect (default 5 s).
 	ConnectTimeout time.Duration
 	// IOTimeout bounds the TLS handshake and the wait for response headers
@@ -126,6 +135,8 @@ type Client struct {
 	opts ClientOptions
 	hc   *http.Client
 	tr   *http.Transport
+	// dl is the delivery transport (deliver.go): inbox POSTs only.
+	dl *deliverer
 }
 
 // UserAgent formats Herald's User-Agent, "Herald/<version> (+<base>/)", where
@@ -139,9 +150,6 @@ func UserAgent(version, base string) string {
 func NewClient(opts ClientOptions) *Client {
 	if opts.MaxConnsPerHost <= 0 {
 		opts.MaxConnsPerHost = DefaultMaxConnsPerHost
-	}
-	if opts.MaxIdleConns <= 0 {
-		opts.MaxIdleConns = defaultMaxIdleConns
 	}
 	if opts.ConnectTimeout <= 0 {
 		opts.ConnectTimeout = defaultConnectTimeout
@@ -163,18 +171,20 @@ func NewClient(opts ClientOptions) *Client {
 		dial = guardedOverride(opts.DialContext, opts.AllowPrivate)
 	}
 
+	tlsCfg := tlsConfig(opts)
+	c.dl = newDeliverer(opts, dial, tlsCfg)
 	c.tr = &http.Transport{
 		// Never a proxy: with one, the guard would check the proxy's
 		// address instead of the destination's.
 		Proxy:             nil,
-		TLSClientConfig:   tlsConfig(opts),
+		TLSClientConfig:   tlsCfg,
 		DialContext:       dial,
 		ForceAttemptHTTP2: true,
 		// A bounded pool across hosts: the next activity to recently
 		// reached hosts reuses their connections instead of connecting
 		// (and handshaking) again, without one idle connection per host
 		// for every host ever reached.
-		MaxIdleConns:          opts.MaxIdleConns,
+		MaxIdleConns:          cmp.Or(opts.MaxIdleConns, defaultMaxIdleConns),
 		MaxConnsPerHost:       opts.MaxConnsPerHost,
 		MaxIdleConnsPerHost:   opts.MaxConnsPerHost,
 		IdleConnTimeout:       defaultIdleConnTimeout,
@@ -267,7 +277,10 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections drops pooled keep-alive connections (shutdown, tests).
-func (c *Client) CloseIdleConnections() { c.tr.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() {
+	c.tr.CloseIdleConnections()
+	c.dl.closeIdle()
+}
 
 // requestPolicy is per-request redirect behaviour, carried in the request's
 // context so the shared http.Client needs no per-call state.

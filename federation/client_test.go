@@ -90,7 +90,7 @@ type countingServer struct {
 	conns, reqs atomic.Int64
 }
 
-func newCountingServer(t *testing.T, h http.Handler) *countingServer {
+func newCountingServer(t testing.TB, h http.Handler) *countingServer {
 	t.Helper()
 	s := &countingServer{}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

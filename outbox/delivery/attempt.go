@@ -204,7 +204,7 @@ func (r *Runner) post(ctx context.Context, stop <-chan struct{}, inbox string, b
 	if err != nil {
 		return 0, "", "", err
 	}
-	resp, err := r.cfg.Client.Do(req)
+	resp, err := r.cfg.Client.Deliver(req)
 	if err != nil {
 		return 0, "", "", err
 	}
