@@ -327,6 +327,13 @@ func (t *table) costRows() {
 		r.each(n, func(_ int, s *Result) (float64, bool) { reset = reset && s.PeakReset; return 0, false })
 		return mb(uint64(slices.Max(xs)), reset) + " max"
 	})
+	t.farmRows()
+}
+
+// farmRows are what the delivery transport and the farm saw of the
+// deliveries: connections, verifications and signature kinds.
+func (t *table) farmRows() {
+	r := t.r
 	t.med("farm: new TCP connections", "", func(s *Result) float64 { return float64(s.NewConns) }, f0)
 	t.add("delivery transport: reused / new / retried / dead / pool full / expired", "", func(n string) string {
 		var st federation.DeliveryStats
