@@ -49,14 +49,20 @@ func approvalURL(inst federation.Instance, name string, id int64) string {
 }
 
 // ApprovalID reads the request id out of an approval URL of the local
-// actor name; false when iri is not one.
+// actor name; false when iri is not one, or not in the canonical form
+// approvalURL writes (no sign, no leading zeros).
 func (p *Publisher) ApprovalID(name, iri string) (int64, bool) {
 	rest, ok := strings.CutPrefix(iri, p.Instance.ActorID(name)+"/approvals/")
 	if !ok {
 		return 0, false
 	}
 	id, err := strconv.ParseInt(rest, 10, 64)
-	return id, err == nil && id > 0
+	// Only the form approvalURL writes: ParseInt also takes "+5" and "05",
+	// and one approval must have one spelling.
+	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != rest {
+		return 0, false
+	}
+	return id, true
 }
 
 // AnswerInteraction queues, inside tx, the answer to the request r for the
