@@ -395,3 +395,42 @@ func TestHeldInteractionWithdrawnUnaddressed(t *testing.T) {
 		})
 	}
 }
+
+// TestRejectOfUnreachableActor: a held interaction can be rejected when
+// its actor cannot be fetched: with the actor cached, the Reject goes to
+// its stored inbox without a fetch; with none cached, the rejection is
+// recorded and no Reject is queued. An approval still needs the actor.
+func TestRejectOfUnreachableActor(t *testing.T) {
+	for _, cached := range []bool{true, false} {
+		t.Run(fmt.Sprintf("cached=%v", cached), func(t *testing.T) {
+			w := newInteractionWorld(t)
+			ctx := context.Background()
+			r := fedtest.NewRemote(t, "127.0.31.3")
+			dave := r.Actor(t, "dave")
+			boost := w.interact(t, dave, "Announce", "manual", "")
+			rs, err := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10)
+			if err != nil || len(rs) != 1 {
+				t.Fatalf("pending %d, %v", len(rs), err)
+			}
+			r.Close()
+			if !cached {
+				if err := w.h.DB.DeleteRemoteActor(ctx, dave.ID); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.h.Node.Publisher.DecideInteraction(ctx, w.h.Alice, rs[0].ID, true); err == nil {
+					t.Errorf("approved with the actor unreachable and not cached")
+				}
+			}
+			got, err := w.h.Node.Publisher.DecideInteraction(ctx, w.h.Alice, rs[0].ID, false)
+			if err != nil || got.State != store.InteractionRejected {
+				t.Fatalf("reject: %+v, %v", got, err)
+			}
+			if left, _ := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10); len(left) != 0 {
+				t.Errorf("still pending: %d", len(left))
+			}
+			if n := len(w.answers(t, "Reject", dave, boost)); (n == 1) != cached {
+				t.Errorf("Rejects queued to dave: %d (cached %v)", n, cached)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -110,12 +111,9 @@ func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, i
 	if held.State != store.InteractionPending {
 		return nil, ErrNotPending
 	}
-	// Where the answer goes, found before the transaction: the cached
-	// actor, or its document fetched again (an Update of the actor drops
-	// the cached one).
-	remote, err := p.Fetcher.Actor(ctx, held.Actor)
+	inbox, err := p.answerInbox(ctx, held.Actor, accept)
 	if err != nil {
-		return nil, fmt.Errorf("the interacting actor %s: %w", held.Actor, err)
+		return nil, err
 	}
 	var out *store.InteractionRequest
 	err = p.DB.Write(ctx, func(tx *store.Tx) error {
@@ -148,13 +146,45 @@ func (p *Publisher) DecideInteraction(ctx context.Context, local *store.Actor, i
 		}
 		r.State, r.DecidedAt = state, now
 		out = r
-		return p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
+		if inbox == "" {
+			// A reject to an actor whose inbox is unknown: recorded (the
+			// request leaves the list) and not delivered (answerInbox).
+			slog.Warn("interaction request rejected without delivering the Reject: the interacting actor's inbox is unknown",
+				"request", r.ID, "actor", r.Actor)
+			return nil
+		}
+		return p.AnswerInteraction(ctx, tx, local, o, r, accept, inbox, now)
 	})
 	if err != nil {
 		return nil, err
 	}
 	p.Runner.Wake()
 	return out, nil
+}
+
+// answerInbox is where the answer to actor's request goes, found before
+// the transaction. An Accept needs it: the cached actor, or its document
+// fetched again (an Update of the actor drops the cached one), and a
+// failure to fetch fails the decision. A Reject fetches nothing: it uses
+// the cached actor, and with none (or no inbox) it is "" and the rejection
+// is recorded undelivered, so a request from an actor that is gone or
+// unreachable can still be cleared.
+func (p *Publisher) answerInbox(ctx context.Context, actor string, accept bool) (string, error) {
+	if !accept {
+		ra, err := p.DB.RemoteActorByID(ctx, actor)
+		if errors.Is(err, store.ErrNotFound) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		return ra.Inbox, nil
+	}
+	remote, err := p.Fetcher.Actor(ctx, actor)
+	if err != nil {
+		return "", fmt.Errorf("the interacting actor %s: %w", actor, err)
+	}
+	return remote.Inbox, nil
 }
 
 // applyHeld applies an approved interaction as the inbox applies one it
