@@ -434,3 +434,42 @@ func TestRejectOfUnreachableActor(t *testing.T) {
 		})
 	}
 }
+
+// TestUndoBeforeHeldInteraction: an Undo (of a boost) or a Delete (of a
+// reply) that reaches alice before what it takes back leaves nothing held:
+// the later interaction is not kept as a pending request.
+func TestUndoBeforeHeldInteraction(t *testing.T) {
+	for _, kind := range []string{"Announce", "reply"} {
+		t.Run(kind, func(t *testing.T) {
+			w := newInteractionWorld(t)
+			ctx := context.Background()
+			var act map[string]any
+			var id string
+			back := "Undo"
+			if kind == "reply" {
+				id = w.carol.ID + "/statuses/early-delete"
+				act = fedtest.Activity(w.carol, "Create", map[string]any{"id": id, "type": "Note", "attributedTo": w.carol.ID,
+					"content": "re manual", "inReplyTo": w.posts["manual"], "to": []string{federation.Public}})
+				back = "Delete"
+			} else {
+				act = fedtest.Activity(w.carol, "Announce", w.posts["manual"])
+				id = act["id"].(string)
+			}
+			act["to"] = []string{w.h.Inst.ActorID("alice")}
+			undo := fedtest.Activity(w.carol, back, id)
+			undo["to"] = []string{w.h.Inst.ActorID("alice")}
+			if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.carol, undo); code != 202 {
+				t.Fatalf("%s: %d %s", back, code, resp)
+			}
+			if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.carol, act); code != 202 {
+				t.Fatalf("%s: %d %s", kind, code, resp)
+			}
+			if rs, err := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10); err != nil || len(rs) != 0 {
+				t.Errorf("held after its %s: %d, %v", back, len(rs), err)
+			}
+			if n, _ := w.h.DB.Reactions(ctx, w.posts["manual"], "Announce"); n != 0 {
+				t.Errorf("boosts applied: %d", n)
+			}
+		})
+	}
+}
