@@ -109,6 +109,15 @@ func (h *Handler) interactionPolicy(ctx context.Context, tx *store.Tx, a *activi
 	state := store.InteractionPending
 	if d.Approval == outbox.Automatic {
 		state = store.InteractionAccepted // preapproved: answered at once
+	} else if back, err := tx.TakenBack(ctx, in.id, a.actor); err != nil || back {
+		// Its Undo or Delete came first (kept as a history item): there
+		// is nothing left to ask for, and a request held now could never
+		// be withdrawn. Mastodon, too, drops what was undone before it
+		// arrived (app/lib/activitypub/activity.rb, delete_arrived_first?).
+		if back {
+			h.Logger.Debug("inbox: interaction taken back before it arrived", "kind", in.kind, "actor", a.actor, "id", in.id)
+		}
+		return "", back, err
 	}
 	r := &store.InteractionRequest{ObjectID: o.ID, Kind: in.kind, Interaction: in.id, Actor: a.actor, Body: string(a.body), State: state, CreatedAt: a.now}
 	created, err := tx.AddInteractionRequest(ctx, r)

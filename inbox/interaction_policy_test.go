@@ -395,3 +395,81 @@ func TestHeldInteractionWithdrawnUnaddressed(t *testing.T) {
 		})
 	}
 }
+
+// TestRejectOfUnreachableActor: a held interaction can be rejected when
+// its actor cannot be fetched: with the actor cached, the Reject goes to
+// its stored inbox without a fetch; with none cached, the rejection is
+// recorded and no Reject is queued. An approval still needs the actor.
+func TestRejectOfUnreachableActor(t *testing.T) {
+	for _, cached := range []bool{true, false} {
+		t.Run(fmt.Sprintf("cached=%v", cached), func(t *testing.T) {
+			w := newInteractionWorld(t)
+			ctx := context.Background()
+			r := fedtest.NewRemote(t, "127.0.31.3")
+			dave := r.Actor(t, "dave")
+			boost := w.interact(t, dave, "Announce", "manual", "")
+			rs, err := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10)
+			if err != nil || len(rs) != 1 {
+				t.Fatalf("pending %d, %v", len(rs), err)
+			}
+			r.Close()
+			if !cached {
+				if err := w.h.DB.DeleteRemoteActor(ctx, dave.ID); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.h.Node.Publisher.DecideInteraction(ctx, w.h.Alice, rs[0].ID, true); err == nil {
+					t.Errorf("approved with the actor unreachable and not cached")
+				}
+			}
+			got, err := w.h.Node.Publisher.DecideInteraction(ctx, w.h.Alice, rs[0].ID, false)
+			if err != nil || got.State != store.InteractionRejected {
+				t.Fatalf("reject: %+v, %v", got, err)
+			}
+			if left, _ := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10); len(left) != 0 {
+				t.Errorf("still pending: %d", len(left))
+			}
+			if n := len(w.answers(t, "Reject", dave, boost)); (n == 1) != cached {
+				t.Errorf("Rejects queued to dave: %d (cached %v)", n, cached)
+			}
+		})
+	}
+}
+
+// TestUndoBeforeHeldInteraction: an Undo (of a boost) or a Delete (of a
+// reply) that reaches alice before what it takes back leaves nothing held:
+// the later interaction is not kept as a pending request.
+func TestUndoBeforeHeldInteraction(t *testing.T) {
+	for _, kind := range []string{"Announce", "reply"} {
+		t.Run(kind, func(t *testing.T) {
+			w := newInteractionWorld(t)
+			ctx := context.Background()
+			var act map[string]any
+			var id string
+			back := "Undo"
+			if kind == "reply" {
+				id = w.carol.ID + "/statuses/early-delete"
+				act = fedtest.Activity(w.carol, "Create", map[string]any{"id": id, "type": "Note", "attributedTo": w.carol.ID,
+					"content": "re manual", "inReplyTo": w.posts["manual"], "to": []string{federation.Public}})
+				back = "Delete"
+			} else {
+				act = fedtest.Activity(w.carol, "Announce", w.posts["manual"])
+				id = act["id"].(string)
+			}
+			act["to"] = []string{w.h.Inst.ActorID("alice")}
+			undo := fedtest.Activity(w.carol, back, id)
+			undo["to"] = []string{w.h.Inst.ActorID("alice")}
+			if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.carol, undo); code != 202 {
+				t.Fatalf("%s: %d %s", back, code, resp)
+			}
+			if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.carol, act); code != 202 {
+				t.Fatalf("%s: %d %s", kind, code, resp)
+			}
+			if rs, err := w.h.DB.InteractionRequests(ctx, w.h.Alice.ID, "pending", 10); err != nil || len(rs) != 0 {
+				t.Errorf("held after its %s: %d, %v", back, len(rs), err)
+			}
+			if n, _ := w.h.DB.Reactions(ctx, w.posts["manual"], "Announce"); n != 0 {
+				t.Errorf("boosts applied: %d", n)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"herald/federation/as"
 	"herald/outbox/delivery"
 	"herald/store"
+	"herald/timeline"
 )
 
 // Peers' interaction policies, honoured when a local actor replies to,
@@ -109,8 +110,11 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 		state = store.InteractionAccepted
 	}
 	changed, err := tx.DecideInteractionApproval(ctx, ap.ID, state, approvedBy, now)
-	if err != nil || !changed || !accept {
+	if err != nil || !changed {
 		return changed, err
+	}
+	if !accept {
+		return true, p.removeRejected(ctx, tx, ap, now)
 	}
 	act, err := tx.ActivityByIRI(ctx, ap.Activity)
 	if err != nil {
@@ -135,11 +139,19 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 		return false, err
 	}
 	aud := delivery.Audience{}
+	var locals []int64
 	for _, iri := range append(doc.To.IDs(), doc.CC.IDs()...) {
 		switch {
 		case as.IsPublic(iri) || strings.HasSuffix(iri, "/followers") && p.ours(iri):
 			aud.FollowersOf = act.ActorID
-		case !p.ours(iri):
+		case p.ours(iri):
+			// The local recipients the pending send left out (holdForApproval).
+			if name, ok := p.Instance.LocalName(iri); ok {
+				if l, err := tx.ActorByName(ctx, name); err == nil {
+					locals = append(locals, l.ID)
+				}
+			}
+		default:
 			if ra, err := tx.RemoteActorByID(ctx, iri); err == nil {
 				aud.Inboxes = append(aud.Inboxes, ra.Inbox)
 			}
@@ -147,8 +159,54 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 	}
 	// Not to the relays: what they get is signed for them (Queue,
 	// signForRelays), and the approved interaction is not a new post.
-	_, err = p.Runner.EnqueueMore(ctx, tx, store.OutActivity{IRI: act.IRI, Type: act.Type, ActorID: act.ActorID, Body: body}, aud, now)
-	return true, err
+	if _, err = p.Runner.EnqueueMore(ctx, tx, store.OutActivity{IRI: act.IRI, Type: act.Type, ActorID: act.ActorID, Body: body}, aud, now); err != nil {
+		return false, err
+	}
+	act.Body = string(body)
+	return true, p.showApproved(ctx, tx, act, doc, locals, now)
+}
+
+// removeRejected removes a rejected interaction, as GoToSocial deletes a
+// rejected status (docs/federation/interaction_policy.md): a reply becomes
+// a Tombstone where it was served. A Like or Announce was never listed,
+// nor in any timeline (commit), and stays so.
+func (p *Publisher) removeRejected(ctx context.Context, tx *store.Tx, ap *store.InteractionApproval, now time.Time) error {
+	if ap.Kind != CanReply || ap.Interaction == ap.Activity {
+		return nil
+	}
+	o, err := tx.ObjectByIRI(ctx, ap.Interaction)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	body, err := objectBody(&as.Object{ID: o.IRI, Type: as.Types{"Tombstone"}, FormerType: o.Type, Deleted: now.Format(time.RFC3339)}, nil)
+	if err != nil {
+		return err
+	}
+	if err := tx.TombstoneObject(ctx, o.IRI, body, now); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// showApproved puts an approved interaction (act, doc as approved) where
+// the pending one was kept out of (commit): the actor's outbox collection,
+// the timelines and the counts, and the inboxes of the local actors it
+// addresses (locals).
+func (p *Publisher) showApproved(ctx context.Context, tx *store.Tx, act *store.Activity, doc *as.Object, locals []int64, now time.Time) error {
+	if err := tx.ListInOutbox(ctx, act.IRI); err != nil {
+		return err
+	}
+	actor, err := tx.ActorByID(ctx, act.ActorID)
+	if err != nil {
+		return err
+	}
+	if err := timeline.Published(ctx, tx, p.Instance, timeline.Outbound{Actor: actor, Activity: doc, Now: now}); err != nil {
+		return err
+	}
+	return p.addLocalItems(ctx, tx, actor.Name, act, locals, now)
 }
 
 // approveObject puts approvedBy on the stored local reply iri, which is

@@ -171,3 +171,72 @@ func TestInteractionApprovedOutbound(t *testing.T) {
 		t.Errorf("after the Reject: %s, %d to carol's server", ap.State, w.sentTo(t, boost["id"].(string), w.carol))
 	}
 }
+
+// TestPendingInteractionHidden: alice's reply and boost waiting for bob's
+// approval are in no public view (her outbox collection, the timelines'
+// statuses, the inbox of dave, a local actor it addresses) until bob
+// accepts; the accepted reply then is, the rejected boost never is, and a
+// rejected reply is deleted.
+func TestPendingInteractionHidden(t *testing.T) {
+	w := newOutboundWorld(t)
+	ctx := context.Background()
+	dave, _ := w.h.AddActor(t, "dave", false)
+	_, reply := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": "may I", "inReplyTo": w.posts["manual"],
+		"to": []string{federation.Public}, "cc": []string{w.h.Inst.ActorID("dave")}})
+	_, boost := post(t, w.h, w.h.Token, map[string]any{"type": "Announce", "object": w.posts["manual"]})
+	replyID := reply["object"].(map[string]any)["id"].(string)
+	_, refused := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": "or not", "inReplyTo": w.posts["manual"]})
+	refusedID := refused["object"].(map[string]any)["id"].(string)
+	daveHas := func() bool {
+		t.Helper()
+		items, err := w.h.DB.InboxPage(ctx, dave.ID, 0, 0, 50, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			if it.IRI == reply["id"] {
+				return true
+			}
+		}
+		return false
+	}
+	if daveHas() {
+		t.Error("dave, addressed, has the pending reply")
+	}
+	shown := func(activity, status string) (inOutbox, isStatus bool) {
+		t.Helper()
+		_, body := w.h.Do(t, "GET", "/users/alice/outbox?page=true", "", nil, "Accept", "application/activity+json")
+		inOutbox = strings.Contains(body, `"`+activity+`"`)
+		_, err := w.h.DB.StatusByIRI(ctx, status)
+		return inOutbox, err == nil
+	}
+	for name, ids := range map[string][2]string{"reply": {reply["id"].(string), replyID}, "boost": {boost["id"].(string), boost["id"].(string)}} {
+		if o, s := shown(ids[0], ids[1]); o || s {
+			t.Errorf("pending %s: in the outbox %v, a status %v", name, o, s)
+		}
+	}
+	for _, a := range []map[string]any{fedtest.Activity(w.bob, "Accept", replyID), fedtest.Activity(w.bob, "Reject", boost["id"]),
+		fedtest.Activity(w.bob, "Reject", refusedID)} {
+		if a["type"] == "Accept" {
+			a["result"] = w.bob.ID + "/approvals/1"
+		}
+		if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, a); code != 202 {
+			t.Fatalf("%s: %d %s", a["type"], code, resp)
+		}
+	}
+	if o, s := shown(reply["id"].(string), replyID); !o || !s || !daveHas() {
+		t.Errorf("approved reply: in the outbox %v, a status %v, with dave %v", o, s, daveHas())
+	}
+	if o, s := shown(boost["id"].(string), boost["id"].(string)); o || s {
+		t.Errorf("rejected boost: in the outbox %v, a status %v", o, s)
+	}
+	if o, s := shown(refused["id"].(string), refusedID); o || s {
+		t.Errorf("rejected reply: in the outbox %v, a status %v", o, s)
+	}
+	// The rejected reply is deleted, as GoToSocial deletes it: a Tombstone.
+	for id, want := range map[string]int{replyID: 200, refusedID: 410} {
+		if res, body := w.h.Do(t, "GET", strings.TrimPrefix(id, w.h.URL), "", nil, "Accept", "application/activity+json"); res.StatusCode != want {
+			t.Errorf("GET %s: %d %s, want %d", id, res.StatusCode, body, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -49,14 +50,20 @@ func approvalURL(inst federation.Instance, name string, id int64) string {
 }
 
 // ApprovalID reads the request id out of an approval URL of the local
-// actor name; false when iri is not one.
+// actor name; false when iri is not one, or not in the canonical form
+// approvalURL writes (no sign, no leading zeros).
 func (p *Publisher) ApprovalID(name, iri string) (int64, bool) {
 	rest, ok := strings.CutPrefix(iri, p.Instance.ActorID(name)+"/approvals/")
 	if !ok {
 		return 0, false
 	}
 	id, err := strconv.ParseInt(rest, 10, 64)
-	return id, err == nil && id > 0
+	// Only the form approvalURL writes: ParseInt also takes "+5" and "05",
+	// and one approval must have one spelling.
+	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != rest {
+		return 0, false
+	}
+	return id, true
 }
 
 // AnswerInteraction queues, inside tx, the answer to the request r for the
@@ -112,12 +119,9 @@ func (p *Publisher) DecideInteractionTx(ctx context.Context, local *store.Actor,
 	if held.State != store.InteractionPending {
 		return nil, ErrNotPending
 	}
-	// Where the answer goes, found before the transaction: the cached
-	// actor, or its document fetched again (an Update of the actor drops
-	// the cached one).
-	remote, err := p.Fetcher.Actor(ctx, held.Actor)
+	inbox, err := p.answerInbox(ctx, held.Actor, accept)
 	if err != nil {
-		return nil, fmt.Errorf("the interacting actor %s: %w", held.Actor, err)
+		return nil, err
 	}
 	var out *store.InteractionRequest
 	err = p.DB.Write(ctx, func(tx *store.Tx) error {
@@ -148,15 +152,21 @@ func (p *Publisher) DecideInteractionTx(ctx context.Context, local *store.Actor,
 		if err := timeline.Decided(ctx, tx, r.Interaction, r.Actor); err != nil {
 			return err
 		}
-		switch {
-		case r.Kind == CanQuote:
-			err = p.answerHeldQuote(ctx, tx, local, o, r, accept, remote.Inbox, now)
-		case accept:
-			if err = p.applyHeld(ctx, tx, local, r, now); err == nil {
-				err = p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
+		if accept && r.Kind != CanQuote {
+			if err := p.applyHeld(ctx, tx, local, r, now); err != nil {
+				return err
 			}
+		}
+		switch {
+		case inbox == "":
+			// A reject to an actor whose inbox is unknown: recorded (the
+			// request leaves the list) and not delivered (answerInbox).
+			slog.Warn("interaction request rejected without delivering the Reject: the interacting actor's inbox is unknown",
+				"request", r.ID, "actor", r.Actor)
+		case r.Kind == CanQuote:
+			err = p.answerHeldQuote(ctx, tx, local, o, r, accept, inbox, now)
 		default:
-			err = p.AnswerInteraction(ctx, tx, local, o, r, accept, remote.Inbox, now)
+			err = p.AnswerInteraction(ctx, tx, local, o, r, accept, inbox, now)
 		}
 		if err != nil || inTx == nil {
 			return err
@@ -181,6 +191,31 @@ func (p *Publisher) answerHeldQuote(ctx context.Context, tx *store.Tx, local *st
 	}
 	_, err = p.AnswerQuoteRequest(ctx, tx, local, o, doc, r.Actor, r.Interaction, inbox, accept, now)
 	return err
+}
+
+// answerInbox is where the answer to actor's request goes, found before
+// the transaction. An Accept needs it: the cached actor, or its document
+// fetched again (an Update of the actor drops the cached one), and a
+// failure to fetch fails the decision. A Reject fetches nothing: it uses
+// the cached actor, and with none (or no inbox) it is "" and the rejection
+// is recorded undelivered, so a request from an actor that is gone or
+// unreachable can still be cleared.
+func (p *Publisher) answerInbox(ctx context.Context, actor string, accept bool) (string, error) {
+	if !accept {
+		ra, err := p.DB.RemoteActorByID(ctx, actor)
+		if errors.Is(err, store.ErrNotFound) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		return ra.Inbox, nil
+	}
+	remote, err := p.Fetcher.Actor(ctx, actor)
+	if err != nil {
+		return "", fmt.Errorf("the interacting actor %s: %w", actor, err)
+	}
+	return remote.Inbox, nil
 }
 
 // applyHeld applies an approved interaction as the inbox applies one it

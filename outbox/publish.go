@@ -246,7 +246,9 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 		aud.Relays = pl.public && relayedTypes[pl.typ] && pl.pending == nil
 		iri, q, err := p.Queue(ctx, tx, Outbound{
 			Actor: pl.actor, Activity: pl.activity, Audience: aud,
-			ObjectIRI: pl.objIRI, Public: pl.public, InOutbox: true, IdempotencyKey: key,
+			// A pending interaction is in the outbox collection only once
+			// approved (AnswerOutbound).
+			ObjectIRI: pl.objIRI, Public: pl.public, InOutbox: pl.pending == nil, IdempotencyKey: key,
 		}, now)
 		if err != nil {
 			return err
@@ -258,24 +260,20 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 		if res.Activity, err = tx.ActivityByIRI(ctx, iri); err != nil {
 			return err
 		}
-		if err := timeline.Published(ctx, tx, p.Instance, timeline.Outbound{Actor: pl.actor, Activity: pl.activity, Now: now}); err != nil {
-			return err
+		// Nor in the timelines and counts: GoToSocial shows a pending
+		// interaction to nobody else until its approval.
+		if pl.pending == nil {
+			if err := timeline.Published(ctx, tx, p.Instance, timeline.Outbound{Actor: pl.actor, Activity: pl.activity, Now: now}); err != nil {
+				return err
+			}
 		}
 		if pl.after != nil {
 			if err := pl.after(ctx, tx, pl); err != nil {
 				return err
 			}
 		}
-		if len(pl.locals) > 0 {
-			stripped, _ := delivery.StripBlindRecipients([]byte(res.Activity.Body))
-			item, err := tx.AddInboxItem(ctx, store.InboxItem{IRI: iri, Type: pl.typ, Actor: p.Instance.ActorID(pl.actor.Name),
-				Object: pl.objIRI, Body: string(stripped), ReceivedAt: now}, pl.locals)
-			if err != nil {
-				return err
-			}
-			if err := webhook.ItemEvents(ctx, tx, p.Instance, pl.typ, item, stripped, pl.locals, now); err != nil {
-				return err
-			}
+		if err := p.addLocalItems(ctx, tx, pl.actor.Name, res.Activity, pl.locals, now); err != nil {
+			return err
 		}
 		if opts.InTx != nil {
 			return opts.InTx(ctx, tx, res)
@@ -297,6 +295,23 @@ func (p *Publisher) commit(ctx context.Context, pl *plan, opts Options, now time
 		p.Runner.Wake()
 	}
 	return res, nil
+}
+
+// addLocalItems gives the local actors locals an inbox item of the local
+// actor name's activity a (and their apps' webhooks the events of it), as
+// a delivery would: at its publication, or at its approval for a pending
+// interaction (AnswerOutbound).
+func (p *Publisher) addLocalItems(ctx context.Context, tx *store.Tx, name string, a *store.Activity, locals []int64, now time.Time) error {
+	if len(locals) == 0 {
+		return nil
+	}
+	stripped, _ := delivery.StripBlindRecipients([]byte(a.Body))
+	item, err := tx.AddInboxItem(ctx, store.InboxItem{IRI: a.IRI, Type: a.Type, Actor: p.Instance.ActorID(name),
+		Object: a.ObjectIRI, Body: string(stripped), ReceivedAt: now}, locals)
+	if err != nil {
+		return err
+	}
+	return webhook.ItemEvents(ctx, tx, p.Instance, a.Type, item, stripped, locals, now)
 }
 
 // ours reports whether an IRI is on this server.

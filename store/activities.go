@@ -149,3 +149,12 @@ func (q *Queries) InboxesOfActivity(ctx context.Context, activityID int64) ([]st
 func (q *Queries) RecentActivities(ctx context.Context, limit int) ([]Activity, error) {
 	return q.activities(ctx, `SELECT `+activityColumns+` FROM activities WHERE in_outbox ORDER BY id DESC LIMIT $1`, limit)
 }
+
+// ListInOutbox lists the activity iri in its actor's outbox collection
+// from now on: a pending interaction once approved.
+func (q *Queries) ListInOutbox(ctx context.Context, iri string) error {
+	return q.write(ctx, func(tx *Tx) error {
+		_, err := tx.w.ExecContext(ctx, `UPDATE activities SET in_outbox = true WHERE iri = $1`, iri)
+		return err
+	})
+}

@@ -197,3 +197,13 @@ func (q *Queries) Reactions(ctx context.Context, object, typ string) (int, error
 		AND undone_at IS NULL AND deleted_at IS NULL`, object, typ).Scan(&n)
 	return n, err
 }
+
+// TakenBack reports whether actor's Undo or Delete of iri is among the
+// inbox's history items: one that arrived before what it takes back, which
+// the inbox then does not hold for approval.
+func (q *Queries) TakenBack(ctx context.Context, iri, actor string) (bool, error) {
+	var n int
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM inbox_items WHERE object = $1 AND actor = $2 AND history
+		AND type IN ('Undo', 'Delete')`, iri, actor).Scan(&n)
+	return n > 0, err
+}

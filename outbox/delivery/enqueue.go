@@ -44,29 +44,7 @@ func (r *Runner) Enqueue(ctx context.Context, tx *store.Tx, a store.OutActivity,
 	// we think live there (FEP-8fcf); the digest is read at each attempt,
 	// so a retry carries the current one.
 	a.SyncFollowers = aud.FollowersOf != 0 && aud.FollowersOf == a.ActorID
-	inboxes := append([]string(nil), aud.Inboxes...)
-	if aud.FollowersOf != 0 {
-		f, err := tx.FollowerInboxes(ctx, aud.FollowersOf)
-		if err != nil {
-			return store.EnqueueResult{}, err
-		}
-		inboxes = append(inboxes, f...)
-	}
-	if aud.Relays {
-		r, err := tx.RelayInboxes(ctx)
-		if err != nil {
-			return store.EnqueueResult{}, err
-		}
-		inboxes = append(inboxes, r...)
-	}
-	// The policy as this process knows it (within a second of any
-	// change): what it refuses for good is recorded as skipped, saying why;
-	// the runner judges the rest again when each is due.
-	p, err := r.cfg.Policy.GetIn(ctx, tx)
-	if err != nil {
-		return store.EnqueueResult{}, fmt.Errorf("federation policy: %w", err)
-	}
-	inboxes, skip, blocked, unavailable, err := judgeInboxes(p, a, dedupe(inboxes), now)
+	inboxes, skip, blocked, unavailable, err := r.audienceInboxes(ctx, tx, a, aud, now)
 	if err != nil {
 		return store.EnqueueResult{}, err
 	}
@@ -84,6 +62,35 @@ func (r *Runner) Enqueue(ctx context.Context, tx *store.Tx, a store.OutActivity,
 	m.total.WithLabelValues("skipped_blocked").Add(float64(res.SkippedBlocked))
 	m.total.WithLabelValues("skipped_unavailable").Add(float64(res.SkippedUnavailable))
 	return res, nil
+}
+
+// audienceInboxes lists the distinct inboxes of aud (explicit ones, the
+// followers' and the relays') and judges each by the federation policy as
+// this process knows it (within a second of any change): inboxes are the
+// ones to queue (the runner judges them again when each is due); skip holds,
+// by reason, those refused for good, and blocked and unavailable count them.
+// Enqueue and EnqueueMore share it so the two cannot drift apart.
+func (r *Runner) audienceInboxes(ctx context.Context, tx *store.Tx, a store.OutActivity, aud Audience, now time.Time) (inboxes []string, skip map[string][]string, blocked, unavailable int, err error) {
+	inboxes = append([]string(nil), aud.Inboxes...)
+	if aud.FollowersOf != 0 {
+		f, err := tx.FollowerInboxes(ctx, aud.FollowersOf)
+		if err != nil {
+			return nil, nil, 0, 0, err
+		}
+		inboxes = append(inboxes, f...)
+	}
+	if aud.Relays {
+		rl, err := tx.RelayInboxes(ctx)
+		if err != nil {
+			return nil, nil, 0, 0, err
+		}
+		inboxes = append(inboxes, rl...)
+	}
+	p, err := r.cfg.Policy.GetIn(ctx, tx)
+	if err != nil {
+		return nil, nil, 0, 0, fmt.Errorf("federation policy: %w", err)
+	}
+	return judgeInboxes(p, a, dedupe(inboxes), now)
 }
 
 func dedupe(ss []string) []string {

@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"herald/store"
@@ -19,26 +18,7 @@ func (r *Runner) EnqueueMore(ctx context.Context, tx *store.Tx, a store.OutActiv
 	if err != nil {
 		return store.EnqueueResult{}, err
 	}
-	inboxes := append([]string(nil), aud.Inboxes...)
-	if aud.FollowersOf != 0 {
-		f, err := tx.FollowerInboxes(ctx, aud.FollowersOf)
-		if err != nil {
-			return store.EnqueueResult{}, err
-		}
-		inboxes = append(inboxes, f...)
-	}
-	if aud.Relays {
-		rl, err := tx.RelayInboxes(ctx)
-		if err != nil {
-			return store.EnqueueResult{}, err
-		}
-		inboxes = append(inboxes, rl...)
-	}
-	p, err := r.cfg.Policy.GetIn(ctx, tx)
-	if err != nil {
-		return store.EnqueueResult{}, fmt.Errorf("federation policy: %w", err)
-	}
-	inboxes, _, _, _, err = judgeInboxes(p, a, dedupe(inboxes), now)
+	inboxes, _, _, _, err := r.audienceInboxes(ctx, tx, a, aud, now)
 	if err != nil {
 		return store.EnqueueResult{}, err
 	}
