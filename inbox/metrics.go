@@ -73,7 +73,7 @@ const (
 var knownTypes = map[string]bool{
 	"Create": true, "Update": true, "Delete": true, "Follow": true, "Accept": true, "Reject": true,
 	"Undo": true, "Announce": true, "Like": true, "EmojiReact": true, "Block": true, "Add": true,
-	"Remove": true, "Move": true, "Flag": true,
+	"Remove": true, "Move": true, "Flag": true, "QuoteRequest": true,
 }
 
 // Metrics are the inbox's Prometheus metrics and the recent drops the

@@ -64,6 +64,10 @@ func TestQuoteRequests(t *testing.T) {
 		return req
 	}
 	req := ask(public["id"].(string), bob.ID+"/statuses/1")
+	// Counted under its own type, not as other (docs/metrics.md lists it).
+	if m := h.Metrics(t); !strings.Contains(m, `federation_inbox_received_total{type="QuoteRequest"} 1`+"\n") {
+		t.Errorf("the QuoteRequest is not counted as one:\n%s", grepLines(m, "federation_inbox_received_total"))
+	}
 	accepts := answers("Accept")
 	if len(accepts) != 1 {
 		t.Fatalf("%d Accepts, want 1", len(accepts))

@@ -13,10 +13,12 @@ import (
 )
 
 var (
-	docRow      = regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| (counter|gauge|histogram) \\|([^|]*)\\| (.*) \\| (sum|max|count) \\|$")
-	backticked  = regexp.MustCompile("`([a-z_]+)`")
-	servedName  = regexp.MustCompile(`(?m)^# TYPE ((?:federation|herald)_[a-z_]+) `)
-	labelColumn = regexp.MustCompile("^`([a-z_]+)`$")
+	docRow     = regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| (counter|gauge|histogram) \\|([^|]*)\\| (.*) \\| (sum|max|count) \\|$")
+	backticked = regexp.MustCompile("`([a-z_]+)`")
+	// anyBackticked also takes the activity types (Create) a row names.
+	anyBackticked = regexp.MustCompile("`([A-Za-z_]+)`")
+	servedName    = regexp.MustCompile(`(?m)^# TYPE ((?:federation|herald)_[a-z_]+) `)
+	labelColumn   = regexp.MustCompile("^`([a-z_]+)`$")
 )
 
 // TestEveryDocumentedMetricOnAFreshStart: each metric docs/metrics.md lists
@@ -56,6 +58,25 @@ func TestEveryDocumentedMetricOnAFreshStart(t *testing.T) {
 	for _, m := range servedName.FindAllStringSubmatch(served, -1) {
 		if !documented[m[1]] {
 			t.Errorf("%s is served but not in docs/metrics.md", m[1])
+		}
+	}
+	// And the other way: every label value a counter is served with is
+	// named in its row, so a new drop reason or outcome cannot go
+	// undocumented.
+	for _, row := range rows {
+		name, typ, meaning := row[1], row[2], row[4]
+		label := labelColumn.FindStringSubmatch(strings.TrimSpace(row[3]))
+		if typ != "counter" || label == nil {
+			continue
+		}
+		named := map[string]bool{}
+		for _, v := range anyBackticked.FindAllStringSubmatch(meaning, -1) {
+			named[v[1]] = true
+		}
+		for _, v := range regexp.MustCompile(`(?m)^`+name+`\{`+label[1]+`="([^"]*)"\}`).FindAllStringSubmatch(served, -1) {
+			if !named[v[1]] {
+				t.Errorf("%s{%s=%q} is served but its row in docs/metrics.md does not name it", name, label[1], v[1])
+			}
 		}
 	}
 	for _, series := range []string{
