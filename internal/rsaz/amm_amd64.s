@@ -121,34 +121,28 @@ loop:
 	VMOVDQU64 Z17, 320(DI)
 	VZEROUPPER
 
-	// Normalise both halves to 52-bit limbs (fixed-length carry chains).
+	// Normalise both halves to 52-bit limbs: two fixed-length carry
+	// chains, interleaved so they run in parallel.
 	XORQ AX, AX
+	XORQ BX, BX
 	MOVQ $20, R13
 	MOVQ DI, R14
-norm0:
+norm:
 	MOVQ 0(R14), DX
+	MOVQ 192(R14), CX
 	ADDQ AX, DX
+	ADDQ BX, CX
 	MOVQ DX, AX
+	MOVQ CX, BX
 	SHRQ $52, AX
+	SHRQ $52, BX
 	ANDQ R12, DX
+	ANDQ R12, CX
 	MOVQ DX, 0(R14)
+	MOVQ CX, 192(R14)
 	ADDQ $8, R14
 	DECQ R13
-	JNZ norm0
-
-	XORQ AX, AX
-	MOVQ $20, R13
-	LEAQ 192(DI), R14
-norm1:
-	MOVQ 0(R14), DX
-	ADDQ AX, DX
-	MOVQ DX, AX
-	SHRQ $52, AX
-	ANDQ R12, DX
-	MOVQ DX, 0(R14)
-	ADDQ $8, R14
-	DECQ R13
-	JNZ norm1
+	JNZ norm
 	RET
 
 // func selectEntry(out *[24]uint64, table *[32][24]uint64, idx uint64)
