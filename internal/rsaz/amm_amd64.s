@@ -10,7 +10,7 @@
 // ZMM registers). The products go through VPMADD52LUQ/VPMADD52HUQ; the only
 // branch is the fixed 20-iteration loop, so the timing does not depend on
 // the operands. The lanes of the accumulator stay unnormalised (each below
-// 2^60) until the end, where a scalar pass propagates the carries.
+// 2^61) until the end, where a scalar pass propagates the carries.
 TEXT ·amm52x20x2(SB), NOSPLIT, $0-40
 	MOVQ out+0(FP), DI
 	MOVQ a+8(FP), SI
@@ -42,28 +42,55 @@ TEXT ·amm52x20x2(SB), NOSPLIT, $0-40
 	MOVQ 192(SI), R9
 	MOVQ 0(R15), R10
 	MOVQ 8(R15), R11
+	MOVQ 0(CX), R15
+	MOVQ 192(CX), DI
 	MOVQ $0xfffffffffffff, R12
 	MOVQ $20, R13
+	XORQ SI, SI
+	XORQ CX, CX
 
+	// The low limb of each accumulator lives in a scalar register (SI,
+	// CX), as in OpenSSL's amm52x20_x2: y comes from it without waiting
+	// for a vector lane, and lane 0 of Z12/Z15 is scratch, dropped by
+	// every shift.
 loop:
-	MOVQ 0(BX), AX
-	MOVQ 192(BX), DX
-	VPBROADCASTQ AX, Z18
-	VPBROADCASTQ DX, Z20
+	VPBROADCASTQ 0(BX), Z18
+	VPBROADCASTQ 192(BX), Z20
 
-	// y = (acc[0] + a[0]*b[i]) * k0 mod 2^52, per half.
-	VMOVQ X12, R14
-	IMULQ R8, AX
-	ADDQ R14, AX
+	// Half 0: acc0 += a0*b[i]; y = acc0*k0 mod 2^52;
+	// acc0 = (acc0 + m0*y) >> 52 over the full 128-bit sum.
+	MOVQ 0(BX), AX
+	MULQ R8
+	ADDQ AX, SI
+	ADCQ $0, DX
+	MOVQ DX, R14
+	MOVQ SI, AX
 	IMULQ R10, AX
 	ANDQ R12, AX
 	VPBROADCASTQ AX, Z19
-	VMOVQ X15, R14
-	IMULQ R9, DX
-	ADDQ R14, DX
-	IMULQ R11, DX
-	ANDQ R12, DX
-	VPBROADCASTQ DX, Z21
+	MULQ R15
+	ADDQ AX, SI
+	ADCQ DX, R14
+	SHRQ $52, SI
+	SHLQ $12, R14
+	ORQ R14, SI
+
+	// Half 1, the same with CX.
+	MOVQ 192(BX), AX
+	MULQ R9
+	ADDQ AX, CX
+	ADCQ $0, DX
+	MOVQ DX, R14
+	MOVQ CX, AX
+	IMULQ R11, AX
+	ANDQ R12, AX
+	VPBROADCASTQ AX, Z21
+	MULQ DI
+	ADDQ AX, CX
+	ADCQ DX, R14
+	SHRQ $52, CX
+	SHLQ $12, R14
+	ORQ R14, CX
 
 	// acc += lo(a*b[i]) + lo(m*y)
 	VPMADD52LUQ Z0, Z18, Z12
@@ -79,23 +106,20 @@ loop:
 	VPMADD52LUQ Z10, Z21, Z16
 	VPMADD52LUQ Z11, Z21, Z17
 
-	// The low limb is now 0 mod 2^52: keep its carry, shift one limb down.
-	VMOVQ X12, AX
-	SHRQ $52, AX
-	VMOVQ X15, DX
-	SHRQ $52, DX
+	// Shift one limb down; the new low limb joins the scalar one.
 	VALIGNQ $1, Z12, Z13, Z12
 	VALIGNQ $1, Z13, Z14, Z13
 	VALIGNQ $1, Z14, Z22, Z14
 	VALIGNQ $1, Z15, Z16, Z15
 	VALIGNQ $1, Z16, Z17, Z16
 	VALIGNQ $1, Z17, Z22, Z17
-	VMOVQ AX, X23
-	VPADDQ Z23, Z12, Z12
-	VMOVQ DX, X24
-	VPADDQ Z24, Z15, Z15
+	VMOVQ X12, AX
+	ADDQ AX, SI
+	VMOVQ X15, AX
+	ADDQ AX, CX
 
-	// acc += hi(a*b[i]) + hi(m*y), already one limb down.
+	// acc += hi(a*b[i]) + hi(m*y), already one limb down (lane 0's
+	// share is in the scalar).
 	VPMADD52HUQ Z0, Z18, Z12
 	VPMADD52HUQ Z1, Z18, Z13
 	VPMADD52HUQ Z2, Z18, Z14
@@ -113,6 +137,7 @@ loop:
 	DECQ R13
 	JNZ loop
 
+	MOVQ out+0(FP), DI
 	VMOVDQU64 Z12, 0(DI)
 	VMOVDQU64 Z13, 64(DI)
 	VMOVDQU64 Z14, 128(DI)
@@ -120,6 +145,8 @@ loop:
 	VMOVDQU64 Z16, 256(DI)
 	VMOVDQU64 Z17, 320(DI)
 	VZEROUPPER
+	MOVQ SI, 0(DI)
+	MOVQ CX, 192(DI)
 
 	// Normalise both halves to 52-bit limbs: two fixed-length carry
 	// chains, interleaved so they run in parallel.
