@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"errors"
 	"math/big"
 	mrand "math/rand/v2"
 	"os"
@@ -103,16 +104,32 @@ func keys(t testing.TB, n int) []*rsa.PrivateKey {
 	return out
 }
 
+// swapped returns priv with its primes in the other order, so that both
+// p > q and p < q reach the CRT recombination whatever GenerateKey gave.
+func swapped(t testing.TB, priv *rsa.PrivateKey) *rsa.PrivateKey {
+	s := &rsa.PrivateKey{PublicKey: priv.PublicKey, D: priv.D,
+		Primes: []*big.Int{priv.Primes[1], priv.Primes[0]}}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s.Precompute()
+	return s
+}
+
 // TestSignMatchesCryptoRSA: byte-identical signatures to
-// rsa.SignPKCS1v15 on random keys and messages, and the edge digests (all
-// zeros, all ones).
+// rsa.SignPKCS1v15 on random keys (each with its primes in both orders)
+// and messages, and the edge digests (all zeros, all ones).
 func TestSignMatchesCryptoRSA(t *testing.T) {
 	needIFMA(t)
 	n := 12
 	if testing.Short() {
 		n = 3
 	}
-	for ki, priv := range keys(t, n) {
+	var all []*rsa.PrivateKey
+	for _, priv := range keys(t, n) {
+		all = append(all, priv, swapped(t, priv))
+	}
+	for ki, priv := range all {
 		k := NewKey(priv)
 		if !k.Accelerated() {
 			t.Fatalf("key %d: not accelerated on an IFMA CPU", ki)
@@ -207,5 +224,22 @@ func TestFallbackWithoutIFMA(t *testing.T) {
 	want1 := strings.Contains(flags, " avx512ifma") && strings.Contains(flags, " avx512f ")
 	if hasIFMA() != want1 {
 		t.Errorf("hasIFMA() = %v, /proc/cpuinfo says %v", hasIFMA(), want1)
+	}
+}
+
+// TestFaultIsCaught: a wrong CRT exponent (as a fault in the
+// exponentiation would give) makes Sign return ErrVerify and no bytes,
+// the check that keeps a faulty half from revealing a factor of N.
+func TestFaultIsCaught(t *testing.T) {
+	needIFMA(t)
+	priv := keys(t, 1)[0]
+	d := sha256.Sum256([]byte("fault"))
+	for h := range 2 {
+		k := NewKey(priv)
+		k.h[h].d[3] ^= 1 << 17
+		sig, err := k.SignPKCS1v15SHA256(d[:])
+		if !errors.Is(err, ErrVerify) || sig != nil {
+			t.Errorf("half %d: a faulty exponent gave %v and %d bytes", h, err, len(sig))
+		}
 	}
 }
