@@ -15,6 +15,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 )
 
 // The delivery transport: a small HTTP/1.1 client for inbox POSTs that
@@ -268,8 +271,26 @@ func connKey(u *url.URL) (key, addr string, err error) {
 	default:
 		return "", "", fmt.Errorf("%w: %q", ErrScheme, u.Scheme)
 	}
-	addr = net.JoinHostPort(u.Hostname(), port)
+	// An IDN host is dialled, keyed and verified in its ASCII form, as
+	// net/http's Transport does (and Request.Write's Host header): the
+	// resolver knows no Unicode names and certificates carry A-labels.
+	name, err := asciiHost(u.Hostname())
+	if err != nil {
+		return "", "", err
+	}
+	addr = net.JoinHostPort(name, port)
 	return u.Scheme + "://" + addr, addr, nil
+}
+
+// asciiHost is name with its Unicode labels in punycode; an IP literal or
+// an ASCII name is returned unchanged.
+func asciiHost(name string) (string, error) {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			return idna.Lookup.ToASCII(name)
+		}
+	}
+	return name, nil
 }
 
 // connect dials addr through the guarded dialer (its connect timeout, and
@@ -288,7 +309,7 @@ func (d *deliverer) connect(ctx context.Context, u *url.URL, addr, key string, d
 		return pc, nil
 	}
 	cfg := d.tls.Clone()
-	cfg.ServerName = u.Hostname()
+	cfg.ServerName, _, _ = net.SplitHostPort(addr) // the ASCII name connKey dialled
 	tc := tls.Client(raw, cfg)
 	hctx, cancel := context.WithTimeout(ctx, d.ioTimeout)
 	defer cancel()

@@ -412,3 +412,26 @@ func TestDeliverBodyStalls(t *testing.T) {
 		t.Errorf("idle connections %d, want 0", n)
 	}
 }
+
+// TestDeliverIDNHost: an inbox on an internationalised name is dialled
+// (and keyed) by its punycode form, as Do dials it; the resolver has no
+// Unicode names, so the Unicode form could never be reached.
+func TestDeliverIDNHost(t *testing.T) {
+	s := newRawServer(t, func(_ int64, c net.Conn) bool {
+		io.WriteString(c, ok202)
+		return true
+	})
+	var dialled []string
+	c := NewClient(ClientOptions{AllowHTTP: true, AllowPrivate: true, DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dialled = append(dialled, addr)
+		var d net.Dialer
+		return d.DialContext(ctx, network, s.ln.Addr().String())
+	}})
+	resp, err := post(t, c, context.Background(), "http://bücher.example:8080/inbox", "{}")
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("%v, %v", resp, err)
+	}
+	if want := []string{"xn--bcher-kva.example:8080"}; fmt.Sprint(dialled) != fmt.Sprint(want) {
+		t.Errorf("dialled %q, want %q", dialled, want)
+	}
+}
