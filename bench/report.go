@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"herald/federation"
+	"herald/federation/signature"
 )
 
 // Report gathers one `herald bench fanout` run: one or more rounds of the
@@ -266,7 +267,7 @@ func (t *table) costRows() {
 			}), f2)
 		})
 	}
-	share("  CPU profile: signing (rsa.SignPKCS1v15, ed25519.Sign)", ">= 0.80", func(s *Shares) float64 { return s.Sign })
+	share("  CPU profile: signing (rsa.SignPKCS1v15, ed25519.Sign, rsaz)", ">= 0.80", func(s *Shares) float64 { return s.Sign })
 	share("  CPU profile: GC (mark workers, assists, sweep, scavenge)", "<= 0.10", func(s *Shares) float64 { return s.GC })
 	share("  CPU profile: mallocgc outside both", "", func(s *Shares) float64 { return s.Malloc })
 	// What the sender would reach with the machine to itself, from its
@@ -427,7 +428,7 @@ func (t *table) signRows() {
 		for i, x := range r.Sign {
 			parts[i] = f0(x)
 		}
-		t.one("RSA-2048 signs/s (each measurement)", strings.Join(parts, ", "), "")
+		t.one("RSA-2048 signs/s (each measurement, "+signature.RSAKernel+")", strings.Join(parts, ", "), "")
 	}
 }
 

@@ -17,13 +17,18 @@ import (
 // allocation is GC; a signature's own mallocgc is signing).
 type Shares struct {
 	Samples int64   // CPU time in the profile, nanoseconds
-	Sign    float64 // crypto/rsa.SignPKCS1v15 and crypto/ed25519.Sign (or PrivateKey.Sign, which signature.Sign calls), and what they call
+	Sign    float64 // crypto/rsa.SignPKCS1v15, crypto/ed25519.Sign (or PrivateKey.Sign, which signature.Sign calls), any herald/internal/rsaz function (a build with the tag rsaz), and what they call
 	GC      float64 // runtime.gcBgMarkWorker, runtime.gcAssistAlloc*, runtime.bgsweep, runtime.bgscavenge, runtime.gcStart, runtime.gcMarkTermination
 	Malloc  float64 // runtime.mallocgc (and its callees) not counted above: allocation itself
 }
 
 // signFuncs are the signing entry points, whichever scheme calls them.
 var signFuncs = []string{"crypto/rsa.SignPKCS1v15", "crypto/ed25519.Sign", "crypto/ed25519.PrivateKey.Sign"}
+
+// rsazPrefix begins the name of every function of the IFMA prototype
+// (signature.SignRSASHA256 in a build with the tag rsaz): its entry point,
+// its Go helpers and its assembly kernels are all signing.
+const rsazPrefix = "herald/internal/rsaz."
 
 // gcFuncs are the collector's roots on the stack: its background mark
 // workers, the mark work a goroutine is made to do when it allocates
@@ -49,7 +54,7 @@ func ProfileShares(r io.Reader) (Shares, error) {
 		v := s.Value[idx]
 		total += v
 		switch {
-		case stackHas(s, signFuncs, false):
+		case stackHas(s, signFuncs, false) || stackHas(s, []string{rsazPrefix}, true):
 			sign += v
 		case stackHas(s, gcFuncs, true):
 			gc += v

@@ -3,6 +3,7 @@ package federation
 import (
 	"crypto"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/piprate/json-gold/ld"
+
+	"herald/federation/signature"
 )
 
 // Linked Data Signatures, as Mastodon makes them
@@ -73,7 +76,12 @@ func SignLD(doc map[string]any, keyID string, key crypto.Signer, now time.Time) 
 		return nil, err
 	}
 	digest := sha256.Sum256([]byte(toSign))
-	sig, err := key.Sign(rand.Reader, digest[:], crypto.SHA256)
+	var sig []byte
+	if rk, ok := key.(*rsa.PrivateKey); ok {
+		sig, err = signature.SignRSASHA256(rk, digest[:]) // the build's RSA, as deliveries sign
+	} else {
+		sig, err = key.Sign(rand.Reader, digest[:], crypto.SHA256)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("ld signature: %w", err)
 	}

@@ -17,7 +17,8 @@ import (
 // collection-synchronization when present), signed GETs
 // "(request-target) host date accept".
 
-// signCavage signs req with draft-cavage via httpsig.
+// signCavage signs req with draft-cavage: via httpsig, or for RSA keys in
+// a build with its own RSA (ownCavageRSA) via signCavageRSA.
 func signCavage(req *http.Request, body []byte, key Key, now time.Time) error {
 	var alg httpsig.Algorithm
 	var pk crypto.PrivateKey
@@ -34,6 +35,16 @@ func signCavage(req *http.Request, body []byte, key Key, now time.Time) error {
 		return errf(ReasonMalformed, "sign: key id %q cannot be quoted", key.ID)
 	}
 
+	headers, body := cavageHeaders(req, body, now)
+	if rk, ok := pk.(*rsa.PrivateKey); ok && ownCavageRSA {
+		return signCavageRSA(req, body, headers, rk, key.ID)
+	}
+	return signCavageHTTPSig(req, body, headers, alg, pk, key.ID)
+}
+
+// cavageHeaders sets Host and Date on req and returns the headers to sign
+// and the body to digest (nil: no Digest).
+func cavageHeaders(req *http.Request, body []byte, now time.Time) ([]string, []byte) {
 	// httpsig reads Host from req.Header, where a client-side request does
 	// not keep it; the Go client itself writes req.Host on the wire and
 	// never sends Header["Host"], so this only feeds the signer.
@@ -61,7 +72,12 @@ func signCavage(req *http.Request, body []byte, key Key, now time.Time) error {
 	if len(req.Header.Values(collectionSync)) > 0 {
 		headers = append(headers, "collection-synchronization")
 	}
+	return headers, body
+}
 
+// signCavageHTTPSig has httpsig add the Digest (when body is not nil) and
+// the Signature of headers to req.
+func signCavageHTTPSig(req *http.Request, body []byte, headers []string, alg httpsig.Algorithm, pk crypto.PrivateKey, keyID string) error {
 	// One signer per request: httpsig signers keep a hash state and are
 	// not safe for concurrent use. Creating one costs a few allocations,
 	// nothing next to the RSA operation.
@@ -85,7 +101,7 @@ func signCavage(req *http.Request, body []byte, key Key, now time.Time) error {
 		target = req.WithContext(req.Context())
 		target.URL = &u
 	}
-	if err := signer.SignRequest(pk, key.ID, target, body); err != nil {
+	if err := signer.SignRequest(pk, keyID, target, body); err != nil {
 		return errf(ReasonMalformed, "sign: %v", err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package signature
 import (
 	"crypto"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
@@ -100,7 +101,10 @@ func signRFC9421(req *http.Request, body []byte, key Key, now time.Time) error {
 
 	var sig []byte
 	var err error
-	if alg == algRSA {
+	if rk, ok := key.Private.(*rsa.PrivateKey); ok {
+		h := sha256.Sum256(base)
+		sig, err = SignRSASHA256(rk, h[:])
+	} else if alg == algRSA { // another crypto.Signer (a KMS handle)
 		h := sha256.Sum256(base)
 		sig, err = key.Private.Sign(rand.Reader, h[:], crypto.SHA256)
 	} else {
