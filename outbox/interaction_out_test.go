@@ -221,6 +221,14 @@ func TestPendingInteractionHidden(t *testing.T) {
 		}
 	}
 	served(hidden)
+	// Nor may it be edited while pending: the Update would reach everyone.
+	sent := len(storetest.Deliveries(t, w.h.DB))
+	if res, body := post(t, w.h, w.h.Token, map[string]any{"type": "Update", "object": map[string]any{"id": replyID, "type": "Note", "content": "edited"}}); res.StatusCode != 400 {
+		t.Errorf("Update of the pending reply: %d %v, want 400", res.StatusCode, body)
+	}
+	if n := len(storetest.Deliveries(t, w.h.DB)); n != sent {
+		t.Errorf("the refused Update queued %d deliveries", n-sent)
+	}
 	shown := func(activity, status string) (inOutbox, isStatus bool) {
 		t.Helper()
 		_, body := w.h.Do(t, "GET", "/users/alice/outbox?page=true", "", nil, "Accept", "application/activity+json")
