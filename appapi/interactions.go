@@ -55,7 +55,8 @@ func (h *Handler) interactionRequests(w http.ResponseWriter, r *http.Request) {
 // decideInteraction serves POST /actors/{name}/interaction_requests/{id}/accept
 // and /reject: outbox.DecideInteraction, done at once (applied with an
 // Accept and its approval, or a Reject). 404 for no request of the
-// actor's posts, 409 for one decided already.
+// actor's posts, 409 for one decided already or a quote that can no
+// longer be approved.
 func (h *Handler) decideInteraction(accept bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		a, ok := h.authorize(w, r)
@@ -68,7 +69,7 @@ func (h *Handler) decideInteraction(accept bool) http.HandlerFunc {
 		case errors.Is(err, store.ErrNotFound):
 			httpapi.Error(w, http.StatusNotFound, "no such interaction request")
 			return
-		case errors.Is(err, outbox.ErrNotPending):
+		case errors.Is(err, outbox.ErrNotPending), errors.Is(err, outbox.ErrQuoteNotApprovable):
 			httpapi.Error(w, http.StatusConflict, err.Error())
 			return
 		case err != nil:

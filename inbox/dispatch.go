@@ -112,11 +112,17 @@ func (h *Handler) apply(ctx context.Context, tx *store.Tx, a *activity) (string,
 // it refers to, and keeps it as a history item for the local actors it is
 // addressed to and for those holding what it changes, so that one
 // addressed to nobody (Misskey's Undo to the shared inbox) still reaches
-// them.
+// them, and for the author of a local post whose interaction it takes
+// back (takenBackFrom), so that it is remembered if it came first.
 func (h *Handler) applyToItems(ctx context.Context, tx *store.Tx, a *activity, apply func() error) (string, error) {
 	holders, err := tx.ItemRecipients(ctx, a.objectID, a.actor)
 	if err != nil {
 		return "", err
+	}
+	if author, err := h.takenBackFrom(ctx, tx, a); err != nil {
+		return "", err
+	} else if author != 0 && !slices.Contains(holders, author) {
+		holders = append(holders, author)
 	}
 	if err := apply(); err != nil {
 		return "", err

@@ -205,3 +205,36 @@ func (h *Handler) answerInteraction(ctx context.Context, tx *store.Tx, a *activi
 	}
 	return h.Publisher.AnswerOutbound(ctx, tx, ap, accept, result, a.now)
 }
+
+// takenBackFrom is the local author of the post that the interaction an
+// Undo or Delete takes back was made with, as far as the activity shows
+// it (an Undo embedding a Like or Announce of a local post, a Delete
+// embedding a reply to one), or 0. The Undo or Delete is kept for that
+// author as history whoever it is addressed to: when it arrives before
+// what it takes back, that is how the later interaction is known to be
+// taken back and not held (TakenBack, Mastodon's delete_arrived_first?),
+// and one dropped as unaddressed would be forgotten. One that names only
+// an id cannot say so and is kept as ever.
+func (h *Handler) takenBackFrom(ctx context.Context, tx *store.Tx, a *activity) (int64, error) {
+	if a.object == nil {
+		return 0, nil
+	}
+	var post string
+	switch {
+	case a.typ == "Undo" && (a.object.Type.First() == "Like" || a.object.Type.First() == "Announce"):
+		post = a.object.Object.ID
+	case a.typ == "Delete":
+		post = a.object.InReplyTo.ID
+	}
+	if post == "" || !h.isLocal(post) {
+		return 0, nil
+	}
+	o, err := tx.ObjectByIRI(ctx, post)
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return o.ActorID, nil
+}

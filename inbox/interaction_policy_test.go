@@ -437,28 +437,41 @@ func TestRejectOfUnreachableActor(t *testing.T) {
 
 // TestUndoBeforeHeldInteraction: an Undo (of a boost) or a Delete (of a
 // reply) that reaches alice before what it takes back leaves nothing held:
-// the later interaction is not kept as a pending request.
+// the later interaction is not kept as a pending request, whether the
+// Undo or Delete was addressed to her or, embedding what it takes back,
+// to nobody at all through the shared inbox (Misskey's Undo).
 func TestUndoBeforeHeldInteraction(t *testing.T) {
-	for _, kind := range []string{"Announce", "reply"} {
-		t.Run(kind, func(t *testing.T) {
+	for _, c := range []struct {
+		kind      string
+		addressed bool
+	}{{"Announce", true}, {"reply", true}, {"Announce", false}, {"reply", false}} {
+		t.Run(fmt.Sprintf("%s addressed=%v", c.kind, c.addressed), func(t *testing.T) {
+			kind := c.kind
 			w := newInteractionWorld(t)
 			ctx := context.Background()
 			var act map[string]any
 			var id string
+			var embedded any
 			back := "Undo"
 			if kind == "reply" {
 				id = w.carol.ID + "/statuses/early-delete"
-				act = fedtest.Activity(w.carol, "Create", map[string]any{"id": id, "type": "Note", "attributedTo": w.carol.ID,
-					"content": "re manual", "inReplyTo": w.posts["manual"], "to": []string{federation.Public}})
-				back = "Delete"
+				note := map[string]any{"id": id, "type": "Note", "attributedTo": w.carol.ID,
+					"content": "re manual", "inReplyTo": w.posts["manual"], "to": []string{federation.Public}}
+				act = fedtest.Activity(w.carol, "Create", note)
+				back, embedded = "Delete", note
 			} else {
 				act = fedtest.Activity(w.carol, "Announce", w.posts["manual"])
 				id = act["id"].(string)
+				embedded = map[string]any{"id": id, "type": "Announce", "actor": w.carol.ID, "object": w.posts["manual"]}
 			}
 			act["to"] = []string{w.h.Inst.ActorID("alice")}
-			undo := fedtest.Activity(w.carol, back, id)
-			undo["to"] = []string{w.h.Inst.ActorID("alice")}
-			if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.carol, undo); code != 202 {
+			undo, path := fedtest.Activity(w.carol, back, id), "/users/alice/inbox"
+			if c.addressed {
+				undo["to"] = []string{w.h.Inst.ActorID("alice")}
+			} else {
+				undo["object"], path = embedded, "/inbox"
+			}
+			if code, resp := w.h.Deliver(t, path, w.carol, undo); code != 202 {
 				t.Fatalf("%s: %d %s", back, code, resp)
 			}
 			if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.carol, act); code != 202 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"herald/federation/as"
 	"herald/federation/signature"
 	"herald/host"
 	"herald/outbox"
@@ -96,7 +95,7 @@ func (h *Handler) answerQuote(ctx context.Context, tx *store.Tx, a *activity) (h
 	if quoting.LocalActorID == 0 || !host.SameAuthority(sq.QuotedIRI, a.actor) {
 		return false, nil
 	}
-	if author, err := h.quotedAuthor(ctx, tx, sq); err != nil || author != a.actor {
+	if author, err := timeline.QuotedAuthor(ctx, tx, sq); err != nil || author != a.actor {
 		return false, err
 	}
 	local, err := tx.ActorByID(ctx, quoting.LocalActorID)
@@ -149,30 +148,4 @@ func (h *Handler) stampDeleted(ctx context.Context, tx *store.Tx, a *activity) (
 	// The local posts among them go again without the stamp, as
 	// Mastodon's delete.rb redistributes the quoting post.
 	return len(revoked) > 0, h.Publisher.QuotesRevoked(ctx, tx, revoked, a.now)
-}
-
-// quotedAuthor is the author of the post a local quote quotes: the
-// status's, or, when Herald keeps no status of it, the one its
-// QuoteRequest was sent to (outbox.requestQuote addresses the author).
-// "" when neither says.
-func (h *Handler) quotedAuthor(ctx context.Context, tx *store.Tx, sq *store.StatusQuote) (string, error) {
-	quoted, err := tx.StatusByIRI(ctx, sq.QuotedIRI)
-	if err == nil {
-		return quoted.Author, nil
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return "", err
-	}
-	req, err := tx.ActivityByIRI(ctx, sq.Request)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	doc, err := as.Parse([]byte(req.Body))
-	if err != nil {
-		return "", nil
-	}
-	return doc.To.First(), nil
 }

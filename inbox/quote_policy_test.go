@@ -3,6 +3,7 @@ package inbox_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -145,5 +146,65 @@ func TestQuotePolicy(t *testing.T) {
 		if len(got) != 2 || got[1] != c.want || (c.want == "Accept" && s[1] != stamps[0]) {
 			t.Errorf("%s delivered again: %v %v", c.quote, got, s)
 		}
+	}
+}
+
+// TestHeldQuoteOfPostNoLongerPublic: carol's quote of alice's post is
+// held; alice then makes the post followers-only. Approving the quote is
+// refused (the app API's 409 with why, the client API's 422) and changes
+// nothing: no Accept, no Reject, the request still pending; rejecting it
+// sends the Reject.
+func TestHeldQuoteOfPostNoLongerPublic(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	ctx := context.Background()
+	carol := fedtest.NewRemote(t, "127.0.32.4").Actor(t, "carol")
+	res, body := h.Do(t, "POST", "/users/alice/outbox", h.Token, map[string]any{"type": "Note", "content": "ask me", "to": []string{federation.Public},
+		"interactionPolicy": map[string]any{"canQuote": map[string]any{"manualApproval": []string{federation.Public}}}})
+	if res.StatusCode != 201 {
+		t.Fatalf("publish: %d %s", res.StatusCode, body)
+	}
+	var act struct{ Object map[string]any }
+	json.Unmarshal([]byte(body), &act)
+	post := act.Object["id"].(string)
+	req := fedtest.Activity(carol, "QuoteRequest", post)
+	req["instrument"] = carol.ID + "/statuses/1"
+	if code, resp := h.Deliver(t, "/users/alice/inbox", carol, req); code != 202 {
+		t.Fatalf("QuoteRequest: %d %s", code, resp)
+	}
+	pending, err := h.DB.InteractionRequests(ctx, h.Alice.ID, store.InteractionPending, 10)
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending: %d, %v", len(pending), err)
+	}
+	if res, body := h.Do(t, "POST", "/users/alice/outbox", h.Token, map[string]any{"type": "Update",
+		"object": map[string]any{"id": post, "type": "Note", "content": "ask me", "to": []string{h.Inst.FollowersURL("alice")}}}); res.StatusCode != 201 {
+		t.Fatalf("Update to followers only: %d %s", res.StatusCode, body)
+	}
+	answered := func() (types []string) {
+		for _, d := range storetest.Deliveries(t, h.DB) {
+			if d.Inbox == carol.Inbox() && (d.Activity.Type == "Accept" || d.Activity.Type == "Reject") {
+				types = append(types, d.Activity.Type)
+			}
+		}
+		return types
+	}
+	path := fmt.Sprintf("/api/v1/actors/alice/interaction_requests/%d/", pending[0].ID)
+	res, body = h.Do(t, "POST", path+"accept", h.Token, map[string]any{})
+	if res.StatusCode != 409 || !strings.Contains(body, "no longer public") {
+		t.Errorf("approving: %d %s, want 409 saying why", res.StatusCode, body)
+	}
+	if _, err := h.Node.Publisher.DecideInteraction(ctx, h.Alice, pending[0].ID, true); !errors.Is(err, outbox.ErrQuoteNotApprovable) {
+		t.Errorf("DecideInteraction: %v", err)
+	}
+	if r, err := h.DB.InteractionRequestByID(ctx, pending[0].ID); err != nil || r.State != store.InteractionPending {
+		t.Errorf("after the refused approval: %+v, %v", r, err)
+	}
+	if got := answered(); len(got) != 0 {
+		t.Errorf("carol got %v for a refused approval", got)
+	}
+	if res, body := h.Do(t, "POST", path+"reject", h.Token, map[string]any{}); res.StatusCode != 200 {
+		t.Fatalf("rejecting: %d %s", res.StatusCode, body)
+	}
+	if got := answered(); len(got) != 1 || got[0] != "Reject" {
+		t.Errorf("carol got %v after the rejection, want one Reject", got)
 	}
 }

@@ -91,13 +91,7 @@ func TestInteractionRefusedByPolicy(t *testing.T) {
 func TestInteractionRequestsAPI(t *testing.T) {
 	w := newWorld(t, "127.0.28.63")
 	h, tok := w.h, w.tok
-	res, body := h.Do(t, "POST", "/users/alice/outbox", h.Token, map[string]any{"type": "Note", "content": "ask first",
-		"interactionPolicy": map[string]any{"canReply": map[string]any{"manualApproval": federation.Public}}})
-	if res.StatusCode != 201 {
-		t.Fatalf("publish: %d %s", res.StatusCode, body)
-	}
-	var act struct{ Object struct{ ID string } }
-	json.Unmarshal([]byte(body), &act)
+	act := askFirst(t, w)
 	w.deliver(t, "Create", w.note(w.bob, "reply", "<p>may I</p>", "inReplyTo", act.Object.ID))
 	var list []mastoapi.InteractionRequest
 	api(t, h, tok, "GET", "/api/v1/interaction_requests", nil, &list)
@@ -128,4 +122,66 @@ func TestInteractionRequestsAPI(t *testing.T) {
 	if mine = status(t, h, tok, "GET", "/api/v1/statuses/"+mine.ID, nil); mine.RepliesCount != 1 {
 		t.Errorf("the approved reply is not counted: %d", mine.RepliesCount)
 	}
+}
+
+// TestInteractionRequestsPage: five held replies page newest first, two
+// at a time, by the Link header's next (max_id) to the end; its prev
+// (min_id) pages back to the newer ones, and since_id gives what is newer
+// than a request.
+func TestInteractionRequestsPage(t *testing.T) {
+	w := newWorld(t, "127.0.28.64")
+	h, tok := w.h, w.tok
+	act := askFirst(t, w)
+	var want []string // newest first
+	for _, n := range []string{"1", "2", "3", "4", "5"} {
+		w.deliver(t, "Create", w.note(w.bob, "reply"+n, "<p>may I</p>", "inReplyTo", act.Object.ID))
+		want = append([]string{w.bob.ID + "/notes/reply" + n}, want...)
+	}
+	page := func(path string) (uris []string, ids []string, link string) {
+		t.Helper()
+		res, b := do(t, h, call{method: "GET", path: path, token: tok})
+		var list []mastoapi.InteractionRequest
+		decode(t, res, b, 200, &list)
+		for _, r := range list {
+			uris, ids = append(uris, r.URI), append(ids, r.ID)
+		}
+		return uris, ids, res.Header.Get("Link")
+	}
+	var got, ids []string
+	var pages []string // each page's Link
+	path := "/api/v1/interaction_requests?limit=2"
+	for range 5 {
+		uris, pids, link := page(path)
+		got, ids, pages = append(got, uris...), append(ids, pids...), append(pages, link)
+		next := linkOf(link, "next")
+		if next == "" {
+			break
+		}
+		path = strings.TrimPrefix(next, h.URL)
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") || len(pages) != 3 {
+		t.Fatalf("by pages (%d): %v, want %v", len(pages), got, want)
+	}
+	if !strings.Contains(pages[0], "limit=2") || !strings.Contains(pages[1], "min_id="+ids[2]) {
+		t.Errorf("Links %q", pages)
+	}
+	if uris, _, _ := page(strings.TrimPrefix(linkOf(pages[2], "prev"), h.URL)); strings.Join(uris, " ") != strings.Join(want[2:4], " ") {
+		t.Errorf("prev of the last page: %v, want %v", uris, want[2:4])
+	}
+	if uris, _, _ := page("/api/v1/interaction_requests?since_id=" + ids[2]); strings.Join(uris, " ") != strings.Join(want[:2], " ") {
+		t.Errorf("since_id: %v, want %v", uris, want[:2])
+	}
+}
+
+// askFirst publishes alice's post whose replies are left to her, and
+// returns its Create.
+func askFirst(t *testing.T, w *world) (act struct{ Object struct{ ID string } }) {
+	t.Helper()
+	res, body := w.h.Do(t, "POST", "/users/alice/outbox", w.h.Token, map[string]any{"type": "Note", "content": "ask first",
+		"interactionPolicy": map[string]any{"canReply": map[string]any{"manualApproval": federation.Public}}})
+	if res.StatusCode != 201 {
+		t.Fatalf("publish: %d %s", res.StatusCode, body)
+	}
+	json.Unmarshal([]byte(body), &act)
+	return act
 }

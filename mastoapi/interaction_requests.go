@@ -32,14 +32,16 @@ type InteractionRequest struct {
 var interactionTypes = map[string]string{outbox.CanLike: "favourite", outbox.CanReply: "reply", outbox.CanAnnounce: "reblog", outbox.CanQuote: "quote"}
 
 // interactionRequests serves GET /api/v1/interaction_requests: the
-// pending requests, newest first (limit, default 40, at most 80).
+// pending requests, newest first (limit, default 40, at most 80), paged
+// by max_id, since_id and min_id with a Link header (prev by min_id), as
+// GoToSocial pages them (internal/api/client/interactionrequests/get.go,
+// paging.ParseIDPage) and Mastodon its notifications.
 func (h *Handler) interactionRequests(c *Call) error {
-	limit, err := c.Params.Int("limit", 40)
+	p, page, err := c.keyset(40)
 	if err != nil {
 		return err
 	}
-	limit = min(max(limit, 1), 80)
-	rows, err := h.DB.InteractionRequests(c.Ctx(), c.Actor.ID, store.InteractionPending, limit)
+	rows, err := h.DB.InteractionRequestPage(c.Ctx(), c.Actor.ID, store.InteractionPending, page)
 	if err != nil {
 		return err
 	}
@@ -53,6 +55,10 @@ func (h *Handler) interactionRequests(c *Call) error {
 			return err
 		}
 		out = append(out, e)
+	}
+	if len(rows) > 0 {
+		// By the rows read, so that one left out does not end the pages.
+		c.Link(p, len(rows), ID(rows[len(rows)-1].ID), ID(rows[0].ID), PrevMin)
 	}
 	return c.JSON(out)
 }

@@ -171,7 +171,8 @@ func TestLocalQuoteRevoked(t *testing.T) {
 // Herald keeps no status of; carol, on bob's server, answers the
 // QuoteRequest. Her Accept is not applied: only the quoted post's author
 // answers (Mastodon's quote.quoted_account != @account): without the
-// post, the one the request went to. bob's Accept is.
+// post, the one the request went to. bob's Accept is; and only bob's
+// Delete of the stamp revokes it.
 func TestQuoteAnswerOfAnUnknownAuthor(t *testing.T) {
 	w := newWorld(t, "127.0.44.18")
 	h := w.h
@@ -202,5 +203,15 @@ func TestQuoteAnswerOfAnUnknownAuthor(t *testing.T) {
 	w.deliver(t, "Accept", req["id"], "result", w.bob.ID+"/quote_authorizations/1")
 	if s := state(); s != store.QuoteAccepted {
 		t.Errorf("after bob's Accept: %s", s)
+	}
+	// So too the stamp's revocation: carol's Delete of bob's stamp is
+	// not applied (not the quoted author, though on his host); bob's is.
+	w.deliverAs(t, carol, "Delete", w.bob.ID+"/quote_authorizations/1")
+	if s := state(); s != store.QuoteAccepted {
+		t.Errorf("after carol's Delete of the stamp: %s", s)
+	}
+	w.deliver(t, "Delete", w.bob.ID+"/quote_authorizations/1")
+	if s := state(); s != store.QuoteRevoked {
+		t.Errorf("after bob's Delete of the stamp: %s", s)
 	}
 }

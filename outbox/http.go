@@ -80,13 +80,17 @@ func (h *Handler) Post(w http.ResponseWriter, r *http.Request) {
 
 // Object serves GET /users/{name}/statuses/{id}: ActivityStreams or a web
 // page by Accept, 410 with the Tombstone once deleted, 404 for unknown or
-// non-public objects.
+// non-public objects and for a reply waiting for a peer's approval.
+// (A rejected one is a Tombstone.)
 func (h *Handler) Object(w http.ResponseWriter, r *http.Request) {
 	if h.actorGone(w, r) {
 		return
 	}
 	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/statuses/" + chi.URLParam(r, "id")
 	o, err := h.DB.ObjectByIRI(r.Context(), iri)
+	if err == nil && !o.Deleted && h.pending(w, r, iri, "no such object") {
+		return
+	}
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !o.Public && !o.Deleted) {
 		httpapi.Error(w, http.StatusNotFound, "no such object")
 		return
@@ -146,6 +150,9 @@ func (h *Handler) Reactions(w http.ResponseWriter, r *http.Request) {
 	which := chi.URLParam(r, "collection")
 	typ, ok := reactionCollections[which]
 	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/statuses/" + chi.URLParam(r, "id")
+	if h.pending(w, r, iri, "no such collection") {
+		return
+	}
 	o, err := h.DB.ObjectByIRI(r.Context(), iri)
 	if !ok || errors.Is(err, store.ErrNotFound) || (err == nil && (!o.Public || o.Deleted)) {
 		httpapi.Error(w, http.StatusNotFound, "no such collection")
@@ -163,12 +170,17 @@ func (h *Handler) Reactions(w http.ResponseWriter, r *http.Request) {
 	httpapi.Activity(w, http.StatusOK, map[string]any{"@context": federation.ContextAS, "id": iri + "/" + which, "type": "Collection", "totalItems": n})
 }
 
-// Activity serves GET /users/{name}/activities/{id}: public activities only.
+// Activity serves GET /users/{name}/activities/{id}: public activities
+// only, and not one that carries an interaction waiting for a peer's
+// approval or rejected by it.
 func (h *Handler) Activity(w http.ResponseWriter, r *http.Request) {
 	if h.actorGone(w, r) {
 		return
 	}
 	iri := h.Instance.ActorID(chi.URLParam(r, "name")) + "/activities/" + chi.URLParam(r, "id")
+	if h.pending(w, r, iri, "no such activity") {
+		return
+	}
 	a, err := h.DB.ActivityByIRI(r.Context(), iri)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && !a.Public) {
 		httpapi.Error(w, http.StatusNotFound, "no such activity")
@@ -180,6 +192,27 @@ func (h *Handler) Activity(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", federation.ContentType)
 	w.Write([]byte(a.Body))
+}
+
+// pending answers 404, as for an unknown document, when iri is (or
+// carries) a local actor's interaction waiting for the approval of the
+// peer's author (interaction_out.go), or rejected by it, with the 404 an unknown one gets
+// (notFound), and reports whether it answered.
+// GoToSocial, too, shows a status pending approval to nobody unsigned
+// (internal/filter/visibility/status.go, isPendingStatusVisible: its
+// author and the account it interacts with alone); the author's server
+// got it in the activity that asks, so nothing else needs it until the
+// Accept sends it again to its whole audience.
+func (h *Handler) pending(w http.ResponseWriter, r *http.Request, iri, notFound string) bool {
+	held, err := h.DB.UnapprovedInteraction(r.Context(), iri)
+	if err != nil {
+		h.fail(w, r, err)
+		return true
+	}
+	if held {
+		httpapi.Error(w, http.StatusNotFound, notFound)
+	}
+	return held
 }
 
 // actorGone answers 410 for anything of a deleted actor: other servers

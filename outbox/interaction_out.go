@@ -94,6 +94,9 @@ func (pl *plan) recordPending(ctx context.Context, tx *store.Tx, iri string, now
 		pl.pending.Interaction = pl.objIRI
 	}
 	pl.pending.CreatedAt = now
+	// bto and bcc are not kept in the stored activity (delivery strips
+	// them), so the pending row remembers whom they named.
+	pl.pending.Blind = blindRecipients(pl.activity, pl.activity.Object.Embedded)
 	return tx.AddInteractionApproval(ctx, pl.pending)
 }
 
@@ -140,7 +143,7 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 	}
 	aud := delivery.Audience{}
 	var locals []int64
-	for _, iri := range append(doc.To.IDs(), doc.CC.IDs()...) {
+	for _, iri := range approvedRecipients(doc, ap) {
 		switch {
 		case as.IsPublic(iri) || strings.HasSuffix(iri, "/followers") && p.ours(iri):
 			aud.FollowersOf = act.ActorID
@@ -152,7 +155,7 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 				}
 			}
 		default:
-			if ra, err := tx.RemoteActorByID(ctx, iri); err == nil {
+			if ra, err := tx.RemoteActorByID(ctx, iri); err == nil && !contains(aud.Inboxes, ra.Inbox) {
 				aud.Inboxes = append(aud.Inboxes, ra.Inbox)
 			}
 		}
@@ -163,7 +166,63 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 		return false, err
 	}
 	act.Body = string(body)
-	return true, p.showApproved(ctx, tx, act, doc, locals, now)
+	return true, p.showApproved(ctx, tx, act, withBlind(doc, ap.Blind), locals, now)
+}
+
+// blindRecipients are the ids an activity (and the object it carries)
+// names in bto and bcc, once each.
+func blindRecipients(docs ...*as.Object) []string {
+	var ids []string
+	for _, d := range docs {
+		if d == nil {
+			continue
+		}
+		for _, iri := range append(d.BTo.IDs(), d.BCC.IDs()...) {
+			if !contains(ids, iri) {
+				ids = append(ids, iri)
+			}
+		}
+	}
+	return ids
+}
+
+// approvedRecipients is everyone the approved interaction's addressing
+// named: to, cc and audience of the stored activity (doc) and of the
+// object it carries, and the bto and bcc its pending row kept (ap.Blind),
+// which the stored activity lost.
+func approvedRecipients(doc *as.Object, ap *store.InteractionApproval) []string {
+	var ids []string
+	for _, d := range []*as.Object{doc, doc.Object.Embedded} {
+		if d == nil {
+			continue
+		}
+		for _, iri := range append(append(d.To.IDs(), d.CC.IDs()...), d.Audience.IDs()...) {
+			if !contains(ids, iri) {
+				ids = append(ids, iri)
+			}
+		}
+	}
+	for _, iri := range ap.Blind {
+		if !contains(ids, iri) {
+			ids = append(ids, iri)
+		}
+	}
+	return ids
+}
+
+// withBlind is doc with the bto its pending row kept given back to it and
+// the object it carries, for the timelines (whose audience reads bto and
+// bcc) alone: what is sent and stored stays without it.
+func withBlind(doc *as.Object, blind []string) *as.Object {
+	if len(blind) == 0 {
+		return doc
+	}
+	doc = doc.Clone()
+	doc.BTo = append(doc.BTo, as.IRIs(blind...)...)
+	if obj := doc.Object.Embedded; obj != nil {
+		obj.BTo = append(obj.BTo, as.IRIs(blind...)...)
+	}
+	return doc
 }
 
 // removeRejected removes a rejected interaction, as GoToSocial deletes a

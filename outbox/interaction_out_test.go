@@ -62,6 +62,22 @@ func (w *outboundWorld) sentTo(t *testing.T, iri string, actor *fedtest.RemoteAc
 	return n
 }
 
+// itemOf is the body of the local actor's inbox item of the activity
+// iri, or "".
+func (w *outboundWorld) itemOf(t *testing.T, actorID int64, iri string) string {
+	t.Helper()
+	items, err := w.h.DB.InboxPage(context.Background(), actorID, 0, 0, 50, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if it.IRI == iri {
+			return it.Body
+		}
+	}
+	return ""
+}
+
 // TestInteractionPolicyOutbound: alice's replies, likes and boosts of
 // bob's posts follow each post's interactionPolicy: allowed, they go to
 // their whole audience; left to bob, to bob's server alone, pending; not
@@ -187,21 +203,31 @@ func TestPendingInteractionHidden(t *testing.T) {
 	replyID := reply["object"].(map[string]any)["id"].(string)
 	_, refused := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": "or not", "inReplyTo": w.posts["manual"]})
 	refusedID := refused["object"].(map[string]any)["id"].(string)
-	daveHas := func() bool {
-		t.Helper()
-		items, err := w.h.DB.InboxPage(ctx, dave.ID, 0, 0, 50, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range items {
-			if it.IRI == reply["id"] {
-				return true
-			}
-		}
-		return false
-	}
+	daveHas := func() bool { t.Helper(); return w.itemOf(t, dave.ID, reply["id"].(string)) != "" }
 	if daveHas() {
 		t.Error("dave, addressed, has the pending reply")
+	}
+	// Nor served at its id, nor is the Create or the Announce that
+	// carries it, to anyone (GoToSocial's isPendingStatusVisible).
+	hidden := map[string]int{replyID: 404, reply["id"].(string): 404, boost["id"].(string): 404, replyID + "/likes": 404}
+	served := func(want map[string]int) {
+		t.Helper()
+		for id, code := range want {
+			for _, accept := range []string{"application/activity+json", "text/html"} {
+				if res, body := w.h.Do(t, "GET", strings.TrimPrefix(id, w.h.URL), "", nil, "Accept", accept); res.StatusCode != code {
+					t.Errorf("GET %s (%s): %d %s, want %d", id, accept, res.StatusCode, body, code)
+				}
+			}
+		}
+	}
+	served(hidden)
+	// Nor may it be edited while pending: the Update would reach everyone.
+	sent := len(storetest.Deliveries(t, w.h.DB))
+	if res, body := post(t, w.h, w.h.Token, map[string]any{"type": "Update", "object": map[string]any{"id": replyID, "type": "Note", "content": "edited"}}); res.StatusCode != 400 {
+		t.Errorf("Update of the pending reply: %d %v, want 400", res.StatusCode, body)
+	}
+	if n := len(storetest.Deliveries(t, w.h.DB)); n != sent {
+		t.Errorf("the refused Update queued %d deliveries", n-sent)
 	}
 	shown := func(activity, status string) (inOutbox, isStatus bool) {
 		t.Helper()
@@ -233,10 +259,57 @@ func TestPendingInteractionHidden(t *testing.T) {
 	if o, s := shown(refused["id"].(string), refusedID); o || s {
 		t.Errorf("rejected reply: in the outbox %v, a status %v", o, s)
 	}
-	// The rejected reply is deleted, as GoToSocial deletes it: a Tombstone.
-	for id, want := range map[string]int{replyID: 200, refusedID: 410} {
+	// The rejected reply is deleted, as GoToSocial deletes it: a Tombstone;
+	// the activities of what was rejected stay unserved.
+	for id, want := range map[string]int{replyID: 200, reply["id"].(string): 200, refusedID: 410, refused["id"].(string): 404, boost["id"].(string): 404} {
 		if res, body := w.h.Do(t, "GET", strings.TrimPrefix(id, w.h.URL), "", nil, "Accept", "application/activity+json"); res.StatusCode != want {
 			t.Errorf("GET %s: %d %s, want %d", id, res.StatusCode, body, want)
+		}
+	}
+}
+
+// TestApprovedInteractionReachesBlindRecipients: alice's pending reply
+// names dave (local) in bto and erin's server in bcc; neither gets it
+// while it is pending, and bob's Accept sends it to both, as to those it
+// named openly, without bto or bcc in what anyone gets.
+func TestApprovedInteractionReachesBlindRecipients(t *testing.T) {
+	w := newOutboundWorld(t)
+	dave, _ := w.h.AddActor(t, "dave", false)
+	erin := fedtest.NewRemote(t, "127.0.32.3").Actor(t, "erin")
+	if code, resp := w.h.Deliver(t, "/users/alice/inbox", erin, fedtest.Activity(erin, "Like", w.h.Inst.ActorID("alice"))); code != 202 {
+		t.Fatalf("erin's Like (so Herald has erin): %d %s", code, resp)
+	}
+	_, reply := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": "may I", "inReplyTo": w.posts["manual"],
+		"to": []string{federation.Public}, "bto": []string{w.h.Inst.ActorID("dave")}, "bcc": []string{erin.ID}})
+	replyID := reply["object"].(map[string]any)["id"].(string)
+	daveHas := func() bool {
+		t.Helper()
+		body := w.itemOf(t, dave.ID, reply["id"].(string))
+		if strings.Contains(body, `"bto"`) || strings.Contains(body, `"bcc"`) {
+			t.Errorf("dave's item names its blind recipients: %s", body)
+		}
+		return body != ""
+	}
+	if daveHas() || w.sentTo(t, reply["id"].(string), erin) != 0 {
+		t.Fatalf("pending: dave has it %v, %d deliveries to erin's server", daveHas(), w.sentTo(t, reply["id"].(string), erin))
+	}
+	accept := fedtest.Activity(w.bob, "Accept", replyID)
+	accept["result"] = w.bob.ID + "/approvals/1"
+	if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, accept); code != 202 {
+		t.Fatalf("Accept: %d %s", code, resp)
+	}
+	if !daveHas() {
+		t.Error("dave, in bto, did not get the approved reply")
+	}
+	if n := w.sentTo(t, reply["id"].(string), erin); n != 1 {
+		t.Errorf("the approved reply reached erin's server (bcc) %d times, want 1", n)
+	}
+	if n := w.sentTo(t, reply["id"].(string), w.carol); n != 1 {
+		t.Errorf("the approved reply reached carol's server (a follower) %d times, want 1", n)
+	}
+	for _, d := range storetest.Deliveries(t, w.h.DB) {
+		if d.Activity.IRI == reply["id"] && (strings.Contains(d.Activity.Body, `"bto"`) || strings.Contains(d.Activity.Body, `"bcc"`)) {
+			t.Errorf("the approved reply as sent names its blind recipients: %s", d.Activity.Body)
 		}
 	}
 }

@@ -85,6 +85,13 @@ func (p *Publisher) AnswerInteraction(ctx context.Context, tx *store.Tx, local *
 // ErrNotPending is the answer to deciding a request decided already.
 var ErrNotPending error = &InputError{Msg: "the interaction request was decided already"}
 
+// ErrQuoteNotApprovable is the answer to approving a held quote that
+// can no longer get a stamp: the quoted post stopped being public or
+// unlisted (Mastodon's Quote validates distributable?), or the author
+// revoked the stamp of that quote. Nothing changes; the request stays
+// held, for a rejection.
+var ErrQuoteNotApprovable error = &InputError{Msg: "the quote cannot be approved: the quoted post is no longer public or unlisted, or its stamp for this quote was revoked; reject it instead"}
+
 // DecideInteraction approves (accept) or rejects the held request id of a
 // post of local's: approved, the interaction is applied as the inbox
 // would have applied it (the timeline's statuses, counts and
@@ -183,13 +190,20 @@ func (p *Publisher) DecideInteractionTx(ctx context.Context, local *store.Actor,
 // answerHeldQuote answers a held QuoteRequest as the inbox answers one
 // allowed or denied at once (AnswerQuoteRequest): approved, the stamp and
 // an Accept carrying it; rejected, a Reject. The quoting post itself
-// arrives and is kept as any post is: nothing else to apply.
+// arrives and is kept as any post is: nothing else to apply. An approval
+// that AnswerQuoteRequest would answer with a Reject (the post no longer
+// public, the stamp revoked) is refused, ErrQuoteNotApprovable, and the
+// transaction rolled back: a request recorded accepted whose requester
+// got a Reject would say two things.
 func (p *Publisher) answerHeldQuote(ctx context.Context, tx *store.Tx, local *store.Actor, o *store.Object, r *store.InteractionRequest, accept bool, inbox string, now time.Time) error {
 	doc, err := as.Parse([]byte(r.Body))
 	if err != nil {
 		return err
 	}
-	_, err = p.AnswerQuoteRequest(ctx, tx, local, o, doc, r.Actor, r.Interaction, inbox, accept, now)
+	accepted, err := p.AnswerQuoteRequest(ctx, tx, local, o, doc, r.Actor, r.Interaction, inbox, accept, now)
+	if err == nil && accept && !accepted {
+		return ErrQuoteNotApprovable
+	}
 	return err
 }
 

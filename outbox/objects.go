@@ -114,6 +114,14 @@ func (p *Publisher) planUpdate(ctx context.Context, pl *plan, doc *as.Object, no
 	if err != nil {
 		return err
 	}
+	// A reply waiting for a peer's approval went to the peer's author
+	// alone; its Update would go to its whole audience and put it in the
+	// timelines before the approval (interaction_out.go).
+	if held, err := p.DB.UnapprovedInteraction(ctx, current.IRI); err != nil {
+		return err
+	} else if held {
+		return inputErr("%s waits for the approval of the post it replies to (or was rejected): it cannot be edited", current.IRI)
+	}
 	obj, err := as.Parse([]byte(current.Body))
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -20,18 +21,25 @@ type InteractionApproval struct {
 	Author      string // its author
 	State       string // InteractionPending, ...Accepted, ...Rejected
 	ApprovedBy  string // the approval the Accept's result named
-	CreatedAt   time.Time
+	// Blind are the ids its activity named in bto and bcc, which the
+	// stored activity no longer names: its approval reaches them too.
+	Blind     []string
+	CreatedAt time.Time
 }
 
-const interactionApprovalColumns = `id, actor_id, kind, interaction, activity, target, author, state, approved_by, created_at`
+const interactionApprovalColumns = `id, actor_id, kind, interaction, activity, target, author, state, approved_by, blind, created_at`
 
 // AddInteractionApproval records a pending interaction, inside the
 // transaction that publishes it.
 func (q *Queries) AddInteractionApproval(ctx context.Context, a *InteractionApproval) error {
 	return q.write(ctx, func(tx *Tx) error {
-		return tx.w.QueryRowContext(ctx, `INSERT INTO interaction_approvals(actor_id, kind, interaction, activity, target, author, state, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7) RETURNING id`,
-			a.ActorID, a.Kind, a.Interaction, a.Activity, a.Target, a.Author, a.CreatedAt.UnixMilli()).Scan(&a.ID)
+		blind, err := json.Marshal(append([]string{}, a.Blind...))
+		if err != nil {
+			return err
+		}
+		return tx.w.QueryRowContext(ctx, `INSERT INTO interaction_approvals(actor_id, kind, interaction, activity, target, author, state, blind, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8) RETURNING id`,
+			a.ActorID, a.Kind, a.Interaction, a.Activity, a.Target, a.Author, string(blind), a.CreatedAt.UnixMilli()).Scan(&a.ID)
 	})
 }
 
@@ -39,6 +47,16 @@ func (q *Queries) AddInteractionApproval(ctx context.Context, a *InteractionAppr
 // (the local reply's or activity's id), or ErrNotFound.
 func (q *Queries) InteractionApprovalOf(ctx context.Context, interaction string) (*InteractionApproval, error) {
 	return scanInteractionApproval(q.r.QueryRowContext(ctx, `SELECT `+interactionApprovalColumns+` FROM interaction_approvals WHERE interaction = $1`, interaction))
+}
+
+// UnapprovedInteraction reports whether iri (an object's or an
+// activity's id) is, or carries, a local actor's interaction still
+// waiting for its approval, or rejected: such a document is served to
+// nobody unless it is approved.
+func (q *Queries) UnapprovedInteraction(ctx context.Context, iri string) (bool, error) {
+	var n int
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM interaction_approvals WHERE (interaction = $1 OR activity = $1) AND state <> 'accepted'`, iri).Scan(&n)
+	return n > 0, err
 }
 
 // DecideInteractionApproval records the author's answer to a pending
@@ -62,11 +80,15 @@ func (q *Queries) DecideInteractionApproval(ctx context.Context, id int64, state
 func scanInteractionApproval(row rowScanner) (*InteractionApproval, error) {
 	var a InteractionApproval
 	var created int64
-	err := row.Scan(&a.ID, &a.ActorID, &a.Kind, &a.Interaction, &a.Activity, &a.Target, &a.Author, &a.State, &a.ApprovedBy, &created)
+	var blind string
+	err := row.Scan(&a.ID, &a.ActorID, &a.Kind, &a.Interaction, &a.Activity, &a.Target, &a.Author, &a.State, &a.ApprovedBy, &blind, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(blind), &a.Blind); err != nil {
 		return nil, err
 	}
 	a.CreatedAt = time.UnixMilli(created).UTC()

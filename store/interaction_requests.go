@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -78,9 +79,16 @@ func (q *Queries) InteractionRequestByID(ctx context.Context, id int64) (*Intera
 // InteractionRequests lists the requests for the posts (not deleted) of
 // the local actor actorID in state ("" for every state), newest first, at most limit.
 func (q *Queries) InteractionRequests(ctx context.Context, actorID int64, state string, limit int) ([]*InteractionRequest, error) {
-	rows, err := q.r.QueryContext(ctx, `SELECT `+interactionRequestColumnsR+`
+	return q.InteractionRequestPage(ctx, actorID, state, KeysetPage[int64]{Limit: limit})
+}
+
+// InteractionRequestPage is one page of InteractionRequests by the
+// requests' ids (max_id, since_id, min_id), newest first.
+func (q *Queries) InteractionRequestPage(ctx context.Context, actorID int64, state string, p KeysetPage[int64]) ([]*InteractionRequest, error) {
+	query, args, ascending := idPage(`SELECT `+interactionRequestColumnsR+`
 		FROM interaction_requests r JOIN objects o ON o.id = r.object_id
-		WHERE o.actor_id = $1 AND o.deleted_at IS NULL AND ($2 = '' OR r.state = $2) ORDER BY r.id DESC LIMIT $3`, actorID, state, limit)
+		WHERE o.actor_id = $1 AND o.deleted_at IS NULL AND ($2 = '' OR r.state = $2)`, "r.id", p, []any{actorID, state})
+	rows, err := q.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +100,9 @@ func (q *Queries) InteractionRequests(ctx context.Context, actorID int64, state 
 			return nil, err
 		}
 		out = append(out, r)
+	}
+	if ascending {
+		slices.Reverse(out)
 	}
 	return out, rows.Err()
 }

@@ -141,10 +141,14 @@ func StampDeleted(ctx context.Context, tx *store.Tx, inst federation.Instance, a
 	w := &writer{ctx: ctx, tx: tx, inst: inst, now: now}
 	var applied []*store.StatusQuote
 	for _, sq := range list {
-		if quoted, err := tx.StatusByIRI(ctx, sq.QuotedIRI); err == nil && quoted.Author != actor {
-			continue // only the quoted author revokes
-		} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		// Only the quoted author revokes, as Mastodon finds the quote by
+		// approval_uri and quoted_account (activitypub/activity/delete.rb,
+		// revoke_quote): one Herald cannot name (no status of the post,
+		// no request of its own) is not revoked by anyone.
+		if author, err := QuotedAuthor(ctx, tx, sq); err != nil {
 			return nil, err
+		} else if author == "" || author != actor {
+			continue
 		}
 		if err := w.setQuoteState(sq, revokedState(sq.State)); err != nil {
 			return nil, err
@@ -152,6 +156,35 @@ func StampDeleted(ctx context.Context, tx *store.Tx, inst federation.Instance, a
 		applied = append(applied, sq)
 	}
 	return applied, nil
+}
+
+// QuotedAuthor is the author of the post a quote quotes: the status's,
+// or, when Herald keeps no status of it, the one a local quote's
+// QuoteRequest was sent to (outbox.requestQuote addresses the author).
+// "" when neither says.
+func QuotedAuthor(ctx context.Context, tx *store.Tx, sq *store.StatusQuote) (string, error) {
+	quoted, err := tx.StatusByIRI(ctx, sq.QuotedIRI)
+	if err == nil {
+		return quoted.Author, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	if sq.Request == "" {
+		return "", nil
+	}
+	req, err := tx.ActivityByIRI(ctx, sq.Request)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	doc, err := as.Parse([]byte(req.Body))
+	if err != nil {
+		return "", nil
+	}
+	return doc.To.First(), nil
 }
 
 // revokedState is Mastodon's Quote#reject!: an accepted quote is
