@@ -283,3 +283,48 @@ func testPurgeDeletedActor(t *testing.T, engine store.Engine) {
 		t.Errorf("a purge run again: done %v, %v", done, err)
 	}
 }
+
+// TestPurgeManyFollowers: an actor with 10,000 followers is purged in
+// transactions of at most PurgeBatch followers each (the count goes down
+// by no more than that at each step), and the digests the removals keep
+// up to date go after them.
+func TestPurgeManyFollowers(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t, store.SQLite)
+	a := &store.Actor{Name: "alice", Type: "Person", PrivateKeyPEM: "x", PublicKeyPEM: "y"}
+	if err := db.CreateActor(ctx, a, "tok"); err != nil {
+		t.Fatal(err)
+	}
+	const many = 10_000
+	if _, err := db.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2)
+		INSERT INTO followers(actor_id, follower, host, origin, inbox, state, created_at)
+		SELECT $1, 'https://r' || (i % 50) || '.example/users/u' || i, 'r' || (i % 50) || '.example', 'https://r' || (i % 50) || '.example',
+			'https://r' || (i % 50) || '.example/inbox', 'accepted', 0 FROM n`, a.ID, many); err != nil {
+		t.Fatal(err)
+	}
+	count := func(q string) int {
+		var n int
+		if err := db.QueryRowContext(ctx, q, a.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	left, steps := many, 0
+	for done := false; !done; steps++ {
+		var err error
+		if done, err = db.PurgeActorStep(ctx, a.ID, "https://h.example/users/alice", time.Now(), store.PurgeBatch); err != nil {
+			t.Fatal(err)
+		}
+		n := count(`SELECT count(*) FROM followers WHERE actor_id = $1`)
+		if left-n > store.PurgeBatch {
+			t.Fatalf("one transaction removed %d followers, more than %d", left-n, store.PurgeBatch)
+		}
+		left = n
+	}
+	if left != 0 || count(`SELECT count(*) FROM follower_digests WHERE actor_id = $1`) != 0 {
+		t.Errorf("after the purge: %d followers, digests %d", left, count(`SELECT count(*) FROM follower_digests WHERE actor_id = $1`))
+	}
+	if steps < many/store.PurgeBatch {
+		t.Errorf("%d transactions for %d followers", steps, many)
+	}
+}
