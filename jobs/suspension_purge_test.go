@@ -12,6 +12,7 @@ import (
 
 	"herald/internal/fedtest"
 	"herald/internal/pgtest"
+	"herald/jobs"
 	"herald/store"
 )
 
@@ -166,5 +167,38 @@ func TestSuspensionPurgeResumes(t *testing.T) {
 		if deletes != 1 {
 			t.Errorf("follower server %d got %d Deletes of alice, want 1", i, deletes)
 		}
+	}
+}
+
+// TestActorDeleteReachesKnownServers: the Delete of alice also goes to a
+// server none of whose accounts follows her or was sent anything by her,
+// but whose account Herald knows (it sent her a post), as Mastodon's
+// DeleteAccountService sends it to every known inbox at low priority: that
+// server may hold copies of her posts. A server Herald knows nothing of
+// gets nothing.
+func TestActorDeleteReachesKnownServers(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	known := fedtest.NewRemote(t, "127.0.31.9")
+	stranger := fedtest.NewRemote(t, "127.0.31.10")
+	dave := known.Actor(t, "dave")
+	note := map[string]any{"id": dave.ID + "/notes/1", "type": "Note", "attributedTo": dave.ID, "content": "hi", "to": []string{h.Inst.ActorID("alice")}}
+	if code, body := h.Deliver(t, "/users/alice/inbox", dave, fedtest.Activity(dave, "Create", note)); code != 202 {
+		t.Fatalf("dave's post: %d %s", code, body)
+	}
+	if j := h.RunJob(t, jobs.KindDeleteActor, h.Alice.ID, jobs.Args{}); j.State != store.JobDone {
+		t.Fatalf("delete alice: %s %s", j.State, j.Error)
+	}
+	h.Step(t)
+	deletes := 0
+	for _, rec := range known.Received() {
+		if rec.Doc["type"] == "Delete" && rec.Doc["object"] == h.Inst.ActorID("alice") {
+			deletes++
+		}
+	}
+	if deletes != 1 {
+		t.Errorf("the server whose account Herald knows got %d Deletes of alice, want 1", deletes)
+	}
+	if n := len(stranger.Received()); n != 0 {
+		t.Errorf("a server Herald knows nothing of got %d POSTs", n)
 	}
 }
