@@ -66,8 +66,11 @@ func (r *Runner) DeleteLapsedSuspensions(ctx context.Context) (int, error) {
 	if failed > 0 {
 		return deleted, fmt.Errorf("the deletion of %d of %d actors suspended for 30 days failed (the first: %w)", failed, len(due), firstErr)
 	}
-	if purgeErr != nil {
+	if purgeErr != nil && purgeFailed > 0 {
 		return deleted, fmt.Errorf("the purge of %d deleted actors failed (the first: %w)", purgeFailed, purgeErr)
+	}
+	if purgeErr != nil {
+		return deleted, fmt.Errorf("listing the deleted actors to purge: %w", purgeErr)
 	}
 	return deleted, nil
 }
