@@ -46,6 +46,10 @@ type Runner struct {
 	// SendPush; nil: push jobs fail). push.go.
 	Push func(ctx context.Context, actorID, notificationID int64) error
 
+	// PurgeBatch is how many rows each transaction of a deleted actor's
+	// purge changes at most (0: store.PurgeBatch). suspension_purge.go.
+	PurgeBatch int
+
 	once sync.Once
 	q    *queue.Queue
 }

@@ -12,13 +12,16 @@ import (
 
 // DeleteLapsedSuspensions deletes for good every local actor suspended
 // for store.SuspensionRetention (30 days) or more (outbox.Publisher.
-// DeleteSuspendedActor: its content removed, the Delete of the actor sent
-// to the servers that know it), then removes the keys of the actors so
-// deleted whose Delete has gone out (store.RemoveDeletedActorKeys). The
-// node's queue runner runs it hourly; an actor unsuspended before its
-// date is not due any more. It returns how many actors it deleted. An
-// actor whose deletion fails is logged and left for the next run; the
-// others are deleted all the same, and the error says how many failed.
+// DeleteSuspendedActor: the Delete of the actor queued to the servers
+// that know it, the actor served 410), purges what every actor so deleted
+// owned, in batches, until nothing is left (purgeDeletions: a purge a
+// crash cut short is finished here too), then removes the keys of the
+// actors so deleted whose Delete has gone out
+// (store.RemoveDeletedActorKeys). The node's queue runner runs it hourly;
+// an actor unsuspended before its date is not due any more. It returns
+// how many actors it deleted. An actor whose deletion or purge fails is
+// logged and left for the next run; the others are dealt with all the
+// same, and the error says how many failed.
 func (r *Runner) DeleteLapsedSuspensions(ctx context.Context) (int, error) {
 	cutoff := r.Now().Add(-store.SuspensionRetention)
 	due, err := r.DB.LapsedSuspensions(ctx, cutoff)
@@ -54,6 +57,7 @@ func (r *Runner) DeleteLapsedSuspensions(ctx context.Context) (int, error) {
 		r.Logger.Info("deleted a local actor suspended for 30 days", "actor", actor.Name, "suspended_at", s.SuspendedAt,
 			"delete_queued", res.Queued.Queued)
 	}
+	purgeFailed, purgeErr := r.purgeDeletions(ctx)
 	if n, err := r.DB.RemoveDeletedActorKeys(ctx); err != nil {
 		return deleted, err
 	} else if n > 0 {
@@ -61,6 +65,12 @@ func (r *Runner) DeleteLapsedSuspensions(ctx context.Context) (int, error) {
 	}
 	if failed > 0 {
 		return deleted, fmt.Errorf("the deletion of %d of %d actors suspended for 30 days failed (the first: %w)", failed, len(due), firstErr)
+	}
+	if purgeErr != nil && purgeFailed > 0 {
+		return deleted, fmt.Errorf("the purge of %d deleted actors failed (the first: %w)", purgeFailed, purgeErr)
+	}
+	if purgeErr != nil {
+		return deleted, fmt.Errorf("listing the deleted actors to purge: %w", purgeErr)
 	}
 	return deleted, nil
 }

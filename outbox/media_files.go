@@ -186,3 +186,31 @@ func writeFileMode(name string, data []byte, mode os.FileMode) error {
 	}
 	return f.Close()
 }
+
+// RemoveActorMedia removes every upload of a local actor deleted for good,
+// files and rows, limit at a time: each batch is marked removed in one
+// transaction (store.ReleaseActorMedia), its files are removed after that
+// commit, then its rows go. A failure stops it with nothing lost; the next
+// call goes on from there. It returns how many it removed.
+func RemoveActorMedia(ctx context.Context, db *store.DB, actorID int64, limit int) (int, error) {
+	n := 0
+	for {
+		list, err := db.ReleaseActorMedia(ctx, actorID, limit)
+		if err != nil || len(list) == 0 {
+			return n, err
+		}
+		ids := make([]int64, 0, len(list))
+		for _, m := range list {
+			if dir := db.MediaDir(); dir != "" && m.File != "" {
+				if err := os.Remove(filepath.Join(dir, m.File)); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return n, fmt.Errorf("remove %s: %w", m.File, err)
+				}
+			}
+			ids = append(ids, m.ID)
+		}
+		if err := db.DeleteReleasedMedia(ctx, actorID, ids); err != nil {
+			return n, err
+		}
+		n += len(ids)
+	}
+}

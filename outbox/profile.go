@@ -72,17 +72,19 @@ func (p *Publisher) UpdateActor(ctx context.Context, actor *store.Actor, opts Op
 }
 
 // queueActorUpdate queues the Update of actor's document, as it is in
-// memory, inside tx to its followers and to the servers whose accounts
-// reported it, as Mastodon's UpdateDistributionWorker sends it to
-// AccountReachFinder's inboxes (app/lib/account_reach_finder.rb): the
-// Update that announces a suspension, and the one that lifts it, reach
-// the server that reported the actor.
+// memory, inside tx to its followers, to the servers whose accounts
+// reported it and to the accepted relays, as Mastodon's
+// UpdateDistributionWorker sends it to AccountReachFinder's inboxes
+// (app/lib/account_reach_finder.rb: followers_inboxes, reporters_inboxes,
+// relay_inboxes): the Update that announces a suspension, and the one
+// that lifts it, reach the server that reported the actor and every
+// server that took its posts from a relay.
 func (p *Publisher) queueActorUpdate(ctx context.Context, tx *store.Tx, actor *store.Actor, now time.Time) (string, store.EnqueueResult, error) {
 	reporters, err := tx.ReporterInboxes(ctx, p.Instance.ActorID(actor.Name))
 	if err != nil {
 		return "", store.EnqueueResult{}, err
 	}
-	update, err := p.actorUpdate(ctx, tx, actor, delivery.Audience{FollowersOf: actor.ID, Inboxes: reporters}, now)
+	update, err := p.actorUpdate(ctx, tx, actor, delivery.Audience{FollowersOf: actor.ID, Inboxes: reporters, Relays: true}, now)
 	if err != nil {
 		return "", store.EnqueueResult{}, err
 	}

@@ -298,6 +298,23 @@ func (q *Queries) ActorByID(ctx context.Context, id int64) (*Actor, error) {
 // Delete that tells other servers, and its name is never reused.
 func (q *Queries) MarkActorDeleted(ctx context.Context, id int64, now time.Time) error {
 	return q.write(ctx, func(tx *Tx) error {
+		if err := tx.MarkActorDeletedForPurge(ctx, id, now); err != nil {
+			return err
+		}
+		if _, err := tx.deleteFollowers(ctx, `actor_id = $1`, id); err != nil {
+			return err
+		}
+		_, err := tx.w.ExecContext(ctx, `DELETE FROM following WHERE actor_id = $1`, id)
+		return err
+	})
+}
+
+// MarkActorDeletedForPurge is MarkActorDeleted that leaves the actor's
+// follows to the purge (PurgeActorStep), which removes them in batches:
+// an actor with 100,000 followers is not one transaction's worth of rows.
+// ErrNotFound if it is deleted already.
+func (q *Queries) MarkActorDeletedForPurge(ctx context.Context, id int64, now time.Time) error {
+	return q.write(ctx, func(tx *Tx) error {
 		res, err := tx.w.ExecContext(ctx, `UPDATE actors SET deleted_at = $1, token_hash = NULL WHERE id = $2 AND deleted_at IS NULL`, wholeSeconds(now), id)
 		if err != nil {
 			return err
@@ -305,10 +322,6 @@ func (q *Queries) MarkActorDeleted(ctx context.Context, id int64, now time.Time)
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
-		if _, err := tx.deleteFollowers(ctx, `actor_id = $1`, id); err != nil {
-			return err
-		}
-		_, err = tx.w.ExecContext(ctx, `DELETE FROM following WHERE actor_id = $1`, id)
-		return err
+		return nil
 	})
 }

@@ -49,3 +49,8 @@ func (tx *Tx) TakesPrepared(ctx context.Context, query string) bool {
 	}
 	return s != nil
 }
+
+// QueryContext runs a query on db's read pool.
+func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return db.reader.QueryContext(ctx, query, args...)
+}

@@ -99,6 +99,11 @@ func (q *Queries) MediaToRemove(ctx context.Context, limit int) ([]Media, error)
 	if err != nil {
 		return nil, err
 	}
+	return scanMediaRows(rows)
+}
+
+// scanMediaRows scans every row of rows (mediaColumns) and closes them.
+func scanMediaRows(rows *sql.Rows) ([]Media, error) {
 	defer rows.Close()
 	var out []Media
 	for rows.Next() {

@@ -1,0 +1,204 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"herald/internal/fedtest"
+	"herald/internal/pgtest"
+	"herald/jobs"
+	"herald/store"
+)
+
+// TestSuspensionReachesRelays: with an accepted relay, the Update that
+// announces alice's suspension and the Delete of her 30 days on go to
+// the relay's inbox too, as Mastodon's AccountReachFinder (relay_inboxes)
+// and DeleteAccountService (delivery_inboxes) send them: the servers
+// that took her posts from the relay learn of both.
+func TestSuspensionReachesRelays(t *testing.T) {
+	ctx := context.Background()
+	w := newSuspensionWorld(t)
+	h, alice := w.h, w.h.Inst.ActorID("alice")
+	relay := fedtest.NewRemote(t, "127.0.31.6")
+	r := &store.Relay{URL: relay.SharedInbox(), Style: store.RelayMastodon, Inbox: relay.SharedInbox(), FollowID: h.Inst.NewID("", "activities", h.Clock())}
+	if err := h.DB.AddRelay(ctx, r, h.Clock()); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h.DB.AnswerRelay(ctx, r.FollowID, relay.URL+"/actor", r.Host, true, h.Clock()); err != nil || !ok {
+		t.Fatalf("the relay's Accept: %v %v", ok, err)
+	}
+	got := func(typ string) (n int) {
+		for _, rec := range relay.Received() {
+			obj, _ := rec.Doc["object"].(map[string]any)
+			switch {
+			case typ == "Update" && rec.Doc["type"] == "Update" && obj["id"] == alice && obj["suspended"] == true:
+				n++
+			case typ == "Delete" && rec.Doc["type"] == "Delete" && rec.Doc["object"] == alice:
+				n++
+			}
+		}
+		return n
+	}
+	w.suspend(t, false)
+	if n := got("Update"); n != 1 {
+		t.Errorf("the relay got %d Updates announcing the suspension, want 1", n)
+	}
+	h.Advance(store.SuspensionRetention + time.Minute)
+	if n, err := h.Node.Jobs.DeleteLapsedSuspensions(ctx); n != 1 || err != nil {
+		t.Fatalf("deleted %d (%v)", n, err)
+	}
+	h.Step(t)
+	if n := got("Delete"); n != 1 {
+		t.Errorf("the relay got %d Deletes of alice, want 1", n)
+	}
+}
+
+// refuseDeletes are the statements that make the database refuse to
+// delete actorID's rows of table (a real failure midway through a purge),
+// and those that lift it.
+func refuseDeletes(table string, actorID int64) (refuse, lift map[store.Engine][]string) {
+	refuse = map[store.Engine][]string{
+		store.SQLite: {fmt.Sprintf(`CREATE TRIGGER refuse_rows BEFORE DELETE ON %s WHEN OLD.actor_id = %d BEGIN SELECT RAISE(ABORT, 'injected failure'); END`, table, actorID)},
+		store.PostgreSQL: {
+			fmt.Sprintf(`CREATE FUNCTION refuse_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+				IF OLD.actor_id = %d THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN OLD; END $$`, actorID),
+			fmt.Sprintf(`CREATE TRIGGER refuse_rows BEFORE DELETE ON %s FOR EACH ROW EXECUTE FUNCTION refuse_rows()`, table),
+		},
+	}
+	lift = map[store.Engine][]string{
+		store.SQLite:     {`DROP TRIGGER refuse_rows`},
+		store.PostgreSQL: {`DROP TRIGGER refuse_rows ON ` + table, `DROP FUNCTION refuse_rows()`},
+	}
+	return refuse, lift
+}
+
+// TestSuspensionPurgeResumes: alice's deletion after 30 days commits (her
+// Delete queued, her documents 410) and her purge, one row per
+// transaction, fails midway (the database refuses to delete her
+// followers): the run says so, her upload's file is already gone with its
+// row, her followers are still there and the purge is still to do. The
+// next run finishes it without deleting or sending anything twice: her
+// followers, list and webhook are gone and each follower's server got one
+// Delete.
+func TestSuspensionPurgeResumes(t *testing.T) {
+	ctx := context.Background()
+	engine := pgtest.Engine()
+	target := pgtest.Target(t, engine)
+	h := fedtest.NewHeraldAt(t, target, nil)
+	h.Node.Jobs.PurgeBatch = 1
+	var remotes []*fedtest.Remote
+	for i, ip := range []string{"127.0.31.7", "127.0.31.8"} {
+		r := fedtest.NewRemote(t, ip)
+		a := r.Actor(t, []string{"bob", "carol"}[i])
+		if code, body := h.Deliver(t, "/users/alice/inbox", a, fedtest.Activity(a, "Follow", h.Inst.ActorID("alice"))); code != 202 {
+			t.Fatalf("follow: %d %s", code, body)
+		}
+		remotes = append(remotes, r)
+	}
+	h.Step(t)
+	img := h.AddImage(t, h.Alice, 4, 4, "alt")
+	if err := h.DB.AddList(ctx, &store.List{ActorID: h.Alice.ID, Title: "friends", RepliesPolicy: "list"}, h.Clock()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.DB.AddWebhook(ctx, h.Alice.ID, "https://hooks.example/alice", []string{"follow.received"}, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"); err != nil {
+		t.Fatal(err)
+	}
+	if fresh, err := h.DB.SuspendActor(ctx, h.Alice.ID, "spam"); err != nil || !fresh {
+		t.Fatalf("suspend: %v %v", fresh, err)
+	}
+	h.Advance(store.SuspensionRetention + time.Minute)
+	refuse, lift := refuseDeletes("followers", h.Alice.ID)
+	execRaw(t, engine, target, refuse)
+
+	n, err := h.Node.Jobs.DeleteLapsedSuspensions(ctx)
+	if n != 1 || err == nil || !strings.Contains(err.Error(), "injected failure") {
+		t.Fatalf("deleted %d (%v), want alice deleted and her purge's failure", n, err)
+	}
+	if a, err := h.DB.ActorByID(ctx, h.Alice.ID); err != nil || !a.Deleted {
+		t.Fatalf("alice after a purge cut short: %+v %v", a, err)
+	}
+	if _, err := os.Stat(filepath.Join(h.DB.MediaDir(), img.File)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("her upload's file after her deletion: %v", err)
+	}
+	if _, err := h.DB.MediaByID(ctx, img.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("her upload's row after her deletion: %v", err)
+	}
+	if f, _, err := h.DB.ActorCounts(ctx, h.Alice.ID); err != nil || f != 2 {
+		t.Fatalf("her followers after the failure: %d %v, want both still there", f, err)
+	}
+	if pending, err := h.DB.DeletionsToPurge(ctx); err != nil || len(pending) != 1 || pending[0] != h.Alice.ID {
+		t.Fatalf("to purge after the failure: %v %v, want alice", pending, err)
+	}
+	if logs := h.Logs(); !strings.Contains(logs, "purging a local actor deleted after its suspension failed") {
+		t.Errorf("the failure was not logged: %s", logs)
+	}
+
+	execRaw(t, engine, target, lift)
+	h.Advance(time.Hour)
+	if n, err := h.Node.Jobs.DeleteLapsedSuspensions(ctx); n != 0 || err != nil {
+		t.Fatalf("the next run deleted %d (%v), want nothing more deleted and the purge finished", n, err)
+	}
+	if pending, err := h.DB.DeletionsToPurge(ctx); err != nil || len(pending) != 0 {
+		t.Errorf("to purge after the next run: %v %v", pending, err)
+	}
+	if f, g, err := h.DB.ActorCounts(ctx, h.Alice.ID); err != nil || f != 0 || g != 0 {
+		t.Errorf("her follows after the purge: %d %d %v", f, g, err)
+	}
+	if lists, err := h.DB.Lists(ctx, h.Alice.ID, ""); err != nil || len(lists) != 0 {
+		t.Errorf("her lists after the purge: %d %v", len(lists), err)
+	}
+	if hooks, err := h.DB.Webhooks(ctx, h.Alice.ID); err != nil || len(hooks) != 0 {
+		t.Errorf("her webhooks after the purge: %d %v", len(hooks), err)
+	}
+	h.Step(t)
+	for i, r := range remotes {
+		deletes := 0
+		for _, rec := range r.Received() {
+			if rec.Doc["type"] == "Delete" && rec.Doc["object"] == h.Inst.ActorID("alice") {
+				deletes++
+			}
+		}
+		if deletes != 1 {
+			t.Errorf("follower server %d got %d Deletes of alice, want 1", i, deletes)
+		}
+	}
+}
+
+// TestActorDeleteReachesKnownServers: the Delete of alice also goes to a
+// server none of whose accounts follows her or was sent anything by her,
+// but whose account Herald knows (it sent her a post), as Mastodon's
+// DeleteAccountService sends it to every known inbox at low priority: that
+// server may hold copies of her posts. A server Herald knows nothing of
+// gets nothing.
+func TestActorDeleteReachesKnownServers(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	known := fedtest.NewRemote(t, "127.0.31.9")
+	stranger := fedtest.NewRemote(t, "127.0.31.10")
+	dave := known.Actor(t, "dave")
+	note := map[string]any{"id": dave.ID + "/notes/1", "type": "Note", "attributedTo": dave.ID, "content": "hi", "to": []string{h.Inst.ActorID("alice")}}
+	if code, body := h.Deliver(t, "/users/alice/inbox", dave, fedtest.Activity(dave, "Create", note)); code != 202 {
+		t.Fatalf("dave's post: %d %s", code, body)
+	}
+	if j := h.RunJob(t, jobs.KindDeleteActor, h.Alice.ID, jobs.Args{}); j.State != store.JobDone {
+		t.Fatalf("delete alice: %s %s", j.State, j.Error)
+	}
+	h.Step(t)
+	deletes := 0
+	for _, rec := range known.Received() {
+		if rec.Doc["type"] == "Delete" && rec.Doc["object"] == h.Inst.ActorID("alice") {
+			deletes++
+		}
+	}
+	if deletes != 1 {
+		t.Errorf("the server whose account Herald knows got %d Deletes of alice, want 1", deletes)
+	}
+	if n := len(stranger.Received()); n != 0 {
+		t.Errorf("a server Herald knows nothing of got %d POSTs", n)
+	}
+}
