@@ -159,9 +159,10 @@ func newDeliverer(opts ClientOptions, dial func(context.Context, string, string)
 
 // pconn is a connection of the delivery transport.
 type pconn struct {
-	conn net.Conn // what requests are written to: the TLS conn, or raw
-	raw  net.Conn // the TCP connection under it (the liveness check)
-	key  string   // scheme and host:port
+	conn net.Conn    // what requests are written to: the TLS conn, or raw
+	raw  net.Conn    // the TCP connection under it (the liveness check)
+	rec  *recordConn // under conn if it is TLS (deliver_tls.go), else nil
+	key  string      // scheme and host:port
 	cr   countReader
 	// In the idle list (deliver_pool.go), while idle.
 	idleSince  time.Time
@@ -320,14 +321,15 @@ func (d *deliverer) connect(ctx context.Context, u *url.URL, addr, key string, d
 	}
 	cfg := d.tls.Clone()
 	cfg.ServerName, _, _ = net.SplitHostPort(addr) // the ASCII name connKey dialled
-	tc := tls.Client(raw, cfg)
+	rec := &recordConn{Conn: raw}
+	tc := tls.Client(rec, cfg)
 	hctx, cancel := context.WithTimeout(ctx, d.ioTimeout)
 	defer cancel()
 	if err := tc.HandshakeContext(hctx); err != nil {
 		raw.Close()
 		return nil, err
 	}
-	pc.conn = tc
+	pc.conn, pc.rec = tc, rec
 	return pc, nil
 }
 
@@ -372,7 +374,7 @@ func (d *deliverer) exchange(ctx context.Context, pc *pconn, req *http.Request, 
 	pc.setDeadline(ctx, pc.conn.SetReadDeadline, deadline)
 	pc.cr.left = d.bodyMax + 4<<10 // the body, and its chunks' framing
 	n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, d.bodyMax+1))
-	keep = err == nil && n <= d.bodyMax && !resp.Close && !req.Close && resp.StatusCode >= 200 && br.Buffered() == 0
+	keep = err == nil && n <= d.bodyMax && !resp.Close && !req.Close && resp.StatusCode >= 200 && drained(pc, br)
 	if keep {
 		// At its end already: Close reads nothing more.
 		resp.Body.Close()
@@ -398,6 +400,17 @@ func (pc *pconn) setDeadline(ctx context.Context, set func(time.Time) error, t t
 		pc.conn.SetDeadline(aLongTimeAgo)
 	}
 	return err
+}
+
+// drained reports whether nothing the peer sent after the answer is left
+// unread in br or, over TLS, in the tls.Conn (deliver_tls.go): such bytes
+// would be taken for the answer to the next request on pc.
+func drained(pc *pconn, br *bufio.Reader) bool {
+	if br.Buffered() > 0 {
+		return false
+	}
+	tc, ok := pc.conn.(*tls.Conn)
+	return !ok || drainedTLS(tc, pc.rec)
 }
 
 // reader is a pooled bufio.Reader on r.
