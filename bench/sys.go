@@ -12,20 +12,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"herald/federation/signature"
 )
-
-// CPUTime is the CPU time (user + system) this process has used so far.
-func CPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // procStatus returns a field of /proc/self/status in bytes (for kB fields),
 // 0 when unavailable.
@@ -122,14 +112,3 @@ func SigningRate(d time.Duration) (Signing, error) {
 
 // cores is how many goroutines SigningRate signs on.
 func cores() int { return runtime.GOMAXPROCS(0) }
-
-// RaiseFileLimit raises this process's soft limit on open files to its
-// hard limit (children inherit it): a fan-out to tens of thousands of
-// hosts holds thousands of sockets in the sender and in the farm.
-func RaiseFileLimit() {
-	var l syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
-		l.Cur = l.Max
-		syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-	}
-}

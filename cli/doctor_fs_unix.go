@@ -55,15 +55,3 @@ func processUID(pid int) (int, bool) {
 	}
 	return 0, false
 }
-
-// diskSpace is what statfs says of the filesystem holding dir.
-func diskSpace(dir string) (space, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return space{}, err
-	}
-	var fi syscall.Stat_t
-	syscall.Stat(dir, &fi)
-	bs := uint64(st.Bsize)
-	return space{device: uint64(fi.Dev), free: st.Bavail * bs, total: st.Blocks * bs, freeInodes: st.Ffree, allInodes: st.Files}, nil
-}

@@ -130,6 +130,8 @@ type deliverer struct {
 	// reuseCheck says whether an idle connection may be used (alive;
 	// tests turn it off to reach the retry).
 	reuseCheck func(*pconn) bool
+	// clock starts a request's timeout (time.Now; a test moves it).
+	clock func() time.Time
 }
 
 // newDeliverer builds the delivery transport from the client's options,
@@ -149,7 +151,7 @@ func newDeliverer(opts ClientOptions, dial func(context.Context, string, string)
 		dial: dial, tls: cfg, ioTimeout: opts.IOTimeout, timeout: opts.Timeout,
 		perHost: opts.MaxConnsPerHost, maxIdle: maxIdle, idleTTL: deliveryIdleTimeout,
 		headerMax: deliveryHeaderLimit, bodyMax: deliveryBodyLimit,
-		reuseCheck: alive,
+		reuseCheck: alive, clock: time.Now,
 	}
 	d.pool.init()
 	return d
@@ -157,9 +159,10 @@ func newDeliverer(opts ClientOptions, dial func(context.Context, string, string)
 
 // pconn is a connection of the delivery transport.
 type pconn struct {
-	conn net.Conn // what requests are written to: the TLS conn, or raw
-	raw  net.Conn // the TCP connection under it (the liveness check)
-	key  string   // scheme and host:port
+	conn net.Conn    // what requests are written to: the TLS conn, or raw
+	raw  net.Conn    // the TCP connection under it (the liveness check)
+	rec  *recordConn // under conn if it is TLS (deliver_tls.go), else nil
+	key  string      // scheme and host:port
 	cr   countReader
 	// In the idle list (deliver_pool.go), while idle.
 	idleSince  time.Time
@@ -191,10 +194,6 @@ func (c *countReader) Read(p []byte) (int, error) {
 // do sends req on a pooled or new connection and reads its answer.
 func (d *deliverer) do(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	deadline := time.Now().Add(d.timeout)
-	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
-		deadline = dl
-	}
 	key, addr, err := connKey(req.URL)
 	if err != nil {
 		return nil, err
@@ -206,9 +205,21 @@ func (d *deliverer) do(req *http.Request) (*http.Response, error) {
 	if err := req.WithContext(context.Background()).Write(wire); err != nil {
 		return nil, err
 	}
+	// The wait for one of the host's slots is bounded by the caller's
+	// context only; the request's timeout starts once it holds one. The
+	// timeout measures the host: a request that spent it queued behind
+	// this process's own per-host bound would fail as a timeout of a host
+	// that never saw it, and back that host off for our queueing. (The
+	// scheduler's slots per host match the transport's, so it rarely
+	// waits; client.go, DefaultMaxConnsPerHost.) net/http counts the wait
+	// in Client.Timeout; the caller's context deadline still bounds both.
 	pc, err := d.acquire(ctx, key, d.reuseCheck)
 	if err != nil {
 		return nil, err
+	}
+	deadline := d.clock().Add(d.timeout)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
 	}
 	reused := pc != nil
 	if reused {
@@ -310,14 +321,15 @@ func (d *deliverer) connect(ctx context.Context, u *url.URL, addr, key string, d
 	}
 	cfg := d.tls.Clone()
 	cfg.ServerName, _, _ = net.SplitHostPort(addr) // the ASCII name connKey dialled
-	tc := tls.Client(raw, cfg)
+	rec := &recordConn{Conn: raw}
+	tc := tls.Client(rec, cfg)
 	hctx, cancel := context.WithTimeout(ctx, d.ioTimeout)
 	defer cancel()
 	if err := tc.HandshakeContext(hctx); err != nil {
 		raw.Close()
 		return nil, err
 	}
-	pc.conn = tc
+	pc.conn, pc.rec = tc, rec
 	return pc, nil
 }
 
@@ -332,7 +344,7 @@ func (d *deliverer) exchange(ctx context.Context, pc *pconn, req *http.Request, 
 			keep = false
 		}
 	}()
-	if err = pc.conn.SetDeadline(deadline); err != nil {
+	if err = pc.setDeadline(ctx, pc.conn.SetDeadline, deadline); err != nil {
 		return nil, false, false, err
 	}
 	if _, err = pc.conn.Write(wire); err != nil {
@@ -341,7 +353,7 @@ func (d *deliverer) exchange(ctx context.Context, pc *pconn, req *http.Request, 
 	if trace := httptrace.ContextClientTrace(ctx); trace != nil && trace.WroteRequest != nil {
 		trace.WroteRequest(httptrace.WroteRequestInfo{})
 	}
-	pc.conn.SetReadDeadline(earliest(deadline, time.Now().Add(d.ioTimeout)))
+	pc.setDeadline(ctx, pc.conn.SetReadDeadline, earliest(deadline, time.Now().Add(d.ioTimeout)))
 	pc.cr = countReader{r: pc.conn, left: d.headerMax}
 	br := d.reader(&pc.cr)
 	defer func() {
@@ -359,10 +371,10 @@ func (d *deliverer) exchange(ctx context.Context, pc *pconn, req *http.Request, 
 			break
 		}
 	}
-	pc.conn.SetReadDeadline(deadline)
+	pc.setDeadline(ctx, pc.conn.SetReadDeadline, deadline)
 	pc.cr.left = d.bodyMax + 4<<10 // the body, and its chunks' framing
 	n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, d.bodyMax+1))
-	keep = err == nil && n <= d.bodyMax && !resp.Close && !req.Close && resp.StatusCode >= 200 && br.Buffered() == 0
+	keep = err == nil && n <= d.bodyMax && !resp.Close && !req.Close && resp.StatusCode >= 200 && drained(pc, br)
 	if keep {
 		// At its end already: Close reads nothing more.
 		resp.Body.Close()
@@ -373,6 +385,32 @@ func (d *deliverer) exchange(ctx context.Context, pc *pconn, req *http.Request, 
 	}
 	resp.Body = http.NoBody
 	return resp, keep, true, nil
+}
+
+// setDeadline sets one of pc's deadlines to t with set, unless ctx is
+// done. exchange's AfterFunc cuts the deadlines when ctx is cancelled, but
+// it runs on a goroutine of its own, and a deadline set after it would
+// undo the cut: the cancelled request would then wait for its whole I/O
+// timeout (a graceful drain, a shutdown). Looking at ctx after setting
+// closes the gap: a cancellation before the look is seen here and cut
+// again; one after it runs the AfterFunc after this set.
+func (pc *pconn) setDeadline(ctx context.Context, set func(time.Time) error, t time.Time) error {
+	err := set(t)
+	if ctx.Err() != nil {
+		pc.conn.SetDeadline(aLongTimeAgo)
+	}
+	return err
+}
+
+// drained reports whether nothing the peer sent after the answer is left
+// unread in br or, over TLS, in the tls.Conn (deliver_tls.go): such bytes
+// would be taken for the answer to the next request on pc.
+func drained(pc *pconn, br *bufio.Reader) bool {
+	if br.Buffered() > 0 {
+		return false
+	}
+	tc, ok := pc.conn.(*tls.Conn)
+	return !ok || drainedTLS(tc, pc.rec)
 }
 
 // reader is a pooled bufio.Reader on r.

@@ -55,11 +55,25 @@ type rawServer struct {
 
 func newRawServer(t *testing.T, answer func(n int64, c net.Conn) bool) *rawServer {
 	t.Helper()
+	s := &rawServer{bodies: make(chan string, 100)}
+	s.ln = serveLoopback(t, &s.conns, func(c net.Conn) {
+		serveRequests(c, func(body string) bool {
+			s.bodies <- body
+			return answer(s.reqs.Add(1), c)
+		})
+	})
+	return s
+}
+
+// serveLoopback listens on 127.0.0.1, counts the connections it accepts
+// in conns and serves each with serve on a goroutine of its own, closing
+// it after.
+func serveLoopback(t *testing.T, conns *atomic.Int64, serve func(net.Conn)) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &rawServer{ln: ln, bodies: make(chan string, 100)}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -67,25 +81,30 @@ func newRawServer(t *testing.T, answer func(n int64, c net.Conn) bool) *rawServe
 			if err != nil {
 				return
 			}
-			s.conns.Add(1)
+			conns.Add(1)
 			go func() {
 				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					b, _ := io.ReadAll(req.Body)
-					s.bodies <- string(b)
-					if !answer(s.reqs.Add(1), c) {
-						return
-					}
-				}
+				serve(c)
 			}()
 		}
 	}()
-	return s
+	return ln
+}
+
+// serveRequests reads requests from r until it fails or answer, given
+// each request's body, says to stop.
+func serveRequests(r io.Reader, answer func(body string) bool) {
+	br := bufio.NewReader(r)
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		b, _ := io.ReadAll(req.Body)
+		if !answer(string(b)) {
+			return
+		}
+	}
 }
 
 const ok202 = "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"

@@ -1,3 +1,5 @@
+//go:build unix && !aix
+
 package federation
 
 import (
@@ -33,7 +35,9 @@ func alive(pc *pconn) bool {
 // limit to the hard one at start), or 0 if unknown.
 func openFileLimit() int {
 	var l syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) != nil || l.Cur > 1<<30 {
+	// Cur is a uint64 on Linux and Darwin, an int64 on the BSDs (where
+	// RLIM_INFINITY is its largest value; a negative one converts past 1<<30).
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) != nil || uint64(l.Cur) > 1<<30 {
 		return 0
 	}
 	return int(l.Cur)
