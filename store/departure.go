@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"herald/host"
 )
@@ -33,23 +34,44 @@ func (q *Queries) DepartureInboxes(ctx context.Context, actorID int64) ([]string
 			byHost[h] = true
 		}
 	}
-	rows, err := q.r.QueryContext(ctx, `SELECT id, CASE WHEN shared_inbox <> '' THEN shared_inbox ELSE inbox END AS box FROM remote_actors
-		WHERE inbox <> '' ORDER BY CASE WHEN shared_inbox <> '' THEN 0 ELSE 1 END, box`)
+	// One pass, no sort in the database (the cache can hold hundreds of
+	// thousands of actors, read inside the deletion's transaction): per
+	// server the first shared inbox, else the first personal one, by name.
+	type pick struct {
+		inbox  string
+		shared bool
+	}
+	best := map[string]pick{}
+	rows, err := q.r.QueryContext(ctx, `SELECT id, CASE WHEN shared_inbox <> '' THEN shared_inbox ELSE inbox END, shared_inbox <> '' FROM remote_actors
+		WHERE inbox <> ''`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id, inbox string
-		if err := rows.Scan(&id, &inbox); err != nil {
+		var shared bool
+		if err := rows.Scan(&id, &inbox, &shared); err != nil {
 			return nil, err
 		}
 		h, err := InboxHost(inbox)
-		if err != nil || byHost[h] || !host.SameAuthority(inbox, id) {
+		if err != nil || byHost[h] {
 			continue
 		}
-		byHost[h] = true
-		known = append(known, inbox)
+		if b, ok := best[h]; ok && (b.shared && !shared || b.shared == shared && b.inbox <= inbox) {
+			continue
+		}
+		if host.SameAuthority(inbox, id) {
+			best[h] = pick{inbox, shared}
+		}
 	}
-	return known, errors.Join(rows.Err(), rows.Close())
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	others := make([]string, 0, len(best))
+	for _, b := range best {
+		others = append(others, b.inbox)
+	}
+	slices.Sort(others)
+	return append(known, others...), nil
 }
