@@ -178,17 +178,9 @@ func TestSuspensionPurgeResumes(t *testing.T) {
 // gets nothing.
 func TestActorDeleteReachesKnownServers(t *testing.T) {
 	h := fedtest.NewHerald(t)
-	known := fedtest.NewRemote(t, "127.0.31.9")
+	known := knownServer(t, h, "127.0.31.9")
 	stranger := fedtest.NewRemote(t, "127.0.31.10")
-	dave := known.Actor(t, "dave")
-	note := map[string]any{"id": dave.ID + "/notes/1", "type": "Note", "attributedTo": dave.ID, "content": "hi", "to": []string{h.Inst.ActorID("alice")}}
-	if code, body := h.Deliver(t, "/users/alice/inbox", dave, fedtest.Activity(dave, "Create", note)); code != 202 {
-		t.Fatalf("dave's post: %d %s", code, body)
-	}
-	if j := h.RunJob(t, jobs.KindDeleteActor, h.Alice.ID, jobs.Args{}); j.State != store.JobDone {
-		t.Fatalf("delete alice: %s %s", j.State, j.Error)
-	}
-	h.Step(t)
+	deleteAlice(t, h)
 	deletes := 0
 	for _, rec := range known.Received() {
 		if rec.Doc["type"] == "Delete" && rec.Doc["object"] == h.Inst.ActorID("alice") {
@@ -201,4 +193,56 @@ func TestActorDeleteReachesKnownServers(t *testing.T) {
 	if n := len(stranger.Received()); n != 0 {
 		t.Errorf("a server Herald knows nothing of got %d POSTs", n)
 	}
+}
+
+// TestActorDeleteKnownServerNotDisplaced: a cached actor of another server
+// whose document names an inbox on the known server's host (a path that
+// sorts before its real shared inbox) neither takes that server's place
+// in the Delete of alice nor gets Herald to POST there: the known server
+// gets its one Delete at its own shared inbox, as its own actor names it.
+func TestActorDeleteKnownServerNotDisplaced(t *testing.T) {
+	ctx := context.Background()
+	h := fedtest.NewHerald(t)
+	known := knownServer(t, h, "127.0.31.11")
+	evil := fedtest.NewRemote(t, "127.0.31.12")
+	if err := h.DB.PutRemoteActor(ctx, &store.RemoteActor{ID: evil.URL + "/users/mallory", Inbox: known.URL + "/a", SharedInbox: known.URL + "/a",
+		PreferredUsername: "mallory", Type: "Person", Document: []byte(`{}`), FetchedAt: h.Clock()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	deleteAlice(t, h)
+	var paths []string
+	for _, rec := range known.Received() {
+		if rec.Doc["type"] == "Delete" && rec.Doc["object"] == h.Inst.ActorID("alice") {
+			paths = append(paths, rec.Path)
+		}
+	}
+	if len(paths) != 1 || paths[0] != "/inbox" {
+		t.Errorf("the known server got the Delete of alice at %v, want once at /inbox", paths)
+	}
+	if n := len(evil.Received()); n != 0 {
+		t.Errorf("the other server got %d POSTs", n)
+	}
+}
+
+// knownServer is a remote server Herald knows only through dave, whose
+// post to alice it cached him for.
+func knownServer(t *testing.T, h *fedtest.Herald, ip string) *fedtest.Remote {
+	t.Helper()
+	known := fedtest.NewRemote(t, ip)
+	dave := known.Actor(t, "dave")
+	note := map[string]any{"id": dave.ID + "/notes/1", "type": "Note", "attributedTo": dave.ID, "content": "hi", "to": []string{h.Inst.ActorID("alice")}}
+	if code, body := h.Deliver(t, "/users/alice/inbox", dave, fedtest.Activity(dave, "Create", note)); code != 202 {
+		t.Fatalf("dave's post: %d %s", code, body)
+	}
+	return known
+}
+
+// deleteAlice deletes alice (herald actor delete) and sends what it
+// queued.
+func deleteAlice(t *testing.T, h *fedtest.Herald) {
+	t.Helper()
+	if j := h.RunJob(t, jobs.KindDeleteActor, h.Alice.ID, jobs.Args{}); j.State != store.JobDone {
+		t.Fatalf("delete alice: %s %s", j.State, j.Error)
+	}
+	h.Step(t)
 }

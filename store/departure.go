@@ -1,6 +1,12 @@
 package store
 
-import "context"
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"herald/host"
+)
 
 // DepartureInboxes returns one inbox per server the Delete of a local
 // actor is to reach: those of KnownInboxes (its followers', the actors it
@@ -10,6 +16,13 @@ import "context"
 // every server it knows, at low priority
 // (app/services/delete_account_service.rb, low_priority_delivery_inboxes):
 // a server that only ever fetched one of its posts still has a copy.
+//
+// A cached actor speaks for its own server only: an inbox it names on
+// another authority is left out. Its document is the peer's word, and
+// with one inbox per server taken, an actor of evil.example naming
+// https://victim.example/a would otherwise take victim.example's place
+// (its real shared inbox sorts after) and send its Delete nowhere, or
+// have Herald POST to any URL a peer likes.
 func (q *Queries) DepartureInboxes(ctx context.Context, actorID int64) ([]string, error) {
 	known, err := q.KnownInboxes(ctx, actorID)
 	if err != nil {
@@ -21,18 +34,44 @@ func (q *Queries) DepartureInboxes(ctx context.Context, actorID int64) ([]string
 			byHost[h] = true
 		}
 	}
-	others, err := column[string](ctx, q.r, `SELECT CASE WHEN shared_inbox <> '' THEN shared_inbox ELSE inbox END AS box FROM remote_actors
-		WHERE inbox <> '' ORDER BY CASE WHEN shared_inbox <> '' THEN 0 ELSE 1 END, box`)
+	// One pass, no sort in the database (the cache can hold hundreds of
+	// thousands of actors, read inside the deletion's transaction): per
+	// server the first shared inbox, else the first personal one, by name.
+	type pick struct {
+		inbox  string
+		shared bool
+	}
+	best := map[string]pick{}
+	rows, err := q.r.QueryContext(ctx, `SELECT id, CASE WHEN shared_inbox <> '' THEN shared_inbox ELSE inbox END, shared_inbox <> '' FROM remote_actors
+		WHERE inbox <> ''`)
 	if err != nil {
 		return nil, err
 	}
-	for _, inbox := range others {
+	defer rows.Close()
+	for rows.Next() {
+		var id, inbox string
+		var shared bool
+		if err := rows.Scan(&id, &inbox, &shared); err != nil {
+			return nil, err
+		}
 		h, err := InboxHost(inbox)
 		if err != nil || byHost[h] {
 			continue
 		}
-		byHost[h] = true
-		known = append(known, inbox)
+		if b, ok := best[h]; ok && (b.shared && !shared || b.shared == shared && b.inbox <= inbox) {
+			continue
+		}
+		if host.SameAuthority(inbox, id) {
+			best[h] = pick{inbox, shared}
+		}
 	}
-	return known, nil
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	others := make([]string, 0, len(best))
+	for _, b := range best {
+		others = append(others, b.inbox)
+	}
+	slices.Sort(others)
+	return append(known, others...), nil
 }
