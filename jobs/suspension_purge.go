@@ -41,7 +41,11 @@ func (r *Runner) purgeDeletions(ctx context.Context) (failed int, firstErr error
 // purgeActor removes what the deleted actor owned, a batch per
 // transaction: its uploads (files after each batch's commit), then its
 // rows (store.PurgeActorStep) until none is left, which the last step
-// records. It returns how many transactions the rows took.
+// records. An upload whose file cannot be removed does not hold up the
+// rows (her follows would stay, and posts would go on arriving for her):
+// they are purged all the same, the purge is left to do, and the error
+// returned; the next run tries the files again. It returns how many
+// transactions the rows took.
 func (r *Runner) purgeActor(ctx context.Context, actorID int64) (steps int, err error) {
 	actor, err := r.DB.ActorByID(ctx, actorID)
 	if err != nil {
@@ -51,19 +55,23 @@ func (r *Runner) purgeActor(ctx context.Context, actorID int64) (steps int, err 
 	if batch <= 0 {
 		batch = store.PurgeBatch
 	}
-	if _, err := outbox.RemoveActorMedia(ctx, r.DB, actorID, batch); err != nil {
-		return 0, fmt.Errorf("its media: %w", err)
+	_, mediaErr := outbox.RemoveActorMedia(ctx, r.DB, actorID, batch)
+	if mediaErr != nil && ctx.Err() != nil {
+		return 0, fmt.Errorf("its media: %w", mediaErr)
 	}
 	iri := r.Publisher.Instance.ActorID(actor.Name)
 	for {
 		if err := ctx.Err(); err != nil {
 			return steps, err
 		}
-		done, err := r.DB.PurgeActorStep(ctx, actorID, iri, r.Now(), batch)
+		done, err := r.DB.PurgeActorStep(ctx, actorID, iri, r.Now(), batch, mediaErr == nil)
 		if err != nil {
 			return steps, err
 		}
 		steps++
+		if done && mediaErr != nil {
+			return steps, fmt.Errorf("its media: %w", mediaErr)
+		}
 		if done {
 			return steps, nil
 		}

@@ -246,3 +246,50 @@ func deleteAlice(t *testing.T, h *fedtest.Herald) {
 	}
 	h.Step(t)
 }
+
+// TestSuspensionPurgeMediaStuck: when a file of alice's uploads cannot be
+// removed (here a directory stands in its place), her other rows are
+// purged all the same (her followers go, so nothing goes on arriving for
+// her), the run says why, and the purge stays to do; once the file can be
+// removed the next run removes it and records the purge as done.
+func TestSuspensionPurgeMediaStuck(t *testing.T) {
+	ctx := context.Background()
+	w := newSuspensionWorld(t)
+	h := w.h
+	img := h.AddImage(t, h.Alice, 4, 4, "alt")
+	file := filepath.Join(h.DB.MediaDir(), img.File)
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(file, "stuck"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w.suspend(t, false)
+	h.Advance(store.SuspensionRetention + time.Minute)
+	n, err := h.Node.Jobs.DeleteLapsedSuspensions(ctx)
+	if n != 1 || err == nil || !strings.Contains(err.Error(), "its media") {
+		t.Fatalf("deleted %d (%v), want alice deleted and her media's failure", n, err)
+	}
+	if f, _, err := h.DB.ActorCounts(ctx, h.Alice.ID); err != nil || f != 0 {
+		t.Errorf("her followers after the media failure: %d %v, want none", f, err)
+	}
+	if pending, err := h.DB.DeletionsToPurge(ctx); err != nil || len(pending) != 1 {
+		t.Fatalf("to purge after the media failure: %v %v, want alice", pending, err)
+	}
+	if err := os.RemoveAll(filepath.Join(file, "stuck")); err != nil {
+		t.Fatal(err)
+	}
+	h.Advance(time.Hour)
+	if _, err := h.Node.Jobs.DeleteLapsedSuspensions(ctx); err != nil {
+		t.Fatalf("the next run: %v", err)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("her upload's file after the next run: %v", err)
+	}
+	if _, err := h.DB.MediaByID(ctx, img.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("her upload's row after the next run: %v", err)
+	}
+	if pending, err := h.DB.DeletionsToPurge(ctx); err != nil || len(pending) != 0 {
+		t.Errorf("to purge after the next run: %v %v", pending, err)
+	}
+}

@@ -133,12 +133,14 @@ func (q *Queries) DeletionsToPurge(ctx context.Context) ([]int64, error) {
 // deleted at the end of its suspension: the first statement of the purge
 // (purgeSteps, then its followers, then their digests) that finds rows of
 // the actor changes at most limit of them, and the step ends there. When
-// none finds any, the actor's avatar and header uploads are let go of,
-// the purge is recorded as done and done is true. Its media files are not
+// none finds any, done is true and, if finish, the actor's avatar and
+// header uploads are let go of and the purge is recorded as done (without
+// finish, as when its media files could not all be removed, it stays to do
+// and the next run goes on with them). Its media files are not
 // removed here (ActorMediaToRemove, after). Run it until done: a crash or
 // a failure between two steps loses nothing, and the next run goes on
 // from where this one stopped.
-func (q *Queries) PurgeActorStep(ctx context.Context, actorID int64, actorIRI string, now time.Time, limit int) (done bool, err error) {
+func (q *Queries) PurgeActorStep(ctx context.Context, actorID int64, actorIRI string, now time.Time, limit int, finish bool) (done bool, err error) {
 	err = q.write(ctx, func(tx *Tx) error {
 		for _, s := range purgeSteps {
 			args := []any{actorID, limit}
@@ -163,6 +165,10 @@ func (q *Queries) PurgeActorStep(ctx context.Context, actorID int64, actorIRI st
 		if res, err := tx.w.ExecContext(ctx, `DELETE FROM follower_digests WHERE actor_id = $1`, actorID); err != nil {
 			return err
 		} else if n, _ := res.RowsAffected(); n > 0 {
+			return nil
+		}
+		if !finish {
+			done = true
 			return nil
 		}
 		if _, err := tx.w.ExecContext(ctx, `UPDATE media SET profile_of = NULL WHERE profile_of = $1`, actorID); err != nil {

@@ -240,7 +240,7 @@ func testPurgeDeletedActor(t *testing.T, engine store.Engine) {
 	run := func(max int) bool {
 		t.Helper()
 		for i := 0; i < max; i++ {
-			done, err := db.PurgeActorStep(ctx, actors[0].ID, iri("alice"), now, 1)
+			done, err := db.PurgeActorStep(ctx, actors[0].ID, iri("alice"), now, 1, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -279,7 +279,7 @@ func testPurgeDeletedActor(t *testing.T, engine store.Engine) {
 	if pending, err := db.DeletionsToPurge(ctx); err != nil || len(pending) != 0 {
 		t.Errorf("after the purge, to purge: %v %v", pending, err)
 	}
-	if done, err := db.PurgeActorStep(ctx, actors[0].ID, iri("alice"), now, 1); err != nil || !done {
+	if done, err := db.PurgeActorStep(ctx, actors[0].ID, iri("alice"), now, 1, true); err != nil || !done {
 		t.Errorf("a purge run again: done %v, %v", done, err)
 	}
 }
@@ -312,7 +312,7 @@ func TestPurgeManyFollowers(t *testing.T) {
 	left, steps := many, 0
 	for done := false; !done; steps++ {
 		var err error
-		if done, err = db.PurgeActorStep(ctx, a.ID, "https://h.example/users/alice", time.Now(), store.PurgeBatch); err != nil {
+		if done, err = db.PurgeActorStep(ctx, a.ID, "https://h.example/users/alice", time.Now(), store.PurgeBatch, true); err != nil {
 			t.Fatal(err)
 		}
 		n := count(`SELECT count(*) FROM followers WHERE actor_id = $1`)
