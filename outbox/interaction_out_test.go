@@ -313,3 +313,56 @@ func TestApprovedInteractionReachesBlindRecipients(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingReplyNotInContext: alice's reply to bob's reply in her own
+// thread, waiting for bob's approval, takes her thread's context; it is
+// not listed in that context's collection (a view like any other) until
+// bob accepts it, and a rejected one never is.
+func TestPendingReplyNotInContext(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.32.5")
+	bob := r.Actor(t, "bob")
+	_, root := post(t, h, h.Token, map[string]any{"type": "Note", "content": "a thread", "to": []string{federation.Public}})
+	rootID := root["object"].(map[string]any)["id"].(string)
+	contextID := rootID + "/context"
+	manual := map[string]any{"automaticApproval": []string{bob.ID}, "manualApproval": []string{federation.Public}}
+	for _, name := range []string{"in-thread", "again"} {
+		r.Serve("/users/bob/statuses/"+name, map[string]any{"@context": []any{federation.ASContext, "https://gotosocial.org/ns"},
+			"id": bob.ID + "/statuses/" + name, "type": "Note", "attributedTo": bob.ID, "content": "re", "inReplyTo": rootID,
+			"context": contextID, "to": []string{federation.Public}, "interactionPolicy": map[string]any{"canReply": manual}})
+	}
+	listed := func() []string {
+		t.Helper()
+		res, body := h.Do(t, "GET", strings.TrimPrefix(contextID, h.URL)+"?page=true", "", nil, "Accept", "application/activity+json")
+		var page struct{ Items []string }
+		if err := json.Unmarshal([]byte(body), &page); err != nil || res.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", contextID, res.StatusCode, body)
+		}
+		return page.Items
+	}
+	var replies []string
+	for _, name := range []string{"in-thread", "again"} {
+		_, reply := post(t, h, h.Token, map[string]any{"type": "Note", "content": "may I", "inReplyTo": bob.ID + "/statuses/" + name,
+			"to": []string{federation.Public}})
+		obj := reply["object"].(map[string]any)
+		if obj["context"] != contextID {
+			t.Fatalf("the reply's context %v, want %s", obj["context"], contextID)
+		}
+		replies = append(replies, obj["id"].(string))
+	}
+	if got := listed(); strings.Join(got, " ") != rootID {
+		t.Errorf("pending: the context lists %v, want only the root", got)
+	}
+	for i, typ := range []string{"Accept", "Reject"} {
+		act := fedtest.Activity(bob, typ, replies[i])
+		if typ == "Accept" {
+			act["result"] = bob.ID + "/approvals/1"
+		}
+		if code, resp := h.Deliver(t, "/users/alice/inbox", bob, act); code != 202 {
+			t.Fatalf("%s: %d %s", typ, code, resp)
+		}
+	}
+	if got := listed(); strings.Join(got, " ") != rootID+" "+replies[0] {
+		t.Errorf("after bob's Accept of one and Reject of the other: the context lists %v, want the root and the approved reply", got)
+	}
+}
