@@ -366,3 +366,38 @@ func TestPendingReplyNotInContext(t *testing.T) {
 		t.Errorf("after bob's Accept of one and Reject of the other: the context lists %v, want the root and the approved reply", got)
 	}
 }
+
+// TestPendingReplyNotOnPages: alice's reply waiting for bob's approval is
+// on neither of the web pages that list public posts, her profile and
+// its hashtag's page, until bob accepts it.
+func TestPendingReplyNotOnPages(t *testing.T) {
+	w := newOutboundWorld(t)
+	const words = "waiting for bob"
+	_, reply := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": words, "inReplyTo": w.posts["manual"],
+		"to": []string{federation.Public}, "tag": []any{map[string]any{"type": "Hashtag", "name": "#held"}}})
+	replyID := reply["object"].(map[string]any)["id"].(string)
+	shown := func() (on []string) {
+		t.Helper()
+		for _, path := range []string{"/@alice", "/tags/held"} {
+			res, page := w.h.Do(t, "GET", path, "", nil, "Accept", "text/html")
+			if res.StatusCode != 200 {
+				t.Fatalf("GET %s: %d %s", path, res.StatusCode, page)
+			}
+			if strings.Contains(page, words) {
+				on = append(on, path)
+			}
+		}
+		return on
+	}
+	if on := shown(); len(on) != 0 {
+		t.Errorf("the pending reply is on %v", on)
+	}
+	accept := fedtest.Activity(w.bob, "Accept", replyID)
+	accept["result"] = w.bob.ID + "/approvals/1"
+	if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, accept); code != 202 {
+		t.Fatalf("Accept: %d %s", code, resp)
+	}
+	if on := shown(); len(on) != 2 {
+		t.Errorf("the approved reply is on %v only", on)
+	}
+}

@@ -59,6 +59,12 @@ func (q *Queries) UnapprovedInteraction(ctx context.Context, iri string) (bool, 
 	return n > 0, err
 }
 
+// notUnapproved is the condition on objects that a row is not a local
+// reply waiting for a peer's approval (or rejected), for the lists of
+// public posts: such a reply is served nowhere until it is approved
+// (UnapprovedInteraction).
+const notUnapproved = `NOT EXISTS (SELECT 1 FROM interaction_approvals ia WHERE ia.interaction = objects.iri AND ia.state <> 'accepted')`
+
 // DecideInteractionApproval records the author's answer to a pending
 // interaction: accepted with the approval it named, or rejected. It
 // reports false when the interaction was not pending.
