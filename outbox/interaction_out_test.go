@@ -3,6 +3,7 @@ package outbox_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -399,5 +400,32 @@ func TestPendingReplyNotOnPages(t *testing.T) {
 	}
 	if on := shown(); len(on) != 2 {
 		t.Errorf("the approved reply is on %v only", on)
+	}
+}
+
+// TestPendingReplyQuoting: alice's reply to bob's post that would wait
+// for his approval cannot also quote a remote post (a QuoteRequest, which
+// Herald keeps with a status the pending reply does not have): refused
+// with 400 and why, nothing stored or sent; it was a 500. The reply
+// alone, or the quote alone, is published.
+func TestPendingReplyQuoting(t *testing.T) {
+	w := newOutboundWorld(t)
+	before := len(storetest.Deliveries(t, w.h.DB))
+	res, body := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": "see this", "inReplyTo": w.posts["manual"],
+		"quote": w.posts["open"], "to": []string{federation.Public}})
+	if res.StatusCode != 400 || !strings.Contains(fmt.Sprint(body["error"]), "cannot quote") {
+		t.Errorf("a pending reply quoting a remote post: %d %v, want 400 saying why", res.StatusCode, body)
+	}
+	if n := len(storetest.Deliveries(t, w.h.DB)); n != before {
+		t.Errorf("the refused reply queued %d deliveries", n-before)
+	}
+	for _, doc := range []map[string]any{
+		{"type": "Note", "content": "just a reply", "inReplyTo": w.posts["manual"]},
+		{"type": "Note", "content": "just a quote", "quote": w.posts["open"]},
+		{"type": "Note", "content": "a reply anyone may make", "inReplyTo": w.posts["open"], "quote": w.posts["open"]},
+	} {
+		if res, body := post(t, w.h, w.h.Token, doc); res.StatusCode != 201 {
+			t.Errorf("%v: %d %v", doc["content"], res.StatusCode, body)
+		}
 	}
 }
