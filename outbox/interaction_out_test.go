@@ -429,3 +429,27 @@ func TestPendingReplyQuoting(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletedPendingReplyStaysDeleted: alice deletes her reply while it
+// waits for bob's approval; bob's Accept, arriving after, does not send
+// the deleted reply's Create to her followers nor serve it again.
+func TestDeletedPendingReplyStaysDeleted(t *testing.T) {
+	w := newOutboundWorld(t)
+	_, reply := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": "on second thought", "inReplyTo": w.posts["manual"],
+		"to": []string{federation.Public}})
+	replyID := reply["object"].(map[string]any)["id"].(string)
+	if res, body := post(t, w.h, w.h.Token, map[string]any{"type": "Delete", "object": replyID}); res.StatusCode != 201 {
+		t.Fatalf("Delete: %d %v", res.StatusCode, body)
+	}
+	accept := fedtest.Activity(w.bob, "Accept", replyID)
+	accept["result"] = w.bob.ID + "/approvals/1"
+	if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, accept); code != 202 {
+		t.Fatalf("Accept: %d %s\n%s", code, resp, w.h.Logs())
+	}
+	if n := w.sentTo(t, reply["id"].(string), w.carol); n != 0 {
+		t.Errorf("the deleted reply's Create reached carol's server %d times after the Accept", n)
+	}
+	if res, body := w.h.Do(t, "GET", strings.TrimPrefix(replyID, w.h.URL), "", nil, "Accept", "application/activity+json"); res.StatusCode != 410 {
+		t.Errorf("GET the deleted reply after the Accept: %d %s, want 410", res.StatusCode, body)
+	}
+}
