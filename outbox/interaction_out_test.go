@@ -453,3 +453,25 @@ func TestDeletedPendingReplyStaysDeleted(t *testing.T) {
 		t.Errorf("GET the deleted reply after the Accept: %d %s, want 410", res.StatusCode, body)
 	}
 }
+
+// TestUndonePendingBoostStaysUndone: alice undoes her boost while it
+// waits for bob's approval; bob's Accept, arriving after, does not send
+// the boost to her followers.
+func TestUndonePendingBoostStaysUndone(t *testing.T) {
+	w := newOutboundWorld(t)
+	_, boost := post(t, w.h, w.h.Token, map[string]any{"type": "Announce", "object": w.posts["manual"]})
+	if res, body := post(t, w.h, w.h.Token, map[string]any{"type": "Undo", "object": boost["id"]}); res.StatusCode != 201 {
+		t.Fatalf("Undo: %d %v", res.StatusCode, body)
+	}
+	accept := fedtest.Activity(w.bob, "Accept", boost["id"])
+	accept["result"] = w.bob.ID + "/approvals/1"
+	if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, accept); code != 202 {
+		t.Fatalf("Accept: %d %s", code, resp)
+	}
+	if n := w.sentTo(t, boost["id"].(string), w.carol); n != 0 {
+		t.Errorf("the undone boost reached carol's server %d times after the Accept", n)
+	}
+	if ap, err := w.h.DB.InteractionApprovalOf(context.Background(), boost["id"].(string)); err != nil || ap.State != "accepted" {
+		t.Errorf("the approval: %+v, %v", ap, err)
+	}
+}

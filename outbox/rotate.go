@@ -11,7 +11,9 @@ import (
 
 // RotateKey gives a local actor a new key pair and tells every server that
 // knows it (its followers', the actors it follows, everyone its activities
-// reached: store.KnownInboxes) with an Update of the actor carrying the new
+// reached: store.KnownInboxes) and the accepted relays (the servers that
+// took its posts from a relay hold its key too, as they do for the Update
+// of a profile: Mastodon's AccountReachFinder) with an Update of the actor carrying the new
 // public key, signed with the new key, in the low-priority lane. The old
 // key is gone at the commit: the actor document serves only the new one
 // and nothing is signed with the old one after. Servers that still hold
@@ -36,7 +38,7 @@ func (p *Publisher) RotateKey(ctx context.Context, actor *store.Actor, opts Opti
 		if err != nil {
 			return "", store.EnqueueResult{}, err
 		}
-		update, err := p.actorUpdate(ctx, tx, &rotated, delivery.Audience{Inboxes: inboxes}, now)
+		update, err := p.actorUpdate(ctx, tx, &rotated, delivery.Audience{Inboxes: inboxes, Relays: true}, now)
 		if err != nil {
 			return "", store.EnqueueResult{}, err
 		}

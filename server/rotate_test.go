@@ -17,7 +17,8 @@ import (
 
 // TestRotateKey: the rotation job gives alice a new key, serves only that
 // one, sends an Update carrying it to every server that knows her (a
-// follower's, and one a direct message reached), and signs that Update and
+// follower's, one a direct message reached, and the accepted relay, whose
+// subscribers took her posts from it), and signs that Update and
 // everything after with the new key: nothing verifies with the old one.
 func TestRotateKey(t *testing.T) {
 	ctx := context.Background()
@@ -27,6 +28,14 @@ func TestRotateKey(t *testing.T) {
 	r2 := fedtest.NewRemote(t, "127.0.2.11")
 	dave := r2.Actor(t, "dave")
 	follow(t, h, bob)
+	relay := fedtest.NewRemote(t, "127.0.2.12")
+	rl := &store.Relay{URL: relay.SharedInbox(), Style: store.RelayMastodon, Inbox: relay.SharedInbox(), FollowID: h.Inst.NewID("", "activities", h.Clock())}
+	if err := h.DB.AddRelay(ctx, rl, h.Clock()); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h.DB.AnswerRelay(ctx, rl.FollowID, relay.URL+"/actor", rl.Host, true, h.Clock()); err != nil || !ok {
+		t.Fatalf("the relay's Accept: %v %v", ok, err)
+	}
 	if _, err := h.Node.Publisher.Publish(ctx, h.Alice, &as.Object{Type: as.Types{"Note"}, Content: "hi", To: as.IRIs(dave.ID)}, outbox.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -43,20 +52,20 @@ func TestRotateKey(t *testing.T) {
 		t.Fatalf("job: %+v %v", j, err)
 	}
 	res, err := jobs.ResultOf(j)
-	if err != nil || res.Type != "Update" || res.Queued != 2 {
-		t.Fatalf("result %+v %v, want an Update queued for both servers", res, err)
+	if err != nil || res.Type != "Update" || res.Queued != 3 {
+		t.Fatalf("result %+v %v, want an Update queued for both servers and the relay", res, err)
 	}
 	newPub := actorKey(t, h)
 	if newPub.(interface{ Equal(crypto.PublicKey) bool }).Equal(oldPub) {
 		t.Fatal("the actor document still serves the old key")
 	}
-	seen1, seen2 := len(r1.Received()), len(r2.Received())
+	seen1, seen2, seen3 := len(r1.Received()), len(r2.Received()), len(relay.Received())
 	h.Step(t)
 	post(t, h, "after the rotation")
 	h.Step(t)
-	got := append(r1.Received()[seen1:], r2.Received()[seen2:]...)
-	if len(got) != 3 {
-		t.Fatalf("%d deliveries after the rotation, want the two Updates and the post", len(got))
+	got := append(append(r1.Received()[seen1:], r2.Received()[seen2:]...), relay.Received()[seen3:]...)
+	if len(got) != 5 {
+		t.Fatalf("%d deliveries after the rotation, want the three Updates and the post to bob and the relay", len(got))
 	}
 	for _, rec := range got {
 		s, err := signature.Parse(rec.Request(), rec.Body, signature.Options{Now: h.Clock(), Scheme: "http"})
