@@ -128,6 +128,13 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 		return false, err
 	}
 	if obj := doc.Object.Embedded; obj != nil && obj.ID == ap.Interaction {
+		// A reply its author deleted while it was pending stays deleted:
+		// the approval is recorded, and nothing is sent or shown.
+		if o, err := tx.ObjectByIRI(ctx, obj.ID); errors.Is(err, store.ErrNotFound) || err == nil && o.Deleted {
+			return true, nil
+		} else if err != nil {
+			return false, err
+		}
 		if err := obj.Set("approvedBy", approvedBy); err != nil {
 			return false, err
 		}

@@ -3,6 +3,7 @@ package outbox_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -311,5 +312,166 @@ func TestApprovedInteractionReachesBlindRecipients(t *testing.T) {
 		if d.Activity.IRI == reply["id"] && (strings.Contains(d.Activity.Body, `"bto"`) || strings.Contains(d.Activity.Body, `"bcc"`)) {
 			t.Errorf("the approved reply as sent names its blind recipients: %s", d.Activity.Body)
 		}
+	}
+}
+
+// TestPendingReplyNotInContext: alice's reply to bob's reply in her own
+// thread, waiting for bob's approval, takes her thread's context; it is
+// not listed in that context's collection (a view like any other) until
+// bob accepts it, and a rejected one never is.
+func TestPendingReplyNotInContext(t *testing.T) {
+	h := fedtest.NewHerald(t)
+	r := fedtest.NewRemote(t, "127.0.32.5")
+	bob := r.Actor(t, "bob")
+	_, root := post(t, h, h.Token, map[string]any{"type": "Note", "content": "a thread", "to": []string{federation.Public}})
+	rootID := root["object"].(map[string]any)["id"].(string)
+	contextID := rootID + "/context"
+	manual := map[string]any{"automaticApproval": []string{bob.ID}, "manualApproval": []string{federation.Public}}
+	for _, name := range []string{"in-thread", "again"} {
+		r.Serve("/users/bob/statuses/"+name, map[string]any{"@context": []any{federation.ASContext, "https://gotosocial.org/ns"},
+			"id": bob.ID + "/statuses/" + name, "type": "Note", "attributedTo": bob.ID, "content": "re", "inReplyTo": rootID,
+			"context": contextID, "to": []string{federation.Public}, "interactionPolicy": map[string]any{"canReply": manual}})
+	}
+	listed := func() []string {
+		t.Helper()
+		res, body := h.Do(t, "GET", strings.TrimPrefix(contextID, h.URL)+"?page=true", "", nil, "Accept", "application/activity+json")
+		var page struct{ Items []string }
+		if err := json.Unmarshal([]byte(body), &page); err != nil || res.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", contextID, res.StatusCode, body)
+		}
+		return page.Items
+	}
+	var replies []string
+	for _, name := range []string{"in-thread", "again"} {
+		_, reply := post(t, h, h.Token, map[string]any{"type": "Note", "content": "may I", "inReplyTo": bob.ID + "/statuses/" + name,
+			"to": []string{federation.Public}})
+		obj := reply["object"].(map[string]any)
+		if obj["context"] != contextID {
+			t.Fatalf("the reply's context %v, want %s", obj["context"], contextID)
+		}
+		replies = append(replies, obj["id"].(string))
+	}
+	if got := listed(); strings.Join(got, " ") != rootID {
+		t.Errorf("pending: the context lists %v, want only the root", got)
+	}
+	for i, typ := range []string{"Accept", "Reject"} {
+		act := fedtest.Activity(bob, typ, replies[i])
+		if typ == "Accept" {
+			act["result"] = bob.ID + "/approvals/1"
+		}
+		if code, resp := h.Deliver(t, "/users/alice/inbox", bob, act); code != 202 {
+			t.Fatalf("%s: %d %s", typ, code, resp)
+		}
+	}
+	if got := listed(); strings.Join(got, " ") != rootID+" "+replies[0] {
+		t.Errorf("after bob's Accept of one and Reject of the other: the context lists %v, want the root and the approved reply", got)
+	}
+}
+
+// TestPendingReplyNotOnPages: alice's reply waiting for bob's approval is
+// on neither of the web pages that list public posts, her profile and
+// its hashtag's page, until bob accepts it.
+func TestPendingReplyNotOnPages(t *testing.T) {
+	w := newOutboundWorld(t)
+	const words = "waiting for bob"
+	_, reply := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": words, "inReplyTo": w.posts["manual"],
+		"to": []string{federation.Public}, "tag": []any{map[string]any{"type": "Hashtag", "name": "#held"}}})
+	replyID := reply["object"].(map[string]any)["id"].(string)
+	shown := func() (on []string) {
+		t.Helper()
+		for _, path := range []string{"/@alice", "/tags/held"} {
+			res, page := w.h.Do(t, "GET", path, "", nil, "Accept", "text/html")
+			if res.StatusCode != 200 {
+				t.Fatalf("GET %s: %d %s", path, res.StatusCode, page)
+			}
+			if strings.Contains(page, words) {
+				on = append(on, path)
+			}
+		}
+		return on
+	}
+	if on := shown(); len(on) != 0 {
+		t.Errorf("the pending reply is on %v", on)
+	}
+	accept := fedtest.Activity(w.bob, "Accept", replyID)
+	accept["result"] = w.bob.ID + "/approvals/1"
+	if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, accept); code != 202 {
+		t.Fatalf("Accept: %d %s", code, resp)
+	}
+	if on := shown(); len(on) != 2 {
+		t.Errorf("the approved reply is on %v only", on)
+	}
+}
+
+// TestPendingReplyQuoting: alice's reply to bob's post that would wait
+// for his approval cannot also quote a remote post (a QuoteRequest, which
+// Herald keeps with a status the pending reply does not have): refused
+// with 400 and why, nothing stored or sent; it was a 500. The reply
+// alone, or the quote alone, is published.
+func TestPendingReplyQuoting(t *testing.T) {
+	w := newOutboundWorld(t)
+	before := len(storetest.Deliveries(t, w.h.DB))
+	res, body := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": "see this", "inReplyTo": w.posts["manual"],
+		"quote": w.posts["open"], "to": []string{federation.Public}})
+	if res.StatusCode != 400 || !strings.Contains(fmt.Sprint(body["error"]), "cannot quote") {
+		t.Errorf("a pending reply quoting a remote post: %d %v, want 400 saying why", res.StatusCode, body)
+	}
+	if n := len(storetest.Deliveries(t, w.h.DB)); n != before {
+		t.Errorf("the refused reply queued %d deliveries", n-before)
+	}
+	for _, doc := range []map[string]any{
+		{"type": "Note", "content": "just a reply", "inReplyTo": w.posts["manual"]},
+		{"type": "Note", "content": "just a quote", "quote": w.posts["open"]},
+		{"type": "Note", "content": "a reply anyone may make", "inReplyTo": w.posts["open"], "quote": w.posts["open"]},
+	} {
+		if res, body := post(t, w.h, w.h.Token, doc); res.StatusCode != 201 {
+			t.Errorf("%v: %d %v", doc["content"], res.StatusCode, body)
+		}
+	}
+}
+
+// TestDeletedPendingReplyStaysDeleted: alice deletes her reply while it
+// waits for bob's approval; bob's Accept, arriving after, does not send
+// the deleted reply's Create to her followers nor serve it again.
+func TestDeletedPendingReplyStaysDeleted(t *testing.T) {
+	w := newOutboundWorld(t)
+	_, reply := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": "on second thought", "inReplyTo": w.posts["manual"],
+		"to": []string{federation.Public}})
+	replyID := reply["object"].(map[string]any)["id"].(string)
+	if res, body := post(t, w.h, w.h.Token, map[string]any{"type": "Delete", "object": replyID}); res.StatusCode != 201 {
+		t.Fatalf("Delete: %d %v", res.StatusCode, body)
+	}
+	accept := fedtest.Activity(w.bob, "Accept", replyID)
+	accept["result"] = w.bob.ID + "/approvals/1"
+	if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, accept); code != 202 {
+		t.Fatalf("Accept: %d %s\n%s", code, resp, w.h.Logs())
+	}
+	if n := w.sentTo(t, reply["id"].(string), w.carol); n != 0 {
+		t.Errorf("the deleted reply's Create reached carol's server %d times after the Accept", n)
+	}
+	if res, body := w.h.Do(t, "GET", strings.TrimPrefix(replyID, w.h.URL), "", nil, "Accept", "application/activity+json"); res.StatusCode != 410 {
+		t.Errorf("GET the deleted reply after the Accept: %d %s, want 410", res.StatusCode, body)
+	}
+}
+
+// TestUndonePendingBoostStaysUndone: alice undoes her boost while it
+// waits for bob's approval; bob's Accept, arriving after, does not send
+// the boost to her followers.
+func TestUndonePendingBoostStaysUndone(t *testing.T) {
+	w := newOutboundWorld(t)
+	_, boost := post(t, w.h, w.h.Token, map[string]any{"type": "Announce", "object": w.posts["manual"]})
+	if res, body := post(t, w.h, w.h.Token, map[string]any{"type": "Undo", "object": boost["id"]}); res.StatusCode != 201 {
+		t.Fatalf("Undo: %d %v", res.StatusCode, body)
+	}
+	accept := fedtest.Activity(w.bob, "Accept", boost["id"])
+	accept["result"] = w.bob.ID + "/approvals/1"
+	if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, accept); code != 202 {
+		t.Fatalf("Accept: %d %s", code, resp)
+	}
+	if n := w.sentTo(t, boost["id"].(string), w.carol); n != 0 {
+		t.Errorf("the undone boost reached carol's server %d times after the Accept", n)
+	}
+	if ap, err := w.h.DB.InteractionApprovalOf(context.Background(), boost["id"].(string)); err != nil || ap.State != "accepted" {
+		t.Errorf("the approval: %+v, %v", ap, err)
 	}
 }

@@ -59,6 +59,11 @@ func (p *Publisher) planCreate(ctx context.Context, pl *plan, doc *as.Object, no
 	if err != nil {
 		return err
 	}
+	if qp != nil && qp.inbox != "" && pl.pending != nil {
+		// Its QuoteRequest is kept with the post's status, which a
+		// reply waiting for approval does not have (interaction_out.go).
+		return inputErr("%s needs its author's approval, and a reply waiting for it cannot quote %s, whose author must approve the quote too: reply without the quote, or quote without replying", obj.InReplyTo.ID, qp.target)
+	}
 	mediaIDs, err := p.attachments(ctx, pl, obj, 0)
 	if err != nil {
 		return err

@@ -59,6 +59,21 @@ func (q *Queries) UnapprovedInteraction(ctx context.Context, iri string) (bool, 
 	return n > 0, err
 }
 
+// LocalUndone reports whether a local actor's Undo of the activity iri
+// was published: a pending Like or Announce undone before its approval,
+// which the approval must not send again.
+func (q *Queries) LocalUndone(ctx context.Context, iri string) (bool, error) {
+	var n int
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM activities WHERE object_iri = $1 AND type = 'Undo'`, iri).Scan(&n)
+	return n > 0, err
+}
+
+// notUnapproved is the condition on objects that a row is not a local
+// reply waiting for a peer's approval (or rejected), for the lists of
+// public posts: such a reply is served nowhere until it is approved
+// (UnapprovedInteraction).
+const notUnapproved = `NOT EXISTS (SELECT 1 FROM interaction_approvals ia WHERE ia.interaction = objects.iri AND ia.state <> 'accepted')`
+
 // DecideInteractionApproval records the author's answer to a pending
 // interaction: accepted with the approval it named, or rejected. It
 // reports false when the interaction was not pending.

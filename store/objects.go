@@ -96,9 +96,10 @@ func (q *Queries) PinnedObjects(ctx context.Context, actorID int64) ([]Object, e
 }
 
 // PublicObjects lists an actor's newest public objects that are not
-// deleted, at most limit.
+// deleted nor waiting for a peer's approval (notUnapproved), at most limit.
 func (q *Queries) PublicObjects(ctx context.Context, actorID int64, limit int) ([]Object, error) {
-	return q.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = $1 AND public AND deleted_at IS NULL ORDER BY id DESC LIMIT $2`, actorID, limit)
+	return q.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = $1 AND public AND deleted_at IS NULL
+		AND `+notUnapproved+` ORDER BY id DESC LIMIT $2`, actorID, limit)
 }
 
 func (q *Queries) objects(ctx context.Context, query string, args ...any) ([]Object, error) {
@@ -134,8 +135,9 @@ func (q *Queries) SetObjectTags(ctx context.Context, objectID int64, tags []stri
 }
 
 // TaggedObjects lists the newest public, not deleted objects with a
-// hashtag, at most limit.
+// hashtag, at most limit, but for those waiting for a peer's approval
+// (notUnapproved).
 func (q *Queries) TaggedObjects(ctx context.Context, tag string, limit int) ([]Object, error) {
 	return q.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE id IN (SELECT object_id FROM object_tags WHERE tag = $1)
-		AND public AND deleted_at IS NULL ORDER BY id DESC LIMIT $2`, tag, limit)
+		AND public AND deleted_at IS NULL AND `+notUnapproved+` ORDER BY id DESC LIMIT $2`, tag, limit)
 }
