@@ -141,6 +141,10 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 		if err := p.approveObject(ctx, tx, obj.ID, approvedBy, now); err != nil {
 			return false, err
 		}
+	} else if undone, err := tx.LocalUndone(ctx, ap.Activity); err != nil || undone {
+		// A Like or Announce its author undid while it was pending
+		// stays undone: the approval is recorded, nothing sent.
+		return err == nil, err
 	} else if err := doc.Set("approvedBy", approvedBy); err != nil {
 		return false, err
 	}
