@@ -2,7 +2,9 @@ package federation
 
 import (
 	"crypto/tls"
+	"errors"
 	"net"
+	"os"
 	"time"
 )
 
@@ -56,11 +58,13 @@ func (c *recordConn) atBoundary() bool { return c.inHdr == 0 && c.body == 0 }
 // times out only when all of that is empty, and a timed-out read leaves a
 // tls.Conn usable (crypto/tls keeps temporary errors off its state). What
 // it may still hold then is part of a record, which rc knows of. An alert
-// (close_notify) ends the read with an error: not drained either.
+// (close_notify) ends the read with an error: not drained either. The
+// deadline it set is told by errors.Is, not isTimeout: errors.As's target
+// escapes, an allocation after every delivery.
 func drainedTLS(tc *tls.Conn, rc *recordConn) bool {
 	tc.SetReadDeadline(aLongTimeAgo)
 	defer tc.SetReadDeadline(time.Time{})
 	var one [1]byte
 	n, err := tc.Read(one[:])
-	return n == 0 && isTimeout(err) && rc.atBoundary()
+	return n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && rc.atBoundary()
 }

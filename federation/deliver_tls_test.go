@@ -145,3 +145,39 @@ func TestDeliverTLSUnreadBytes(t *testing.T) {
 		}
 	})
 }
+
+// TestDrainedTLSAllocs: the check that a pooled TLS connection holds
+// nothing unread costs no allocation beyond the timed-out read it makes
+// (crypto/tls's and net's own), for it runs after every delivery.
+func TestDrainedTLSAllocs(t *testing.T) {
+	s := newTLSRawServer(t, func(_ int64, c *tls.Conn, hc *heldConn) bool {
+		io.WriteString(c, ok202)
+		hc.flush(0)
+		return true
+	})
+	c := openClient(s.ln.Addr().String(), ClientOptions{ExtraRoots: []*x509.Certificate{s.root}})
+	if resp, err := post(t, c, context.Background(), "https://example.com/inbox", "{}"); err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("delivery: %v, %v", resp, err)
+	}
+	c.dl.pool.mu.Lock()
+	pc := c.dl.pool.head
+	c.dl.pool.mu.Unlock()
+	if pc == nil {
+		t.Fatal("the connection was not pooled")
+	}
+	tc := pc.conn.(*tls.Conn)
+	var one [1]byte
+	read := testing.AllocsPerRun(100, func() {
+		tc.SetReadDeadline(aLongTimeAgo)
+		tc.Read(one[:])
+		tc.SetReadDeadline(time.Time{})
+	})
+	drained := testing.AllocsPerRun(100, func() {
+		if !drainedTLS(tc, pc.rec) {
+			t.Fatal("an idle connection with nothing unread is not drained")
+		}
+	})
+	if drained > read {
+		t.Errorf("drainedTLS allocates %v times, the read it makes %v", drained, read)
+	}
+}
