@@ -15,10 +15,12 @@ import (
 // is judged here, before anything is published, by the same rules.
 // GoToSocial judges its own accounts' interactions with its own posts
 // the same way as a peer's (internal/filter/interaction/interactable.go,
-// called from internal/processing/status/create.go and the fave and
-// boost processors), and holds the ones needing approval; Herald has no
-// local interaction requests yet, so one left to the author is refused
-// with a clear answer rather than let through unjudged.
+// called from internal/processing/status/create.go, fave.go and
+// boost.go), and holds the ones needing approval; Herald has no local
+// interaction requests yet, so one left to the author is refused with a
+// clear answer rather than let through unjudged. One a collection
+// approves needs no Accept: GoToSocial preapproves it for a local post
+// (fave.go, MatchedOnCollection on a local status).
 
 // localApprovalMsg refuses a local actor's interaction with another
 // local actor's post that the post's policy leaves to its author: Herald
