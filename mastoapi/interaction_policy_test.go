@@ -185,3 +185,49 @@ func askFirst(t *testing.T, w *world) (act struct{ Object struct{ ID string } })
 	json.Unmarshal([]byte(body), &act)
 	return act
 }
+
+// TestLocalInteractionRefusedByPolicy: alice's reply to, favourite or
+// boost of dora's post (both local) is judged by the post's
+// interactionPolicy as a peer's is: one it does not allow or leaves to
+// dora is a 422 saying so, and nothing is posted; one it allows goes
+// through.
+func TestLocalInteractionRefusedByPolicy(t *testing.T) {
+	w := newWorld(t, "127.0.28.65")
+	h := w.h
+	_, doraToken := h.AddActor(t, "dora", false)
+	dora := h.Inst.ActorID("dora")
+	publish := func(doc map[string]any) mastoapi.Status {
+		t.Helper()
+		res, body := h.Do(t, "POST", "/users/dora/outbox", doraToken, doc)
+		if res.StatusCode != 201 {
+			t.Fatalf("dora's post: %d %s", res.StatusCode, body)
+		}
+		var act struct{ Object struct{ ID string } }
+		json.Unmarshal([]byte(body), &act)
+		return w.statusByURI(t, act.Object.ID)
+	}
+	closed := publish(map[string]any{"type": "Note", "content": "closed", "interactionPolicy": map[string]any{
+		"canReply": map[string]any{"automaticApproval": dora}, "canLike": map[string]any{"manualApproval": federation.Public}}})
+	for _, c := range []struct {
+		name, path string
+		params     map[string]any
+		status     int
+		says       string
+	}{
+		{"reply nobody may make", "/api/v1/statuses", map[string]any{"status": "hi", "in_reply_to_id": closed.ID}, 422, "does not let you reply"},
+		{"favourite left to dora", "/api/v1/statuses/" + closed.ID + "/favourite", map[string]any{}, 422, "by hand"},
+		{"boost allowed", "/api/v1/statuses/" + closed.ID + "/reblog", map[string]any{}, 200, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, b := do(t, h, call{method: "POST", path: c.path, token: w.tok, kind: "json", params: c.params})
+			var e struct{ Error string }
+			decode(t, res, b, c.status, &e)
+			if !strings.Contains(e.Error, c.says) {
+				t.Errorf("error %q, want %q", e.Error, c.says)
+			}
+		})
+	}
+	if st := status(t, h, w.tok, "GET", "/api/v1/statuses/"+closed.ID, nil); st.RepliesCount != 0 || st.FavouritesCount != 0 || st.ReblogsCount != 1 {
+		t.Errorf("dora's post: %d replies, %d favourites, %d boosts; want 0, 0, 1", st.RepliesCount, st.FavouritesCount, st.ReblogsCount)
+	}
+}

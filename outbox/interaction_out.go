@@ -34,18 +34,17 @@ type refusedError struct{ InputError }
 
 func (e *refusedError) Unwrap() []error { return []error{&e.InputError, ErrInteractionRefused} }
 
-// judgeOutbound applies the policy of doc (the peer's post target, by
-// author, as Herald has it or its origin serves it) to pl's interaction
-// kind with it: a refusal, nothing, or pl.pending.
+// judgeOutbound applies the policy of doc (the post target, by author,
+// as Herald has it or its origin serves it) to pl's interaction kind with
+// it: a refusal, nothing, or pl.pending. A local post's is judgeLocal's.
 func (p *Publisher) judgeOutbound(ctx context.Context, pl *plan, kind, target, author string, doc *as.Object) error {
-	if doc == nil || p.ours(target) || author == "" {
+	if doc == nil || author == "" {
 		return nil
 	}
-	me := p.Instance.ActorID(pl.actor.Name)
-	var mentions []string
-	for _, m := range doc.Tag.OfType("Mention") {
-		mentions = append(mentions, m.Href)
+	if p.ours(target) {
+		return p.judgeLocal(ctx, pl, kind, target, author, doc)
 	}
+	me := p.Instance.ActorID(pl.actor.Name)
 	// Herald cannot see the author's collections; following the author
 	// is what puts one in its followers (or so it says).
 	member := func(collection string) bool {
@@ -55,10 +54,10 @@ func (p *Publisher) judgeOutbound(ctx context.Context, pl *plan, kind, target, a
 		f, err := p.DB.FollowingRow(ctx, pl.actor.ID, author)
 		return err == nil && f.State == store.StateAccepted
 	}
-	d := ReadPolicy(doc).Decide(kind, me, author, mentions, member)
+	d := ReadPolicy(doc).Decide(kind, me, author, mentionsOf(doc), member)
 	switch {
 	case d.Approval == Denied:
-		return &refusedError{InputError{Msg: "the author of " + target + " does not let you " + verbs[kind] + " it (its interactionPolicy." + kind + ")"}}
+		return refused(target, kind)
 	case d.Approval == Automatic && !d.Collection:
 		return nil
 	}

@@ -37,9 +37,10 @@ func (p *Publisher) planReaction(ctx context.Context, pl *plan, doc *as.Object) 
 	if obj := doc.Object.Embedded; obj != nil {
 		author = obj.AttributedTo.First()
 	}
-	if kind, ok := map[string]string{"Like": CanLike, "Announce": CanAnnounce}[pl.typ]; ok && !p.ours(objID) {
+	if kind, ok := map[string]string{"Like": CanLike, "Announce": CanAnnounce}[pl.typ]; ok {
 		// The post's interactionPolicy, from the post as Herald has it
 		// or its origin serves it; one that cannot be read states none.
+		// A local post's too: a local Like or Announce meets no inbox.
 		if by, _, post, err := p.objectOf(ctx, "object", objID); err == nil {
 			author = by
 			if err := p.judgeOutbound(ctx, pl, kind, objID, author, post); err != nil {
