@@ -212,6 +212,13 @@ func (q *queueOf[I, R]) slotted(ctx context.Context, ru *run, it I, keySlot chan
 			return res, false
 		}
 	}
+	// A select with both ready picks at random: a slot freed by an item
+	// that stopped at shutdown must not start one that was waiting.
+	select {
+	case <-ru.stopping:
+		return res, false
+	default:
+	}
 	return q.spec.Work(ctx, it, ru.stopping), true
 }
 
