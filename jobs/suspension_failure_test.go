@@ -31,14 +31,18 @@ func execRaw(t *testing.T, engine store.Engine, target string, stmts map[store.E
 }
 
 // refuseRows are the statements that make the database refuse, with a
-// trigger, an insert or update (event) on table where the condition
-// (on NEW) holds, and those that lift it.
+// trigger, an insert, update or delete (event) on table where the
+// condition (on NEW, or OLD for a delete) holds, and those that lift it.
 func refuseRows(event, table, cond string) (refuse, lift map[store.Engine][]string) {
+	row := "NEW" // what a BEFORE trigger returns to let the row through
+	if strings.HasPrefix(event, "DELETE") {
+		row = "OLD"
+	}
 	refuse = map[store.Engine][]string{
 		store.SQLite: {fmt.Sprintf(`CREATE TRIGGER refuse_rows BEFORE %s ON %s WHEN %s BEGIN SELECT RAISE(ABORT, 'injected failure'); END`, event, table, cond)},
 		store.PostgreSQL: {
 			fmt.Sprintf(`CREATE FUNCTION refuse_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-				IF %s THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`, cond),
+				IF %s THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN %s; END $$`, cond, row),
 			fmt.Sprintf(`CREATE TRIGGER refuse_rows BEFORE %s ON %s FOR EACH ROW EXECUTE FUNCTION refuse_rows()`, event, table),
 		},
 	}

@@ -59,25 +59,6 @@ func TestSuspensionReachesRelays(t *testing.T) {
 	}
 }
 
-// refuseDeletes are the statements that make the database refuse to
-// delete actorID's rows of table (a real failure midway through a purge),
-// and those that lift it.
-func refuseDeletes(table string, actorID int64) (refuse, lift map[store.Engine][]string) {
-	refuse = map[store.Engine][]string{
-		store.SQLite: {fmt.Sprintf(`CREATE TRIGGER refuse_rows BEFORE DELETE ON %s WHEN OLD.actor_id = %d BEGIN SELECT RAISE(ABORT, 'injected failure'); END`, table, actorID)},
-		store.PostgreSQL: {
-			fmt.Sprintf(`CREATE FUNCTION refuse_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-				IF OLD.actor_id = %d THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN OLD; END $$`, actorID),
-			fmt.Sprintf(`CREATE TRIGGER refuse_rows BEFORE DELETE ON %s FOR EACH ROW EXECUTE FUNCTION refuse_rows()`, table),
-		},
-	}
-	lift = map[store.Engine][]string{
-		store.SQLite:     {`DROP TRIGGER refuse_rows`},
-		store.PostgreSQL: {`DROP TRIGGER refuse_rows ON ` + table, `DROP FUNCTION refuse_rows()`},
-	}
-	return refuse, lift
-}
-
 // TestSuspensionPurgeResumes: alice's deletion after 30 days commits (her
 // Delete queued, her documents 410) and her purge, one row per
 // transaction, fails midway (the database refuses to delete her
@@ -113,7 +94,7 @@ func TestSuspensionPurgeResumes(t *testing.T) {
 		t.Fatalf("suspend: %v %v", fresh, err)
 	}
 	h.Advance(store.SuspensionRetention + time.Minute)
-	refuse, lift := refuseDeletes("followers", h.Alice.ID)
+	refuse, lift := refuseRows("DELETE", "followers", fmt.Sprintf("OLD.actor_id = %d", h.Alice.ID))
 	execRaw(t, engine, target, refuse)
 
 	n, err := h.Node.Jobs.DeleteLapsedSuspensions(ctx)
