@@ -26,13 +26,7 @@ func TestSuspensionReachesRelays(t *testing.T) {
 	w := newSuspensionWorld(t)
 	h, alice := w.h, w.h.Inst.ActorID("alice")
 	relay := fedtest.NewRemote(t, "127.0.31.6")
-	r := &store.Relay{URL: relay.SharedInbox(), Style: store.RelayMastodon, Inbox: relay.SharedInbox(), FollowID: h.Inst.NewID("", "activities", h.Clock())}
-	if err := h.DB.AddRelay(ctx, r, h.Clock()); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := h.DB.AnswerRelay(ctx, r.FollowID, relay.URL+"/actor", r.Host, true, h.Clock()); err != nil || !ok {
-		t.Fatalf("the relay's Accept: %v %v", ok, err)
-	}
+	h.AcceptedRelay(t, relay)
 	got := func(typ string) (n int) {
 		for _, rec := range relay.Received() {
 			obj, _ := rec.Doc["object"].(map[string]any)

@@ -29,13 +29,7 @@ func TestRotateKey(t *testing.T) {
 	dave := r2.Actor(t, "dave")
 	follow(t, h, bob)
 	relay := fedtest.NewRemote(t, "127.0.2.12")
-	rl := &store.Relay{URL: relay.SharedInbox(), Style: store.RelayMastodon, Inbox: relay.SharedInbox(), FollowID: h.Inst.NewID("", "activities", h.Clock())}
-	if err := h.DB.AddRelay(ctx, rl, h.Clock()); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := h.DB.AnswerRelay(ctx, rl.FollowID, relay.URL+"/actor", rl.Host, true, h.Clock()); err != nil || !ok {
-		t.Fatalf("the relay's Accept: %v %v", ok, err)
-	}
+	h.AcceptedRelay(t, relay)
 	if _, err := h.Node.Publisher.Publish(ctx, h.Alice, &as.Object{Type: as.Types{"Note"}, Content: "hi", To: as.IRIs(dave.ID)}, outbox.Options{}); err != nil {
 		t.Fatal(err)
 	}
