@@ -151,22 +151,7 @@ func (h *Handler) decide(ctx context.Context, tx *store.Tx, o *store.Object, loc
 	if err != nil {
 		return outbox.Decision{}, err
 	}
-	var mentions []string
-	for _, m := range post.Tag.OfType("Mention") {
-		mentions = append(mentions, m.Href)
-	}
-	member := func(collection string) bool {
-		switch collection {
-		case h.Instance.FollowersURL(local.Name):
-			f, err := tx.FollowerRow(ctx, local.ID, actor)
-			return err == nil && f.State == "accepted"
-		case h.Instance.ActorID(local.Name) + "/following":
-			f, err := tx.FollowingRow(ctx, local.ID, actor)
-			return err == nil && f.State == "accepted"
-		}
-		return false
-	}
-	return outbox.ReadPolicy(post).Decide(kind, actor, h.Instance.ActorID(local.Name), mentions, member), nil
+	return h.Publisher.DecideWithLocalPost(ctx, tx.Queries, post, local, kind, actor), nil
 }
 
 // approved checks an interaction's approvedBy: an approval of the post's

@@ -41,19 +41,7 @@ func (p *Publisher) judgeLocal(ctx context.Context, pl *plan, kind, target, auth
 		return err
 	}
 	me := p.Instance.ActorID(pl.actor.Name)
-	// The author's own collections, as the inbox reads them (decide).
-	member := func(collection string) bool {
-		switch collection {
-		case p.Instance.FollowersURL(owner.Name):
-			f, err := p.DB.FollowerRow(ctx, owner.ID, me)
-			return err == nil && f.State == store.StateAccepted
-		case author + "/following":
-			f, err := p.DB.FollowingRow(ctx, owner.ID, me)
-			return err == nil && f.State == store.StateAccepted
-		}
-		return false
-	}
-	switch ReadPolicy(doc).Decide(kind, me, author, mentionsOf(doc), member).Approval {
+	switch p.DecideWithLocalPost(ctx, p.DB.Queries, doc, owner, kind, me).Approval {
 	case Denied:
 		return refused(target, kind)
 	case Manual:
@@ -68,11 +56,22 @@ func refused(target, kind string) error {
 	return &refusedError{InputError{Msg: "the author of " + target + " does not let you " + verbs[kind] + " it (its interactionPolicy." + kind + ")"}}
 }
 
-// mentionsOf is the accounts a post mentions (its Mention tags' href).
-func mentionsOf(doc *as.Object) []string {
-	var mentions []string
-	for _, m := range doc.Tag.OfType("Mention") {
-		mentions = append(mentions, m.Href)
+// DecideWithLocalPost judges an interaction of kind by actor with post,
+// a post of the local actor owner, by its interactionPolicy: the owner's
+// followers and following as q reads them (in or out of a transaction),
+// the owner and, for a reply, the post's mentions always allowed. The
+// inbox judges peers' interactions with it, and judgeLocal local ones.
+func (p *Publisher) DecideWithLocalPost(ctx context.Context, q *store.Queries, post *as.Object, owner *store.Actor, kind, actor string) Decision {
+	member := func(collection string) bool {
+		switch collection {
+		case p.Instance.FollowersURL(owner.Name):
+			f, err := q.FollowerRow(ctx, owner.ID, actor)
+			return err == nil && f.State == store.StateAccepted
+		case p.Instance.ActorID(owner.Name) + "/following":
+			f, err := q.FollowingRow(ctx, owner.ID, actor)
+			return err == nil && f.State == store.StateAccepted
+		}
+		return false
 	}
-	return mentions
+	return ReadPolicy(post).Decide(kind, actor, p.Instance.ActorID(owner.Name), mentioned(post), member)
 }

@@ -54,7 +54,7 @@ func (p *Publisher) judgeOutbound(ctx context.Context, pl *plan, kind, target, a
 		f, err := p.DB.FollowingRow(ctx, pl.actor.ID, author)
 		return err == nil && f.State == store.StateAccepted
 	}
-	d := ReadPolicy(doc).Decide(kind, me, author, mentionsOf(doc), member)
+	d := ReadPolicy(doc).Decide(kind, me, author, mentioned(doc), member)
 	switch {
 	case d.Approval == Denied:
 		return refused(target, kind)
