@@ -29,7 +29,7 @@ func actorCommands() []command {
 		{name: "actor edit", args: "NAME [--name TEXT] [--summary TEXT] [--field NAME=VALUE]... [--clear-fields] [--avatar URL] [--header URL] [--memorial] [--manual-approval]",
 			help: "change the profile and send the Update", run: (*cli).actorEdit},
 		{name: "actor rotate-key", args: "NAME",
-			help: "give an actor a new key pair; an Update goes to every server that knows it", run: (*cli).actorRotateKey},
+			help: "give an actor a new key pair; an Update goes to every server that knows it and the relays", run: (*cli).actorRotateKey},
 		{name: "actor delete", args: "NAME --yes",
 			help: "delete an actor for good and tell every server that knows it", run: (*cli).actorDelete},
 		{name: "actor move", args: "NAME --to @user@host",
