@@ -247,6 +247,38 @@ func TestActorDeleteKnownServerNotDisplaced(t *testing.T) {
 	}
 }
 
+// TestActorDeleteReachesRelayOnce: a relay whose cached actor names a
+// shared inbox other than the relay inbox Herald follows it at gets the
+// Delete of alice once, at its relay inbox, not also at that shared inbox
+// as a server Herald knows an actor of.
+func TestActorDeleteReachesRelayOnce(t *testing.T) {
+	ctx := context.Background()
+	h := fedtest.NewHerald(t)
+	relay := fedtest.NewRemote(t, "127.0.31.13")
+	relayActor := relay.URL + "/actor"
+	r := &store.Relay{URL: relay.URL + "/relay", Style: store.RelayMastodon, Inbox: relay.URL + "/relay", FollowID: h.Inst.NewID("", "activities", h.Clock())}
+	if err := h.DB.AddRelay(ctx, r, h.Clock()); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h.DB.AnswerRelay(ctx, r.FollowID, relayActor, r.Host, true, h.Clock()); err != nil || !ok {
+		t.Fatalf("the relay's Accept: %v %v", ok, err)
+	}
+	if err := h.DB.PutRemoteActor(ctx, &store.RemoteActor{ID: relayActor, Inbox: relay.URL + "/actor/inbox", SharedInbox: relay.SharedInbox(),
+		PreferredUsername: "relay", Type: "Application", Document: []byte(`{}`), FetchedAt: h.Clock()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	deleteAlice(t, h)
+	var paths []string
+	for _, rec := range relay.Received() {
+		if rec.Doc["type"] == "Delete" && rec.Doc["object"] == h.Inst.ActorID("alice") {
+			paths = append(paths, rec.Path)
+		}
+	}
+	if len(paths) != 1 || paths[0] != "/relay" {
+		t.Errorf("the relay got the Delete of alice at %v, want once at /relay", paths)
+	}
+}
+
 // knownServer is a remote server Herald knows only through dave, whose
 // post to alice (and to also, if any) it cached him for.
 func knownServer(t *testing.T, h *fedtest.Herald, ip string, also ...string) *fedtest.Remote {
