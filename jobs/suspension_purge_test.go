@@ -149,24 +149,47 @@ func TestSuspensionPurgeResumes(t *testing.T) {
 // server none of whose accounts follows her or was sent anything by her,
 // but whose account Herald knows (it sent her a post), as Mastodon's
 // DeleteAccountService sends it to every known inbox at low priority: that
-// server may hold copies of her posts. A server Herald knows nothing of
-// gets nothing.
+// server may hold copies of her posts. A server Herald knows of only by
+// name (that post was also addressed to erin there, whose actor Herald
+// never fetched) gets nothing: the Delete's deliveries are exactly the
+// known server's shared inbox, so any inbox more (the stranger's, or a
+// second one of the known server) fails here, not only a POST that could
+// never have been made.
 func TestActorDeleteReachesKnownServers(t *testing.T) {
+	ctx := context.Background()
 	h := fedtest.NewHerald(t)
-	known := knownServer(t, h, "127.0.31.9")
 	stranger := fedtest.NewRemote(t, "127.0.31.10")
+	known := knownServer(t, h, "127.0.31.9", stranger.URL+"/users/erin")
 	deleteAlice(t, h)
-	deletes := 0
+	var deleteIRI string
 	for _, rec := range known.Received() {
 		if rec.Doc["type"] == "Delete" && rec.Doc["object"] == h.Inst.ActorID("alice") {
-			deletes++
+			if deleteIRI != "" {
+				t.Errorf("the server whose account Herald knows got the Delete of alice twice")
+			}
+			deleteIRI, _ = rec.Doc["id"].(string)
 		}
 	}
-	if deletes != 1 {
-		t.Errorf("the server whose account Herald knows got %d Deletes of alice, want 1", deletes)
+	if deleteIRI == "" {
+		t.Fatalf("the server whose account Herald knows got no Delete of alice")
+	}
+	act, err := h.DB.ActivityByIRI(ctx, deleteIRI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := h.DB.ActivityDeliveries(ctx, act.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inboxes []string
+	for _, d := range ds {
+		inboxes = append(inboxes, d.Inbox)
+	}
+	if len(inboxes) != 1 || inboxes[0] != known.SharedInbox() {
+		t.Errorf("the Delete of alice went to %v, want only %s", inboxes, known.SharedInbox())
 	}
 	if n := len(stranger.Received()); n != 0 {
-		t.Errorf("a server Herald knows nothing of got %d POSTs", n)
+		t.Errorf("a server Herald knows only by name got %d POSTs", n)
 	}
 }
 
@@ -199,13 +222,46 @@ func TestActorDeleteKnownServerNotDisplaced(t *testing.T) {
 	}
 }
 
+// TestActorDeleteReachesRelayOnce: a relay whose cached actor names a
+// shared inbox other than the relay inbox Herald follows it at gets the
+// Delete of alice once, at its relay inbox, not also at that shared inbox
+// as a server Herald knows an actor of.
+func TestActorDeleteReachesRelayOnce(t *testing.T) {
+	ctx := context.Background()
+	h := fedtest.NewHerald(t)
+	relay := fedtest.NewRemote(t, "127.0.31.13")
+	relayActor := relay.URL + "/actor"
+	r := &store.Relay{URL: relay.URL + "/relay", Style: store.RelayMastodon, Inbox: relay.URL + "/relay", FollowID: h.Inst.NewID("", "activities", h.Clock())}
+	if err := h.DB.AddRelay(ctx, r, h.Clock()); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := h.DB.AnswerRelay(ctx, r.FollowID, relayActor, r.Host, true, h.Clock()); err != nil || !ok {
+		t.Fatalf("the relay's Accept: %v %v", ok, err)
+	}
+	if err := h.DB.PutRemoteActor(ctx, &store.RemoteActor{ID: relayActor, Inbox: relay.URL + "/actor/inbox", SharedInbox: relay.SharedInbox(),
+		PreferredUsername: "relay", Type: "Application", Document: []byte(`{}`), FetchedAt: h.Clock()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	deleteAlice(t, h)
+	var paths []string
+	for _, rec := range relay.Received() {
+		if rec.Doc["type"] == "Delete" && rec.Doc["object"] == h.Inst.ActorID("alice") {
+			paths = append(paths, rec.Path)
+		}
+	}
+	if len(paths) != 1 || paths[0] != "/relay" {
+		t.Errorf("the relay got the Delete of alice at %v, want once at /relay", paths)
+	}
+}
+
 // knownServer is a remote server Herald knows only through dave, whose
-// post to alice it cached him for.
-func knownServer(t *testing.T, h *fedtest.Herald, ip string) *fedtest.Remote {
+// post to alice (and to also, if any) it cached him for.
+func knownServer(t *testing.T, h *fedtest.Herald, ip string, also ...string) *fedtest.Remote {
 	t.Helper()
 	known := fedtest.NewRemote(t, ip)
 	dave := known.Actor(t, "dave")
-	note := map[string]any{"id": dave.ID + "/notes/1", "type": "Note", "attributedTo": dave.ID, "content": "hi", "to": []string{h.Inst.ActorID("alice")}}
+	note := map[string]any{"id": dave.ID + "/notes/1", "type": "Note", "attributedTo": dave.ID, "content": "hi",
+		"to": append([]string{h.Inst.ActorID("alice")}, also...)}
 	if code, body := h.Deliver(t, "/users/alice/inbox", dave, fedtest.Activity(dave, "Create", note)); code != 202 {
 		t.Fatalf("dave's post: %d %s", code, body)
 	}

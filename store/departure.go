@@ -23,12 +23,28 @@ import (
 // https://victim.example/a would otherwise take victim.example's place
 // (its real shared inbox sorts after) and send its Delete nowhere, or
 // have Herald POST to any URL a peer likes.
+//
+// The accepted relays are left out: the Delete reaches each at its relay
+// inbox (delivery.Audience.Relays, which its caller sets), and a relay
+// whose cached actor names another shared inbox would get it twice. So an
+// inbox that is a relay's is dropped, and a relay's server gets no inbox
+// from the cache, as a server already reached gets none.
 func (q *Queries) DepartureInboxes(ctx context.Context, actorID int64) ([]string, error) {
 	known, err := q.KnownInboxes(ctx, actorID)
 	if err != nil {
 		return nil, err
 	}
+	relays, err := q.RelayInboxes(ctx)
+	if err != nil {
+		return nil, err
+	}
 	byHost := map[string]bool{}
+	for _, inbox := range relays {
+		if h, err := InboxHost(inbox); err == nil {
+			byHost[h] = true
+		}
+	}
+	known = slices.DeleteFunc(known, func(inbox string) bool { return slices.Contains(relays, inbox) })
 	for _, inbox := range known {
 		if h, err := InboxHost(inbox); err == nil {
 			byHost[h] = true
