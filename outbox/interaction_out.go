@@ -119,6 +119,13 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 	if !accept {
 		return true, p.removeRejected(ctx, tx, ap, now)
 	}
+	// A Like or Announce its actor undid while it was pending stays
+	// undone: the approval is recorded, and nothing is sent or shown.
+	if ap.Interaction == ap.Activity {
+		if undone, err := tx.LocalUndone(ctx, ap.Activity); err != nil || undone {
+			return err == nil, err
+		}
+	}
 	act, err := tx.ActivityByIRI(ctx, ap.Activity)
 	if err != nil {
 		return false, err
