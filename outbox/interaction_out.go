@@ -118,6 +118,13 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 	if !accept {
 		return true, p.removeRejected(ctx, tx, ap, now)
 	}
+	// A Like or Announce its actor undid while it was pending stays
+	// undone: the approval is recorded, and nothing is sent or shown.
+	if ap.Interaction == ap.Activity {
+		if undone, err := tx.LocalUndone(ctx, ap.Activity); err != nil || undone {
+			return err == nil, err
+		}
+	}
 	act, err := tx.ActivityByIRI(ctx, ap.Activity)
 	if err != nil {
 		return false, err
@@ -140,10 +147,6 @@ func (p *Publisher) AnswerOutbound(ctx context.Context, tx *store.Tx, ap *store.
 		if err := p.approveObject(ctx, tx, obj.ID, approvedBy, now); err != nil {
 			return false, err
 		}
-	} else if undone, err := tx.LocalUndone(ctx, ap.Activity); err != nil || undone {
-		// A Like or Announce its author undid while it was pending
-		// stays undone: the approval is recorded, nothing sent.
-		return err == nil, err
 	} else if err := doc.Set("approvedBy", approvedBy); err != nil {
 		return false, err
 	}

@@ -438,9 +438,13 @@ func TestDeletedPendingReplyStaysDeleted(t *testing.T) {
 	_, reply := post(t, w.h, w.h.Token, map[string]any{"type": "Note", "content": "on second thought", "inReplyTo": w.posts["manual"],
 		"to": []string{federation.Public}})
 	replyID := reply["object"].(map[string]any)["id"].(string)
-	if res, body := post(t, w.h, w.h.Token, map[string]any{"type": "Delete", "object": replyID}); res.StatusCode != 201 {
-		t.Fatalf("Delete: %d %v", res.StatusCode, body)
+	res, del := post(t, w.h, w.h.Token, map[string]any{"type": "Delete", "object": replyID})
+	if res.StatusCode != 201 {
+		t.Fatalf("Delete: %d %v", res.StatusCode, del)
 	}
+	// The Delete goes where the reply went, bob's server alone: carol's
+	// never had the reply, and would learn its id.
+	w.takenBackOnlyToBob(t, del["id"].(string))
 	accept := fedtest.Activity(w.bob, "Accept", replyID)
 	accept["result"] = w.bob.ID + "/approvals/1"
 	if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, accept); code != 202 {
@@ -449,8 +453,23 @@ func TestDeletedPendingReplyStaysDeleted(t *testing.T) {
 	if n := w.sentTo(t, reply["id"].(string), w.carol); n != 0 {
 		t.Errorf("the deleted reply's Create reached carol's server %d times after the Accept", n)
 	}
-	if res, body := w.h.Do(t, "GET", strings.TrimPrefix(replyID, w.h.URL), "", nil, "Accept", "application/activity+json"); res.StatusCode != 410 {
-		t.Errorf("GET the deleted reply after the Accept: %d %s, want 410", res.StatusCode, body)
+	for id, want := range map[string]int{replyID: 410, reply["id"].(string): 404} {
+		if res, body := w.h.Do(t, "GET", strings.TrimPrefix(id, w.h.URL), "", nil, "Accept", "application/activity+json"); res.StatusCode != want {
+			t.Errorf("GET %s of the deleted reply after the Accept: %d %s, want %d", id, res.StatusCode, body, want)
+		}
+	}
+}
+
+// takenBackOnlyToBob checks that the activity iri, a Delete or Undo of a
+// pending interaction, went to bob's server and not to carol's, nor is
+// it served.
+func (w *outboundWorld) takenBackOnlyToBob(t *testing.T, iri string) {
+	t.Helper()
+	if n, m := w.sentTo(t, iri, w.bob), w.sentTo(t, iri, w.carol); n != 1 || m != 0 {
+		t.Errorf("%s reached bob's server %d times (want 1) and carol's %d (want 0)", iri, n, m)
+	}
+	if res, body := w.h.Do(t, "GET", strings.TrimPrefix(iri, w.h.URL), "", nil, "Accept", "application/activity+json"); res.StatusCode != 404 {
+		t.Errorf("GET %s: %d %s, want 404", iri, res.StatusCode, body)
 	}
 }
 
@@ -460,9 +479,11 @@ func TestDeletedPendingReplyStaysDeleted(t *testing.T) {
 func TestUndonePendingBoostStaysUndone(t *testing.T) {
 	w := newOutboundWorld(t)
 	_, boost := post(t, w.h, w.h.Token, map[string]any{"type": "Announce", "object": w.posts["manual"]})
-	if res, body := post(t, w.h, w.h.Token, map[string]any{"type": "Undo", "object": boost["id"]}); res.StatusCode != 201 {
-		t.Fatalf("Undo: %d %v", res.StatusCode, body)
+	res, undo := post(t, w.h, w.h.Token, map[string]any{"type": "Undo", "object": boost["id"]})
+	if res.StatusCode != 201 {
+		t.Fatalf("Undo: %d %v", res.StatusCode, undo)
 	}
+	w.takenBackOnlyToBob(t, undo["id"].(string))
 	accept := fedtest.Activity(w.bob, "Accept", boost["id"])
 	accept["result"] = w.bob.ID + "/approvals/1"
 	if code, resp := w.h.Deliver(t, "/users/alice/inbox", w.bob, accept); code != 202 {
@@ -473,5 +494,11 @@ func TestUndonePendingBoostStaysUndone(t *testing.T) {
 	}
 	if ap, err := w.h.DB.InteractionApprovalOf(context.Background(), boost["id"].(string)); err != nil || ap.State != "accepted" {
 		t.Errorf("the approval: %+v, %v", ap, err)
+	}
+	// Undone, it is served no more than before the Accept.
+	for _, accept := range []string{"application/activity+json", "text/html"} {
+		if res, body := w.h.Do(t, "GET", strings.TrimPrefix(boost["id"].(string), w.h.URL), "", nil, "Accept", accept); res.StatusCode != 404 {
+			t.Errorf("GET the undone boost (%s) after the Accept: %d %s, want 404", accept, res.StatusCode, body)
+		}
 	}
 }

@@ -160,6 +160,14 @@ func (p *Publisher) planUndo(ctx context.Context, pl *plan, doc *as.Object) erro
 			return err
 		}
 		pl.aud.Inboxes = inboxes
+		// The Undo of a Like or Announce still waiting for a peer's
+		// approval went, like it, to the post's author alone; served, it
+		// would show everyone the id of what nobody else had.
+		if held, err := tx.UnapprovedInteraction(ctx, origID); err != nil {
+			return err
+		} else if held {
+			pl.public = false
+		}
 		switch orig.Type {
 		case "Follow":
 			_, err = tx.ResolveFollowing(ctx, origID, pl.actor.ID, orig.ObjectIRI, false)

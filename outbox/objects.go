@@ -11,6 +11,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/as"
+	"herald/outbox/delivery"
 	"herald/store"
 )
 
@@ -202,6 +203,9 @@ func (p *Publisher) planDelete(ctx context.Context, pl *plan, doc *as.Object, no
 	pl.activity.Object = as.Embed(tombstone)
 	pl.locals = nil // a Delete tells servers, not local inboxes
 	pl.apply = func(ctx context.Context, tx *store.Tx, pl *plan) error {
+		if err := p.holdDeleteOfUnapproved(ctx, tx, pl); err != nil {
+			return err
+		}
 		if err := p.addEarlierRecipients(ctx, tx, pl); err != nil {
 			return err
 		}
@@ -215,6 +219,22 @@ func (p *Publisher) planDelete(ctx context.Context, pl *plan, doc *as.Object, no
 		}
 		return err
 	}
+	return nil
+}
+
+// holdDeleteOfUnapproved narrows the Delete of a reply still waiting for
+// a peer's approval (or rejected) to those who got the reply: the post's
+// author alone (holdForApproval), as the reply itself went. Its whole
+// audience never had the reply, and a Delete would hand them its id; nor
+// do the relays get it, nor is it served (not public), for the same
+// reason. addEarlierRecipients then adds the inboxes that got it.
+func (p *Publisher) holdDeleteOfUnapproved(ctx context.Context, tx *store.Tx, pl *plan) error {
+	held, err := tx.UnapprovedInteraction(ctx, pl.objIRI)
+	if err != nil || !held {
+		return err
+	}
+	pl.aud = delivery.Audience{}
+	pl.public = false
 	return nil
 }
 

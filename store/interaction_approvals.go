@@ -52,16 +52,22 @@ func (q *Queries) InteractionApprovalOf(ctx context.Context, interaction string)
 // UnapprovedInteraction reports whether iri (an object's or an
 // activity's id) is, or carries, a local actor's interaction still
 // waiting for its approval, or rejected: such a document is served to
-// nobody unless it is approved.
+// nobody unless it is approved. Nor is one taken back before or after its
+// approval (outbox.AnswerOutbound records a late one and sends nothing):
+// a Like or Announce its actor undid, and the Create of a reply its actor
+// deleted (the reply itself is served as its Tombstone).
 func (q *Queries) UnapprovedInteraction(ctx context.Context, iri string) (bool, error) {
 	var n int
-	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM interaction_approvals WHERE (interaction = $1 OR activity = $1) AND state <> 'accepted'`, iri).Scan(&n)
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM interaction_approvals ia WHERE (ia.interaction = $1 OR ia.activity = $1)
+		AND (ia.state <> 'accepted'
+			OR EXISTS (SELECT 1 FROM activities u WHERE u.object_iri = ia.activity AND u.type = 'Undo')
+			OR ia.activity = $1 AND ia.interaction <> $1 AND EXISTS (SELECT 1 FROM objects o WHERE o.iri = ia.interaction AND o.deleted_at IS NOT NULL))`, iri).Scan(&n)
 	return n > 0, err
 }
 
 // LocalUndone reports whether a local actor's Undo of the activity iri
 // was published: a pending Like or Announce undone before its approval,
-// which the approval must not send again.
+// which the approval must not send again (outbox.AnswerOutbound).
 func (q *Queries) LocalUndone(ctx context.Context, iri string) (bool, error) {
 	var n int
 	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM activities WHERE object_iri = $1 AND type = 'Undo'`, iri).Scan(&n)
