@@ -30,9 +30,15 @@ func (p *Publisher) planPin(ctx context.Context, pl *plan, doc *as.Object, now t
 		return err
 	}
 	pin := pl.typ == "Add"
+	pending, err := p.DB.UnapprovedInteraction(ctx, o.IRI)
+	if err != nil {
+		return err
+	}
 	switch {
 	case pin && !o.Public:
 		return inputErr("only a public object can be pinned")
+	case pin && pending:
+		return inputErr("%s waits for the approval of the post it replies to (or was refused it): it can be pinned once approved", o.IRI)
 	case pin && o.Pinned:
 		return inputErr("%s is pinned already", o.IRI)
 	case !pin && !o.Pinned:

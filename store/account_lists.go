@@ -95,9 +95,10 @@ func (q *Queries) AccountListPage(ctx context.Context, list AccountList, actorID
 }
 
 // CountActorPosts returns how many objects a local actor published and
-// did not delete (an account's statuses_count).
+// did not delete (an account's statuses_count), a reply waiting for a
+// peer's approval not among them (notUnapproved).
 func (q *Queries) CountActorPosts(ctx context.Context, actorID int64) (int, error) {
 	var n int
-	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE actor_id = $1 AND deleted_at IS NULL`, actorID).Scan(&n)
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE actor_id = $1 AND deleted_at IS NULL AND `+notUnapproved, actorID).Scan(&n)
 	return n, err
 }

@@ -83,10 +83,11 @@ func (q *Queries) activities(ctx context.Context, query string, args ...any) ([]
 }
 
 // CountLocalPosts returns how many objects local actors published and did
-// not delete (NodeInfo's localPosts).
+// not delete (NodeInfo's localPosts), a reply waiting for a peer's
+// approval not among them (notUnapproved): it is served nowhere yet.
 func (q *Queries) CountLocalPosts(ctx context.Context) (int, error) {
 	var n int
-	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE deleted_at IS NULL`).Scan(&n)
+	err := q.r.QueryRowContext(ctx, `SELECT count(*) FROM objects WHERE deleted_at IS NULL AND `+notUnapproved).Scan(&n)
 	return n, err
 }
 

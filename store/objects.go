@@ -90,9 +90,11 @@ func (q *Queries) SetPinned(ctx context.Context, objectID int64, pinned bool, no
 	})
 }
 
-// PinnedObjects lists an actor's pinned objects, the latest pinned first.
+// PinnedObjects lists an actor's pinned objects, the latest pinned first;
+// a reply waiting for a peer's approval is not among them (notUnapproved:
+// one pinned before pinning it was refused is served nowhere yet).
 func (q *Queries) PinnedObjects(ctx context.Context, actorID int64) ([]Object, error) {
-	return q.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = $1 AND pinned_at IS NOT NULL ORDER BY pinned_at DESC, id DESC`, actorID)
+	return q.objects(ctx, `SELECT `+objectColumns+` FROM objects WHERE actor_id = $1 AND pinned_at IS NOT NULL AND `+notUnapproved+` ORDER BY pinned_at DESC, id DESC`, actorID)
 }
 
 // PublicObjects lists an actor's newest public objects that are not
