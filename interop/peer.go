@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // Peer is a running Fedify peer (interop/peer/peer.mjs) and a client of its
@@ -221,12 +222,41 @@ type Received struct {
 	Unverified map[string]any    `json:"unverified"`
 }
 
-// Received lists what the peer's inboxes received, oldest first.
+// Received lists what the peer's inboxes received, oldest first, once the
+// peer has answered every one of them. The peer records a POST when it
+// arrives and its status when Fedify's handler returns; a Follow's handler
+// sends its Accept first, so Herald can see the follow accepted before the
+// peer has answered the Follow.
 func (p *Peer) Received(t testing.TB) []Received {
 	t.Helper()
 	var r []Received
-	p.Get(t, "/control/inbox", &r)
+	settled(t, "POSTs to the peer's inboxes", func() bool {
+		r = nil
+		p.Get(t, "/control/inbox", &r)
+		for _, e := range r {
+			if e.Status == 0 {
+				return false
+			}
+		}
+		return true
+	})
 	return r
+}
+
+// settleDeadline bounds how long Received and Outgoing wait for requests in
+// flight: a handler that never returns fails the test by name.
+const settleDeadline = 30 * time.Second
+
+// settled polls list until it reports nothing in flight.
+func settled(t testing.TB, what string, list func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(settleDeadline)
+	for !list() {
+		if time.Now().After(deadline) {
+			t.Fatalf("interop: %s still unanswered after %v", what, settleDeadline)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Outgoing is one HTTP request Fedify made.
@@ -240,11 +270,22 @@ type Outgoing struct {
 	Error   string            `json:"error"`
 }
 
-// Outgoing lists the HTTP requests Fedify made, oldest first.
+// Outgoing lists the HTTP requests Fedify made, oldest first, once each has
+// an answer or an error: Herald commits what it accepts before it answers,
+// so a test can see the effect before the peer has read the status.
 func (p *Peer) Outgoing(t testing.TB) []Outgoing {
 	t.Helper()
 	var o []Outgoing
-	p.Get(t, "/control/outgoing", &o)
+	settled(t, "the peer's requests", func() bool {
+		o = nil
+		p.Get(t, "/control/outgoing", &o)
+		for _, e := range o {
+			if e.Status == 0 && e.Error == "" {
+				return false
+			}
+		}
+		return true
+	})
 	return o
 }
 

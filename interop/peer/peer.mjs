@@ -673,10 +673,17 @@ async function inbox(req, url) {
     entry.forced = true;
     return new Response(`scheme ${scheme} refused by this peer`, { status: 401 });
   }
-  const res = await federation.fetch(
-    new Request(req.url, { method: "POST", headers: req.headers, body: text }),
-    { contextData: { entry } },
-  );
+  let res;
+  try {
+    res = await federation.fetch(
+      new Request(req.url, { method: "POST", headers: req.headers, body: text }),
+      { contextData: { entry } },
+    );
+  } catch (e) {
+    // handle() answers 500; the entry must not stay "in flight" (status 0).
+    entry.status = 500;
+    throw e;
+  }
   entry.status = res.status;
   return res;
 }
