@@ -28,7 +28,7 @@ const DefaultNotificationsLimit = 40
 // statusTypes are the notification types about a status (Mastodon's
 // NotificationGroupSerializer#status_type?, and the reactions).
 var statusTypes = map[string]bool{"favourite": true, "reblog": true, "status": true, "mention": true, "poll": true, "update": true,
-	"pleroma:emoji_reaction": true, "quote": true,
+	"pleroma:emoji_reaction": true, "quote": true, "quoted_update": true,
 	// Held interactions, about the post they are held for (timeline/held.go).
 	"pending.favourite": true, "pending.reply": true, "pending.reblog": true, "pending.quote": true}
 

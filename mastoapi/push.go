@@ -22,7 +22,7 @@ import (
 // (apimodel.WebPushSubscriptionAlerts: pending.favourite, pending.reply,
 // pending.reblog) and Herald's of a held quote (timeline/held.go).
 var pushAlerts = []string{"mention", "status", "reblog", "follow", "follow_request", "favourite", "poll", "update",
-	"admin.sign_up", "admin.report", "quote", "pending.favourite", "pending.reply", "pending.reblog", "pending.quote"}
+	"admin.sign_up", "admin.report", "quote", "quoted_update", "pending.favourite", "pending.reply", "pending.reblog", "pending.quote"}
 
 // pushPolicies are who a subscription takes pushes from: everyone,
 // accounts followed, followers, nobody.

@@ -28,6 +28,7 @@ var pushTitles = map[string]string{
 	"poll":           "A poll you voted in has ended",
 	"update":         "%s edited a post",
 	"quote":          "%s quoted your post",
+	"quoted_update":  "%s edited a post you have quoted",
 	// Held interactions (timeline/held.go), awaiting the author.
 	"pending.favourite": "%s wants to favorite your post",
 	"pending.reply":     "%s wants to reply to your post",

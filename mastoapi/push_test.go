@@ -89,7 +89,7 @@ func TestPushSubscription(t *testing.T) {
 	tok := logIn(t, h, "read write push")
 	p := newPushService(t)
 	s := p.subscribe(t, h, tok, "all", "mention", "follow")
-	if !s.Alerts["mention"] || !s.Alerts["follow"] || s.Alerts["favourite"] || s.Policy != "all" || !s.Standard || len(s.Alerts) != 15 {
+	if !s.Alerts["mention"] || !s.Alerts["follow"] || s.Alerts["favourite"] || s.Policy != "all" || !s.Standard || len(s.Alerts) != 16 {
 		t.Errorf("created %+v", s)
 	}
 	var v2 struct {

@@ -16,10 +16,7 @@ import (
 func TestQuoteAnswerSettled(t *testing.T) {
 	w := newWorld(t, "127.0.44.4")
 	h := w.h
-	for _, id := range []string{"b1", "b2"} {
-		w.deliver(t, "Create", w.note(w.bob, id, "quote me, "+id))
-	}
-	b1, b2 := w.statusByURI(t, w.bob.ID+"/notes/b1"), w.statusByURI(t, w.bob.ID+"/notes/b2")
+	b1, b2 := w.bobPost(t, "b1"), w.bobPost(t, "b2")
 
 	rejected := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "hmm", "quoted_status_id": b1.ID})
 	h.Step(t)

@@ -55,6 +55,14 @@ func (w *world) carolStamp(carol *fedtest.RemoteActor, quoting string, quoted an
 	return stamp
 }
 
+// bobPost is a public post bob sends alice, "quote me, ID", as Herald
+// shows it.
+func (w *world) bobPost(t *testing.T, id string) mastoapi.Status {
+	t.Helper()
+	w.deliver(t, "Create", w.note(w.bob, id, "quote me, "+id))
+	return w.statusByURI(t, w.bob.ID+"/notes/"+id)
+}
+
 // statusByURI is the status Herald shows for a post's id (through a
 // search by URL, which resolves it).
 func (w *world) statusByURI(t *testing.T, uri string) mastoapi.Status {
@@ -209,14 +217,12 @@ func TestQuoteRevocation(t *testing.T) {
 func TestQuotePosting(t *testing.T) {
 	w := newWorld(t, "127.0.44.3")
 	h := w.h
-	for _, id := range []string{"b1", "b2"} {
-		w.deliver(t, "Create", w.note(w.bob, id, "quote me, "+id))
-	}
+	b1, b2 := w.bobPost(t, "b1"), w.bobPost(t, "b2")
 	w.deliver(t, "Create", w.note(w.bob, "fo", "followers only", "to", []string{w.bob.ID + "/followers"}, "cc", []string{w.aliceIRI}),
 		"to", []string{w.bob.ID + "/followers"}, "cc", []string{w.aliceIRI})
 	w.deliver(t, "Create", w.note(w.bob, "closed", "not this one",
 		"interactionPolicy", map[string]any{"canQuote": map[string]any{"automaticApproval": []string{w.bob.ID}}}))
-	b1, b2, closed := w.statusByURI(t, w.bob.ID+"/notes/b1"), w.statusByURI(t, w.bob.ID+"/notes/b2"), w.statusByURI(t, w.bob.ID+"/notes/closed")
+	closed := w.statusByURI(t, w.bob.ID+"/notes/closed")
 	if closed.QuoteApproval == nil || closed.QuoteApproval.CurrentUser != "denied" || b1.QuoteApproval.CurrentUser != "unknown" {
 		t.Errorf("quote_approval: closed %+v, b1 %+v", closed.QuoteApproval, b1.QuoteApproval)
 	}
@@ -319,5 +325,38 @@ func TestQuotePosting(t *testing.T) {
 	h.Step(t)
 	if req := w.lastSent(t, "QuoteRequest"); req["object"] != b1.URI || req["instrument"] == q1.URI {
 		t.Errorf("the outbox's quote sent %v", req)
+	}
+}
+
+// TestQuotedUpdate (Mastodon 4.5's quoted_update): bob edits a post
+// alice quotes, her quote accepted, and she is told, her quoting status
+// attached; an Update that is no edit, or an edit of a post whose quote
+// he refused, tells nobody.
+func TestQuotedUpdate(t *testing.T) {
+	w := newWorld(t, "127.0.44.20")
+	h := w.h
+	b1, b2 := w.bobPost(t, "b1"), w.bobPost(t, "b2")
+	q1 := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "so true", "quoted_status_id": b1.ID})
+	h.Step(t)
+	w.deliver(t, "Accept", w.lastSent(t, "QuoteRequest")["id"], "result", w.bob.ID+"/quote_authorizations/7")
+	q2 := status(t, h, w.tok, "POST", "/api/v1/statuses", map[string]any{"status": "hmm", "quoted_status_id": b2.ID})
+	h.Step(t)
+	req2 := w.lastSent(t, "QuoteRequest")
+	w.deliver(t, "Reject", map[string]any{"id": req2["id"], "type": "QuoteRequest", "actor": w.aliceIRI, "object": b2.URI, "instrument": q2.URI})
+
+	quotedUpdates := func() []mastoapi.Notification {
+		var notes []mastoapi.Notification
+		api(t, h, w.tok, "GET", "/api/v1/notifications?types[]=quoted_update", nil, &notes)
+		return notes
+	}
+	w.deliver(t, "Update", w.note(w.bob, "b1", "quote me, b1"))
+	if notes := quotedUpdates(); len(notes) != 0 {
+		t.Errorf("an Update that is no edit notified: %+v", notes)
+	}
+	w.deliver(t, "Update", w.note(w.bob, "b1", "quote me, b1 (edited)", "updated", "2024-05-02T12:00:00Z"))
+	w.deliver(t, "Update", w.note(w.bob, "b2", "quote me, b2 (edited)", "updated", "2024-05-02T12:00:00Z"))
+	notes := quotedUpdates()
+	if len(notes) != 1 || notes[0].Status == nil || notes[0].Status.ID != q1.ID || notes[0].Account.URI != w.bob.ID {
+		t.Fatalf("quoted_update notifications: %+v", notes)
 	}
 }

@@ -138,6 +138,13 @@ func (q *Queries) QuotesPage(ctx context.Context, iri string, p KeysetPage[int64
 		(SELECT status_id FROM status_quotes WHERE quoted_iri = $1 AND state = 'accepted')`, p, iri)
 }
 
+// LocalQuotesOf are the local statuses that quote iri with an accepted
+// quote, oldest first: those to tell when iri is edited.
+func (q *Queries) LocalQuotesOf(ctx context.Context, iri string) ([]*Status, error) {
+	return q.statuses(ctx, `SELECT `+statusColumns+` FROM statuses WHERE deleted_at IS NULL AND local_actor_id IS NOT NULL AND id IN
+		(SELECT status_id FROM status_quotes WHERE quoted_iri = $1 AND state = 'accepted') ORDER BY id`, iri)
+}
+
 // QuotesCount is how many statuses quote iri with an accepted quote.
 func (q *Queries) QuotesCount(ctx context.Context, iri string) (int, error) {
 	var n int

@@ -124,6 +124,26 @@ func (w *writer) notifyQuoted(s *store.Status, obj *as.Object) error {
 	return w.notify(quoted.LocalActorID, "quote", s.Author, s.ID, s.IRI, "")
 }
 
+// notifyQuotedUpdate tells each local actor whose accepted quote names s
+// that s was edited, with the quoting status attached, not the edited one:
+// Mastodon 4.5's quoted_update (app/services/fan_out_on_write_service.rb,
+// notify_about_update!; docs entities/Notification.md).
+func (w *writer) notifyQuotedUpdate(s *store.Status, author string) error {
+	quotes, err := w.tx.LocalQuotesOf(w.ctx, s.IRI)
+	if err != nil {
+		return err
+	}
+	for _, q := range quotes {
+		if q.Author == author {
+			continue
+		}
+		if err := w.notify(q.LocalActorID, "quoted_update", author, q.ID, s.IRI, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // StampDeleted applies a Delete of a stamp by actor, inside the inbox's
 // transaction: the quotes it approved are revoked (those not yet
 // accepted, rejected), as Mastodon's Delete of a QuoteAuthorization

@@ -178,7 +178,7 @@ func (w *writer) edit(obj *as.Object, author string, local *store.Actor) error {
 			}
 		}
 	}
-	return nil
+	return w.notifyQuotedUpdate(old, author)
 }
 
 // attachmentsOf is the attachment list of a stored object, to tell an
