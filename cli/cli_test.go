@@ -95,7 +95,8 @@ func TestCommandsNeedADatabase(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("commands created %v", entries)
 	}
-	path := newInstance(t, "social.example")
+	path := filepath.Join(dir, "new.db")
+	mustCLI(t, "init", "--domain", "social.example", "--db", path)
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("new database: %v %v, want mode 0600", fi.Mode(), err)
 	}

@@ -2,10 +2,11 @@ package cli
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"herald/internal/fedtest"
+	"herald/internal/pgtest"
+	"herald/store"
 )
 
 // runCLI runs herald with args and an environment, returning the exit code
@@ -25,7 +26,7 @@ func mustCLI(t *testing.T, args ...string) string {
 // its path.
 func newInstance(t *testing.T, domain string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "h.db")
+	path := pgtest.Target(t, store.SQLite) // migrated already: init only adds the instance
 	mustCLI(t, "init", "--domain", domain, "--db", path)
 	return path
 }

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"herald/federation"
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
@@ -57,7 +57,7 @@ func TestReadBody(t *testing.T) {
 // challenge, another actor's 403, an unknown actor 404.
 func TestAuthorize(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	db, err := store.Open(ctx, pgtest.Target(t, store.SQLite))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,10 @@ package node
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"herald/federation"
+	"herald/internal/pgtest"
 	"herald/store"
 )
 
@@ -15,7 +15,7 @@ import (
 // the two apart.
 func TestActorCacheErrors(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	db, err := store.Open(ctx, pgtest.Target(t, store.SQLite))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package node_test
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"herald/federation"
 	"herald/internal/fedtest"
+	"herald/internal/pgtest"
 	"herald/jobs"
 	"herald/node"
 	"herald/policy"
@@ -21,7 +21,7 @@ import (
 func newDB(t *testing.T) (*store.DB, federation.Instance, *store.Actor) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	db, err := store.Open(ctx, pgtest.Target(t, store.SQLite))
 	if err != nil {
 		t.Fatal(err)
 	}

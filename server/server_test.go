@@ -17,6 +17,7 @@ import (
 
 	"herald/federation"
 	"herald/federation/as"
+	"herald/internal/pgtest"
 	"herald/internal/storetest"
 	"herald/node"
 	"herald/outbox"
@@ -38,7 +39,7 @@ type testServer struct {
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, t.TempDir()+"/herald.db")
+	db, err := store.Open(ctx, pgtest.Target(t, store.SQLite))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"herald/federation/as"
 	"herald/federation/signature"
 	"herald/internal/fedtest"
+	"herald/internal/pgtest"
 	"herald/internal/storetest"
 	"herald/node"
 	"herald/outbox"
@@ -38,7 +39,7 @@ type tlsHerald struct {
 func startTLSHerald(t *testing.T, name string, ca *x509.Certificate, certFile, keyFile string) *tlsHerald {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	db, err := store.Open(ctx, t.TempDir()+"/h.db")
+	db, err := store.Open(ctx, pgtest.Target(t, store.SQLite))
 	if err != nil {
 		t.Fatal(err)
 	}
