@@ -3,6 +3,7 @@ package interop
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -37,21 +38,37 @@ type PeerOptions struct {
 func StartPeer(t testing.TB, opts PeerOptions) *Peer {
 	t.Helper()
 	RequirePeer(t)
-	port := FreePort(t)
-	args := []string{"peer.mjs", "--port", strconv.Itoa(port)}
-	if opts.FirstKnock != "" {
-		args = append(args, "--first-knock", opts.FirstKnock)
-	}
 	if opts.LogLevel == "" {
 		opts.LogLevel = "info"
 	}
-	args = append(args, "--log-level", opts.LogLevel)
-	c := start(t, "peer", PeerDir(t), PeerNode(t), args...)
-	p := &Peer{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	p.ActorID = p.URL + "/users/peer"
-	p.Inbox = p.ActorID + "/inbox"
-	c.waitHealthy(t, p.URL+"/healthz")
-	return p
+	// The port is free when FreePort looks, but another package's test
+	// server may take it before the peer listens: then the peer exits
+	// (EADDRINUSE), the other server answers /healthz for it, and so only
+	// a /healthz naming this peer's actor counts; a peer that exited is
+	// started again on another port.
+	for try := 1; ; try++ {
+		port := FreePort(t)
+		args := []string{"peer.mjs", "--port", strconv.Itoa(port)}
+		if opts.FirstKnock != "" {
+			args = append(args, "--first-knock", opts.FirstKnock)
+		}
+		args = append(args, "--log-level", opts.LogLevel)
+		c := start(t, "peer", PeerDir(t), PeerNode(t), args...)
+		p := &Peer{URL: fmt.Sprintf("http://127.0.0.1:%d", port)}
+		p.ActorID = p.URL + "/users/peer"
+		p.Inbox = p.ActorID + "/inbox"
+		err := c.healthy(p.URL+"/healthz", func(body []byte) bool {
+			var h struct{ Actor string }
+			return json.Unmarshal(body, &h) == nil && h.Actor == p.ActorID
+		})
+		if err == nil {
+			return p
+		}
+		if !errors.Is(err, errExited) || try == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("interop: the peer is started again on another port: %v", err)
+	}
 }
 
 // Get calls GET path on the control API and decodes the JSON answer into out.

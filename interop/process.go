@@ -2,7 +2,9 @@ package interop
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -185,23 +187,38 @@ func tail(b []byte, n int) []byte {
 // waitHealthy polls healthURL until it answers 200, the child exits, or startTimeout.
 func (c *child) waitHealthy(t testing.TB, healthURL string) {
 	t.Helper()
+	if err := c.healthy(healthURL, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// errExited is healthy's answer when the child exits first.
+var errExited = errors.New("exited")
+
+// healthy waits until healthURL answers 200 with a body that ours accepts
+// (any body when ours is nil): another test's server may hold the port a
+// child was given a moment after FreePort found it free, and answer for it
+// while the child fails to listen. It returns an error wrapping errExited
+// when the child exits first.
+func (c *child) healthy(healthURL string, ours func(body []byte) bool) error {
 	deadline := time.Now().Add(startTimeout)
 	for {
 		resp, err := client.Get(healthURL)
 		if err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
+			if resp.StatusCode == http.StatusOK && (ours == nil || ours(body)) {
+				return nil
 			}
 		}
 		select {
 		case <-c.done:
 			b, _ := os.ReadFile(c.log)
-			t.Fatalf("interop: %s exited before answering %s:\n%s", c.name, healthURL, tail(b, 4000))
+			return fmt.Errorf("interop: %s %w before answering %s:\n%s", c.name, errExited, healthURL, tail(b, 4000))
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("interop: %s did not answer %s within %v", c.name, healthURL, startTimeout)
+			return fmt.Errorf("interop: %s did not answer %s within %v", c.name, healthURL, startTimeout)
 		}
 	}
 }
